@@ -1,0 +1,45 @@
+# Teorema: `make run` sets everything up and starts the app; `make test` runs every test.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+# llama-cpp-python compiles from source (about 5 minutes on 2 cores, once).
+export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
+
+.PHONY: run setup test lint format bench clean
+
+$(VENV)/bin/python:
+	"$$(scripts/find-python)" -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+$(VENV)/.installed: requirements.txt | $(VENV)/bin/python
+	$(PY) -m pip install -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
+	$(PY) -m pip install -r requirements-dev.txt
+	touch $@
+
+setup: $(VENV)/.installed
+	$(PY) manage.py migrate --no-input
+	$(PY) manage.py bootstrap
+
+run: setup
+	TEOREMA_LOCAL_USER=$${TEOREMA_LOCAL_USER-admin} $(VENV)/bin/daphne -b $(HOST) -p $(PORT) teorema.asgi:application
+
+test: $(VENV)/.installed-dev
+	scripts/ensure-chromium
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/pytest
+
+lint: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+bench: $(VENV)/.installed-dev
+	for script in bench/bench_*.py; do $(PY) $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache

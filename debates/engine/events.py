@@ -1,0 +1,131 @@
+"""What a run tells the outside world, in order. One hierarchy for every protocol.
+
+The engine emits these to a sink (``async def emit(event)``) and awaits it: the Django side
+persists a step when its ``*Finished`` event arrives, so an awaited emit means "saved".
+Chunks are raw provider deltas; the sink coalesces them for the browser.
+"""
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Event:
+    pass
+
+
+@dataclass(frozen=True)
+class PhaseChanged(Event):
+    """A new step of the protocol starts (``step`` of ``total`` for the progress bar)."""
+
+    phase: str
+    step: int
+    total: int
+
+
+@dataclass(frozen=True)
+class RoundStarted(Event):
+    index: int
+    kind: str  # grounding, triage, answer, critique, final, debate, vote, revote, tiebreak, synthesis
+    title: str
+    seats: tuple[str, ...]
+    labels: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class VoteStarted(Event):
+    round: int
+    seat: str
+    label: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class VoteChunk(Event):
+    round: int
+    seat: str
+    text: str
+
+
+@dataclass(frozen=True)
+class VoteRetrying(Event):
+    """A provider attempt failed; ``discard`` means the text shown so far is void."""
+
+    round: int
+    seat: str
+    attempt: int
+    reason: str
+    discard: bool
+
+
+@dataclass(frozen=True)
+class VoteResult:
+    """A completed (or failed, or gated-out) contribution: what the Vote row holds."""
+
+    round: int
+    seat: str
+    label: str
+    kind: str
+    status: str  # done | failed | gated
+    text: str = ""
+    error: str = ""
+    decision: str = ""
+    confidence: float | None = None
+    reasoning: str = ""
+    citations: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    attempts: tuple[dict, ...] = ()
+    tokens_in: int = 0
+    tokens_out: int = 0
+    tokens_estimated: bool = False
+    cost: Decimal = Decimal("0")
+    latency_ms: int = 0
+    finish_reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "done"
+
+
+@dataclass(frozen=True)
+class VoteFinished(Event):
+    """Emitted for done, failed and gated results alike; the sink persists it."""
+
+    result: VoteResult
+    replayed: bool = False  # True when it comes from storage on resume (nothing was called)
+
+
+@dataclass(frozen=True)
+class RoundFinished(Event):
+    index: int
+    status: str  # done | failed
+
+
+@dataclass(frozen=True)
+class PanelChanged(Event):
+    """The panel actually running changed (a voice dropped, a degradation)."""
+
+    panel_run: dict
+
+
+@dataclass(frozen=True)
+class ConsensusEvaluated(Event):
+    consensus: dict
+
+
+@dataclass(frozen=True)
+class RunFinished(Event):
+    """The end of a run. ``status`` is done, answered, needs_review, failed or cancelled."""
+
+    status: str
+    verdict: str = ""
+    error: str = ""
+    synthesis: str = ""
+    sections: dict = field(default_factory=dict)
+    evidence_strength: str = ""
+    reveal: dict = field(default_factory=dict)  # label -> {"name", "model", "family", "provider"}
+
+
+class Sink(Protocol):
+    async def emit(self, event: Event) -> None: ...

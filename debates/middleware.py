@@ -1,0 +1,26 @@
+"""Local single-user mode: the browser on this machine is signed in as the local user.
+
+Enabled only when TEOREMA_LOCAL_USER is set (``make run`` sets it) and never in production;
+only loopback clients are signed in, so exposing the port does not expose the app.
+"""
+
+from collections.abc import Callable
+
+from django.conf import settings
+from django.contrib.auth import get_user_model, login
+from django.http import HttpRequest, HttpResponse
+
+LOOPBACK = {"127.0.0.1", "::1"}
+
+
+class LocalUserMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        username = settings.TEOREMA_LOCAL_USER
+        if username and not request.user.is_authenticated and request.META.get("REMOTE_ADDR") in LOOPBACK:
+            user = get_user_model().objects.filter(username=username, is_active=True).first()
+            if user is not None:
+                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        return self.get_response(request)

@@ -1,0 +1,410 @@
+"""What Teorema stores: the roster (providers, panelists, panels) and what debates produce.
+
+A debate is resumable from these rows alone: a Question keeps the frozen roster it runs with
+(``roster``) and the shuffled labels; every completed contribution is a Vote row, written once
+when it completes; the engine skips every (round, panelist) that already has a completed Vote.
+"""
+
+import os
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models, transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from debates import crypto
+from debates.presets import PRESETS, Wire
+
+ZERO = Decimal("0")
+
+
+class Provider(models.Model):
+    """One API endpoint and its credentials. The key is encrypted at rest, never shown back."""
+
+    name = models.CharField(max_length=80, unique=True)
+    protocol = models.CharField(max_length=16, choices=[(w.value, w.label) for w in Wire])
+    preset = models.CharField(
+        max_length=32,
+        blank=True,
+        choices=[(key, p.label) for key, p in PRESETS.items()],
+        help_text="Fills protocol and base URL when those are left blank.",
+    )
+    base_url = models.URLField(max_length=300, blank=True, help_text="Blank for the embedded local model.")
+    api_key_encrypted = models.TextField(blank=True, editable=False)
+    api_key_env = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="Name of an environment variable holding the key, instead of storing it.",
+    )
+    connect_timeout = models.FloatField(default=10.0, validators=[MinValueValidator(0.1)])
+    stall_timeout = models.FloatField(
+        default=60.0,
+        validators=[MinValueValidator(0.1)],
+        help_text="Seconds without a chunk before a stream counts as stalled.",
+    )
+    total_timeout = models.FloatField(default=600.0, validators=[MinValueValidator(1)])
+    max_retries = models.PositiveSmallIntegerField(default=2, validators=[MaxValueValidator(10)])
+    enabled = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        if self.preset and self.preset not in PRESETS:
+            raise ValidationError({"preset": f"Unknown preset {self.preset!r}."})
+        preset = PRESETS.get(self.preset)
+        if preset:
+            self.protocol = self.protocol or preset.wire.value
+            self.base_url = self.base_url or preset.base_url
+        if self.protocol not in Wire.values():
+            raise ValidationError(
+                {"protocol": f"Unknown protocol {self.protocol!r}; use one of {', '.join(Wire.values())}."}
+            )
+        if self.protocol != Wire.LOCAL and not self.base_url:
+            raise ValidationError({"base_url": "A base URL is needed (or pick a preset)."})
+        if self.api_key_env and not self.api_key_env.replace("_", "").isalnum():
+            raise ValidationError({"api_key_env": "An environment variable name: letters, digits and _."})
+
+    def set_api_key(self, raw: str) -> None:
+        """Store a new key (encrypted); an empty value clears it."""
+        self.api_key_encrypted = crypto.encrypt(raw.strip()) if raw.strip() else ""
+
+    @property
+    def api_key(self) -> str:
+        """The usable key: the environment variable if one is named, else the stored key."""
+        if self.api_key_env:
+            return os.environ.get(self.api_key_env, "")
+        return crypto.decrypt(self.api_key_encrypted) if self.api_key_encrypted else ""
+
+    @property
+    def needs_key(self) -> bool:
+        preset = PRESETS.get(self.preset)
+        if preset is not None:
+            return preset.needs_key
+        return self.protocol != Wire.LOCAL
+
+    @property
+    def masked_key(self) -> str:
+        if self.api_key_env:
+            return f"${self.api_key_env}" + ("" if self.api_key else " (not set)")
+        return crypto.mask(self.api_key) if self.api_key_encrypted else ""
+
+    @property
+    def has_usable_key(self) -> bool:
+        return bool(self.api_key) or not self.needs_key
+
+
+class Method(models.TextChoices):
+    """Forced methodological branching (seed 002): how a same-model voice decorrelates."""
+
+    NONE = "none", "No prescribed method"
+    FIRST_PRINCIPLES = "first_principles", "First principles"
+    OUTSIDE_VIEW = "outside_view", "Outside view & base rates"
+    COUNTER_EVIDENCE = "counter_evidence", "Seek only counter-evidence"
+    REPRODUCE = "reproduce", "Reproduce verifiable claims"
+
+
+class Panelist(models.Model):
+    """A voice: one model on one provider, with its method and prices."""
+
+    name = models.CharField(max_length=80, unique=True)
+    provider = models.ForeignKey(Provider, on_delete=models.PROTECT, related_name="panelists")
+    model = models.CharField(max_length=200)
+    family = models.CharField(
+        max_length=60, help_text="Model family (e.g. claude, gpt, gemini): heterogeneity is judged on it."
+    )
+    method = models.CharField(max_length=32, choices=Method.choices, default=Method.NONE)
+    temperature = models.FloatField(default=0.7, validators=[MinValueValidator(0.0), MaxValueValidator(2.0)])
+    max_tokens = models.PositiveIntegerField(
+        default=1500, validators=[MinValueValidator(1), MaxValueValidator(200_000)]
+    )
+    price_in = models.DecimalField(
+        "$ per 1M input tokens",
+        max_digits=10,
+        decimal_places=4,
+        default=ZERO,
+        validators=[MinValueValidator(ZERO)],
+    )
+    price_out = models.DecimalField(
+        "$ per 1M output tokens",
+        max_digits=10,
+        decimal_places=4,
+        default=ZERO,
+        validators=[MinValueValidator(ZERO)],
+    )
+    enabled = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def usable(self) -> bool:
+        return self.enabled and self.provider.enabled and self.provider.has_usable_key
+
+
+class Protocol(models.TextChoices):
+    TEOREMA = "teorema", "Teorema: blind round, anonymised dossier, debate, moderator"
+    ADVERSARIAL = "adversarial", "Adversarial: triage, brief, blind round, gate, critique, final positions"
+    VOTE = "vote", "Vote: structured decisions, consensus threshold, escalation"
+
+
+class FailurePolicy(models.TextChoices):
+    STRICT = "strict", "Strict: any failed voice stops the run"
+    DEGRADE = "degrade", "Degrade: retry, then drop the voice and report the panel that ran"
+    QUORUM = "quorum", "Quorum: continue while at least N voices answered"
+
+
+class Criticality(models.TextChoices):
+    LOW = "low", "Low (2/3 agreement)"
+    MEDIUM = "medium", "Medium (3/4 agreement)"
+    HIGH = "high", "High (4/5 agreement, else human review)"
+
+
+class Panel(models.Model):
+    name = models.CharField(max_length=80, unique=True)
+    slug = models.SlugField(max_length=80, unique=True)
+    description = models.TextField(blank=True)
+    protocol = models.CharField(max_length=16, choices=Protocol.choices, default=Protocol.TEOREMA)
+    members = models.ManyToManyField(Panelist, through="Seat", related_name="panels")
+    moderator = models.ForeignKey(Panelist, on_delete=models.PROTECT, related_name="moderated_panels")
+    tie_breaker = models.ForeignKey(
+        Panelist, on_delete=models.PROTECT, null=True, blank=True, related_name="tie_broken_panels"
+    )
+    rounds = models.PositiveSmallIntegerField(
+        default=0,
+        validators=[MaxValueValidator(6)],
+        help_text="Debate rounds after the blind round. 0 means the protocol's default "
+        "(teorema 1, adversarial 2: critique + final positions, vote 0).",
+    )
+    merge_critique = models.BooleanField(
+        default=False, help_text="Adversarial: merge critique and final positions into one round (cheaper)."
+    )
+    revote_on_dissent = models.BooleanField(
+        default=False, help_text="Vote: with no consensus, debate the dissent once and vote again."
+    )
+    failure_policy = models.CharField(
+        max_length=16, choices=FailurePolicy.choices, default=FailurePolicy.STRICT
+    )
+    quorum = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Quorum policy: minimum answering voices."
+    )
+    default_criticality = models.CharField(
+        max_length=8, choices=Criticality.choices, default=Criticality.MEDIUM
+    )
+    is_default = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        # Exactly one default panel: marking this one unmarks the others.
+        with transaction.atomic():
+            if self.is_default:
+                Panel.objects.exclude(pk=self.pk).filter(is_default=True).update(is_default=False)
+            super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        if self.failure_policy == FailurePolicy.QUORUM and not self.quorum:
+            raise ValidationError({"quorum": "The quorum policy needs a minimum number of voices."})
+
+    def roster(self) -> list[Panelist]:
+        return [
+            seat.panelist for seat in self.seats.select_related("panelist__provider").order_by("position")
+        ]
+
+
+class Seat(models.Model):
+    """A panelist's place in a panel's ordered roster."""
+
+    panel = models.ForeignKey(Panel, on_delete=models.CASCADE, related_name="seats")
+    panelist = models.ForeignKey(Panelist, on_delete=models.PROTECT, related_name="seats")
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [models.UniqueConstraint(fields=["panel", "panelist"], name="one_seat_per_panelist")]
+
+    def __str__(self) -> str:
+        return f"{self.panel} #{self.position}: {self.panelist}"
+
+
+class Status(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    ANSWERED = "answered", "Answered directly (no panel)"
+    NEEDS_REVIEW = "needs_review", "Needs human review"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+FINISHED = {Status.DONE, Status.ANSWERED, Status.NEEDS_REVIEW, Status.FAILED, Status.CANCELLED}
+
+
+class Question(models.Model):
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="questions"
+    )
+    panel = models.ForeignKey(Panel, on_delete=models.PROTECT, related_name="questions")
+    text = models.TextField()
+    context = models.TextField(blank=True)
+    criticality = models.CharField(max_length=8, choices=Criticality.choices)
+    force_panel = models.BooleanField(
+        default=False, help_text="The asker asked for the full panel whatever the triage says."
+    )
+    is_private = models.BooleanField(default=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    phase = models.CharField(max_length=120, blank=True)
+    error = models.TextField(blank=True)
+    # Frozen at the start of the run: the voices (with their labels), so resume and reveal
+    # do not depend on later roster edits. See engine.run.RosterEntry.
+    roster = models.JSONField(default=list, blank=True)
+    panel_run = models.JSONField(
+        default=dict, blank=True, help_text="What actually ran: voices, degradations, heterogeneity."
+    )
+    consensus = models.JSONField(default=dict, blank=True)
+    verdict = models.TextField(blank=True)
+    human_decision = models.TextField(blank=True)
+    human_decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    human_decided_at = models.DateTimeField(null=True, blank=True)
+    cancel_requested = models.BooleanField(default=False)
+    calls = models.PositiveIntegerField(default=0)
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    cost = models.DecimalField(max_digits=12, decimal_places=6, default=ZERO)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Who is running it now; a lease that expires lets another runner resume it.
+    lease_owner = models.CharField(max_length=120, blank=True)
+    lease_expires = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+    def get_absolute_url(self) -> str:
+        return reverse("debates:question", args=[self.pk])
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in FINISHED
+
+    def visible_to(self, user) -> bool:
+        """Private questions are for their asker and staff; shared ones for any signed-in user."""
+        if not user.is_authenticated:
+            return False
+        return not self.is_private or user.is_staff or self.owner_id == user.pk
+
+    @property
+    def duration(self):
+        if self.started_at and self.finished_at:
+            return self.finished_at - self.started_at
+        return None
+
+
+class Round(models.Model):
+    """One step of a run: the blind round, a debate round, a vote, the synthesis."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="rounds")
+    index = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=24)
+    title = models.CharField(max_length=120)
+    status = models.CharField(max_length=16, default="running")
+    started_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["index"]
+        constraints = [models.UniqueConstraint(fields=["question", "index"], name="one_round_per_index")]
+
+    def __str__(self) -> str:
+        return f"{self.index}. {self.title}"
+
+
+class Vote(models.Model):
+    """One voice's contribution in one round, written once when it completes (or fails).
+
+    ``seat`` is the voice's key in the question's frozen roster ("moderator" and
+    "tie_breaker" for those roles), so a resumed run can tell which calls are done.
+    """
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="votes")
+    seat = models.CharField(max_length=40)
+    label = models.CharField(max_length=40)
+    panelist = models.ForeignKey(
+        Panelist, on_delete=models.SET_NULL, null=True, blank=True, related_name="votes"
+    )
+    kind = models.CharField(max_length=24, help_text="answer, critique, final, vote, synthesis, triage, …")
+    status = models.CharField(max_length=16, help_text="done, failed or gated")
+    text = models.TextField(blank=True)
+    decision = models.TextField(blank=True)
+    confidence = models.FloatField(null=True, blank=True)
+    reasoning = models.TextField(blank=True)
+    error = models.TextField(blank=True)
+    citations = models.JSONField(default=list, blank=True)
+    flags = models.JSONField(default=list, blank=True, help_text="e.g. sycophancy, estimated tokens")
+    attempts = models.JSONField(
+        default=list, blank=True, help_text="One entry per provider attempt: error and latency."
+    )
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    tokens_estimated = models.BooleanField(default=False)
+    cost = models.DecimalField(max_digits=12, decimal_places=6, default=ZERO)
+    latency_ms = models.PositiveIntegerField(default=0)
+    finish_reason = models.CharField(max_length=40, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["round__index", "label"]
+        constraints = [models.UniqueConstraint(fields=["round", "seat"], name="one_vote_per_seat_per_round")]
+
+    def __str__(self) -> str:
+        return f"{self.label} · {self.kind} ({self.status})"
+
+
+class Synthesis(models.Model):
+    """The moderator's (or facilitator's) final word, in the sections the protocol asks for."""
+
+    question = models.OneToOneField(Question, on_delete=models.CASCADE, related_name="synthesis")
+    text = models.TextField()
+    sections = models.JSONField(default=dict, blank=True)
+    evidence_strength = models.CharField(
+        max_length=16, blank=True, help_text="strong or weak, by panel heterogeneity"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"Synthesis of {self.question_id}"
+
+
+class ApiToken(models.Model):
+    """A per-user token for scripts using the JSON API; only its hash is stored."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=80)
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    prefix = models.CharField(max_length=12, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

@@ -1,0 +1,142 @@
+"""The one provider interface: values in, an async stream of events out.
+
+Every wire protocol module turns one HTTP (or local) call into the same events, so the
+engine never knows which provider it is talking to.
+"""
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import StrEnum
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A provider as the call needs it (a snapshot of the Provider row, key decrypted)."""
+
+    name: str
+    wire: str  # "openai" | "anthropic" | "gemini" | "local"
+    base_url: str = ""
+    api_key: str = field(default="", repr=False)
+    connect_timeout: float = 10.0
+    stall_timeout: float = 60.0
+    total_timeout: float = 600.0
+    max_retries: int = 2
+    citations: bool = False
+
+
+@dataclass(frozen=True)
+class Voice:
+    """One model on one endpoint, with its sampling settings and prices ($ per 1M tokens)."""
+
+    name: str
+    model: str
+    endpoint: Endpoint
+    temperature: float = 0.7
+    max_tokens: int = 1500
+    price_in: Decimal = Decimal("0")
+    price_out: Decimal = Decimal("0")
+
+
+@dataclass(frozen=True)
+class Message:
+    role: str  # "system" | "user" | "assistant"
+    content: str
+
+
+class Fault(StrEnum):
+    AUTH = "auth"
+    RATE_LIMITED = "rate_limited"
+    OVERLOADED = "overloaded"
+    SERVER = "server"
+    BAD_REQUEST = "bad_request"
+    CONNECT_TIMEOUT = "connect_timeout"
+    CONNECT = "connect"
+    STALL = "stall"
+    TIMEOUT = "timeout"
+    DROPPED = "dropped"
+    MALFORMED = "malformed"
+    EMPTY = "empty"
+
+
+TRANSIENT = frozenset(
+    {
+        Fault.RATE_LIMITED,
+        Fault.OVERLOADED,
+        Fault.SERVER,
+        Fault.CONNECT_TIMEOUT,
+        Fault.CONNECT,
+        Fault.STALL,
+        Fault.DROPPED,
+        Fault.MALFORMED,
+        Fault.EMPTY,
+    }
+)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One try of a call, recorded on the vote whatever its outcome."""
+
+    number: int
+    latency_ms: int
+    error: str = ""
+    fault: str = ""
+
+
+class ProviderError(Exception):
+    """A call that failed for good, in words a user can act on."""
+
+    def __init__(
+        self,
+        fault: Fault,
+        message: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+        attempts: tuple[Attempt, ...] = (),
+    ) -> None:
+        super().__init__(message)
+        self.fault = fault
+        self.message = message
+        self.status = status
+        self.retry_after = retry_after
+        self.attempts = attempts
+
+    @property
+    def transient(self) -> bool:
+        return self.fault in TRANSIENT
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of answer text, in order."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Retrying:
+    """The previous attempt failed and another starts; text already streamed is void."""
+
+    attempt: int
+    reason: str
+    delay: float
+    discard: bool  # True when the failed attempt had already streamed text
+
+
+@dataclass(frozen=True)
+class Completion:
+    """The end of a successful call: the whole text, usage, cost and every attempt."""
+
+    text: str
+    tokens_in: int
+    tokens_out: int
+    tokens_estimated: bool
+    finish_reason: str
+    cost: Decimal
+    latency_ms: int
+    attempts: tuple[Attempt, ...]
+    citations: tuple[str, ...] = ()
+
+
+StreamEvent = Chunk | Retrying | Completion

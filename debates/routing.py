@@ -1,0 +1,7 @@
+from django.urls import path
+
+from debates import consumers
+
+websocket_urlpatterns = [
+    path("ws/questions/<int:pk>/", consumers.QuestionConsumer.as_asgi()),
+]

@@ -1,0 +1,226 @@
+"""Teorema settings: everything comes from the environment, with safe local defaults.
+
+Local mode (the default) needs nothing installed: SQLite under ``data/``, the in-memory
+channel layer and cache, debates run inside the Daphne process. A team server sets
+``DATABASE_URL``, ``REDIS_URL`` and ``TEOREMA_PRODUCTION=1`` (see README, "Server setup").
+"""
+
+import os
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+
+import dj_database_url
+from cryptography.fernet import Fernet
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(os.environ.get("TEOREMA_DATA_DIR", BASE_DIR / "data"))
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    """Read a yes/no variable; anything but a known spelling is a configuration error."""
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    value = raw.strip().lower()
+    if value in {"1", "true", "yes", "on"}:
+        return True
+    if value in {"0", "false", "no", "off"}:
+        return False
+    raise ImproperlyConfigured(f"{name}={raw!r} is not a yes/no value (use 1 or 0).")
+
+
+def env_list(name: str, default: str) -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def data_file_secret(filename: str, make: Callable[[], str]) -> str:
+    """A secret kept in a file under DATA_DIR, created once (mode 0600) on first use.
+
+    Local mode must work without any setup, but secrets never live in the repo or the DB.
+    """
+    path = DATA_DIR / filename
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(make())
+    return path.read_text().strip()
+
+
+PRODUCTION = env_bool("TEOREMA_PRODUCTION")
+DEBUG = env_bool("TEOREMA_DEBUG")
+SECRET_KEY = os.environ.get("SECRET_KEY") or data_file_secret("secret_key", lambda: secrets.token_urlsafe(50))
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+
+# Fernet keys for provider API keys at rest; several (comma-separated) allow rotation,
+# the first one encrypts. Kept out of the DB so a stolen database reveals no key.
+TEOREMA_FERNET_KEYS = env_list("TEOREMA_FERNET_KEYS", "") or [
+    data_file_secret("fernet.key", lambda: Fernet.generate_key().decode())
+]
+
+# Local single-user mode: requests from loopback are logged in as this user automatically.
+TEOREMA_LOCAL_USER = os.environ.get("TEOREMA_LOCAL_USER", "")
+if TEOREMA_LOCAL_USER and PRODUCTION:
+    raise ImproperlyConfigured("TEOREMA_LOCAL_USER (auto-login) cannot be used with TEOREMA_PRODUCTION=1.")
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "channels",
+    "django_htmx",
+    "debates",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "debates.middleware.LocalUserMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "teorema.urls"
+ASGI_APPLICATION = "teorema.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": dj_database_url.config(default=f"sqlite:///{DATA_DIR / 'teorema.sqlite3'}", conn_max_age=0)
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL + immediate transactions: the debate runner writes while pages read.
+    DATABASES["default"]["OPTIONS"] = {
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+    }
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "capacity": 2000, "expiry": 30},
+        }
+    }
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+else:
+    # Chunks are coalesced (one fragment per voice per flush), so 2000 per channel is ample.
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels.layers.InMemoryChannelLayer",
+            "CONFIG": {"capacity": 2000, "expiry": 30},
+        }
+    }
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = os.environ.get("TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if PRODUCTION
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+
+# Model output is untrusted: no inline script anywhere, no third-party origin.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "frame-ancestors": [CSP.NONE],
+    "form-action": [CSP.SELF],
+}
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+
+if PRODUCTION:
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {
+        # httpx logs request URLs at INFO; Gemini puts nothing secret there, but keep it quiet.
+        "httpx": {"level": "WARNING"},
+        "httpcore": {"level": "WARNING"},
+    },
+}
+
+# --- Teorema ---------------------------------------------------------------------------
+TEOREMA = {
+    # Documented in README ("Limits"); the form and the API enforce them.
+    "MAX_QUESTION_CHARS": int(os.environ.get("TEOREMA_MAX_QUESTION_CHARS", "8000")),
+    "MAX_CONTEXT_CHARS": int(os.environ.get("TEOREMA_MAX_CONTEXT_CHARS", "20000")),
+    "QUESTIONS_PER_HOUR": int(os.environ.get("TEOREMA_QUESTIONS_PER_HOUR", "30")),
+    # Live fragments: one per voice per flush interval.
+    "FLUSH_INTERVAL_MS": int(os.environ.get("TEOREMA_FLUSH_INTERVAL_MS", "75")),
+    # Vote protocol: decisions whose normalised similarity reaches this share one group.
+    "VOTE_SIMILARITY": float(os.environ.get("TEOREMA_VOTE_SIMILARITY", "85")),
+    # Runs in-process (local mode) unless a separate worker is used (server setup).
+    "RUN_IN_PROCESS": env_bool("TEOREMA_RUN_IN_PROCESS", True),
+}
