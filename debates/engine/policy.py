@@ -1,0 +1,132 @@
+"""The panel actually running: failure policies, degradation and heterogeneity, as measured.
+
+strict (seed 000): any failed voice stops the run — better no answer than a three-voice
+monologue posing as a five-voice panel. degrade (seed 002): a voice that failed twice in the
+blind round is replaced by a surviving voice's model with a forced method (one step down the
+heterogeneity ladder); later it is dropped. quorum (seed 001): go on while enough voices answer.
+The report always says what ran, never what was intended.
+"""
+
+from dataclasses import dataclass
+
+from debates.engine.events import VoteResult
+from debates.engine.spec import RunSpec, Seat
+
+FORCED_METHODS = ("counter_evidence", "first_principles", "outside_view", "reproduce")
+FIRST_ROUNDS = {"answer", "vote"}
+
+
+class RunStopped(Exception):
+    """The run cannot go on; the message says why, in words for the user."""
+
+
+@dataclass(frozen=True)
+class Heterogeneity:
+    level: str  # families | models | methods | none
+    strength: str  # strong | weak
+    note: str
+
+
+class Panel:
+    def __init__(self, spec: RunSpec) -> None:
+        self.spec = spec
+        self.active: list[Seat] = list(spec.seats)
+        self.used: dict[str, Seat] = {s.key: s for s in spec.seats}
+        self.dropped: dict[str, str] = {}
+        self.degradations: list[str] = []
+
+    def by_key(self, key: str) -> Seat:
+        return self.used[key]
+
+    def on_failure(self, seat: Seat, result: VoteResult, step, survivors: dict[str, VoteResult]) -> Seat | None:
+        """Apply the policy to a failed voice; returns a substitute to call, if any."""
+        why = result.error or result.status
+        if self.spec.failure_policy == "strict":
+            raise RunStopped(
+                f"{seat.label} ({seat.name}, {seat.voice.model} via {seat.provider}) failed in "
+                f"{step.title.split(' — ')[0].lower()}: {why}. The run stopped: a panel missing a voice "
+                "is not the panel you asked for."
+            )
+        if self.spec.failure_policy == "degrade" and step.kind in FIRST_ROUNDS and not seat.key.endswith("~"):
+            donors = [s for s in self.active if s.key in survivors]
+            if donors:
+                used = {s.method for s in self.active}
+                method = next((m for m in FORCED_METHODS if m not in used), FORCED_METHODS[0])
+                donor = donors[len(self.degradations) % len(donors)]
+                substitute = seat.substitute(donor, method)
+                self._replace(seat, substitute)
+                self.degradations.append(
+                    f"{seat.label} failed ({why}); its seat went to a second voice on another panelist's "
+                    f'model with the forced method "{method}": heterogeneity drops a level.'
+                )
+                return substitute
+        self.drop(seat, result, step)
+        return None
+
+    def drop(self, seat: Seat, result: VoteResult, step) -> None:
+        self.active = [s for s in self.active if s.key != seat.key]
+        self.dropped[seat.key] = result.error or result.status
+        self.degradations.append(f"{seat.label} dropped in {step.title}: {self.dropped[seat.key]}.")
+
+    def _replace(self, seat: Seat, substitute: Seat) -> None:
+        self.active = [substitute if s.key == seat.key else s for s in self.active]
+        self.used[substitute.key] = substitute
+        self.dropped[seat.key] = "replaced"
+
+    def check_enough(self, step) -> None:
+        count = len(self.active)
+        if self.spec.failure_policy == "quorum" and count < (self.spec.quorum or 1):
+            raise RunStopped(f"Only {count} voices answered in {step.title}; the panel's quorum is {self.spec.quorum}.")
+        if count == 0:
+            raise RunStopped(f"No voice answered in {step.title}.")
+        if count == 1 and len(self.spec.seats) > 1 and self.spec.failure_policy == "degrade":
+            raise RunStopped(f"Only one voice is left after {step.title}: that is a monologue, not a panel.")
+
+    def heterogeneity(self) -> Heterogeneity:
+        seats = self.active
+        families = {s.family.casefold() for s in seats}
+        if len(families) > 1:
+            return Heterogeneity(
+                "families",
+                "strong",
+                f"the panel spans model families ({', '.join(sorted(families))}): convergence is strong evidence.",
+            )
+        if len({s.voice.model for s in seats}) > 1:
+            return Heterogeneity(
+                "models",
+                "weak",
+                "one model family, different models: shared blind spots are likely, so convergence is weak evidence.",
+            )
+        if len({s.method for s in seats}) > 1:
+            return Heterogeneity(
+                "methods",
+                "weak",
+                "a homogeneous panel (one model with different methods): "
+                "convergence is weak evidence (diversity illusion).",
+            )
+        return Heterogeneity(
+            "none", "weak", "a homogeneous panel (one model, one method): convergence is weak evidence."
+        )
+
+    def report(self, calls_planned: int) -> dict:
+        """What is running, by label only: identities stay hidden until the synthesis."""
+        het = self.heterogeneity()
+        voices = [{"seat": s.key, "label": s.label, "method": s.method, "status": "active"} for s in self.active]
+        voices += [
+            {"seat": key, "label": self.used[key].label, "method": self.used[key].method, "status": why}
+            for key, why in self.dropped.items()
+        ]
+        return {
+            "voices": voices,
+            "degradations": list(self.degradations),
+            "heterogeneity": het.level,
+            "evidence": het.strength,
+            "note": het.note,
+            "policy": self.spec.failure_policy,
+            "calls_planned": calls_planned,
+        }
+
+    def reveal(self) -> dict:
+        """Seat key -> label and identity, for every voice that took part."""
+        seats = [*self.used.values(), self.spec.moderator, *([self.spec.tie_breaker] if self.spec.tie_breaker else [])]
+        return {s.key: {"label": s.label, **s.identity} for s in seats}

@@ -1,0 +1,51 @@
+"""The one place that decides what a prompt contains: template files in ``debates/prompts/``."""
+
+from functools import cache
+from pathlib import Path
+from string import Template
+
+from debates.providers.base import Message
+
+PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+# Bump when a template changes meaning; recorded with each run.
+PROMPTS_VERSION = 1
+
+METHODS = {
+    "none": "",
+    "first_principles": "Method: reason from first principles. Derive the answer from basic mechanisms "
+    "and definitions, not from conclusions you remember.",
+    "outside_view": "Method: take the outside view. Start from base rates and reference classes of "
+    "similar cases, then adjust for what is specific here.",
+    "counter_evidence": "Method: seek only counter-evidence. Look for what would make the obvious answer "
+    "wrong and stress-test it; report what survives.",
+    "reproduce": "Method: reproduce verifiable claims. Recompute every number, re-derive every step, and "
+    "say which claims you reproduced and which you could not.",
+}
+
+
+@cache
+def template(name: str) -> Template:
+    return Template((PROMPTS_DIR / f"{name}.md").read_text(encoding="utf-8"))
+
+
+def render(name: str, **values: str) -> str:
+    """Fill a template; a missing value is a bug, so substitute() raises rather than guessing."""
+    return template(name).substitute(**values).strip() + "\n"
+
+
+def brief(question: str, context: str = "", grounding: str = "") -> str:
+    """The self-contained brief every voice gets: question, context, verified facts."""
+    context_block = f"\n# Context\n{context.strip()}\n" if context.strip() else ""
+    grounding_block = (
+        f"\n# Verified facts (computed by SymPy before the panel; a claim contradicting them is wrong)\n"
+        f"{grounding.strip()}\n"
+        if grounding.strip()
+        else ""
+    )
+    return render("brief", question=question.strip(), context_block=context_block, grounding_block=grounding_block)
+
+
+def messages(method: str, step: str, **values: str) -> list[Message]:
+    """System prompt (with the voice's method) plus the step's user prompt."""
+    system = render("system", method=METHODS.get(method, ""))
+    return [Message("system", system), Message("user", render(step, **values))]

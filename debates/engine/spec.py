@@ -1,0 +1,61 @@
+"""The frozen input of a run: the question, the voices with their labels, the protocol settings."""
+
+from dataclasses import dataclass, field, replace
+
+from debates.providers.base import Voice
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A voice's place in this run. ``key`` is stable across a resume; ``label`` is anonymous."""
+
+    key: str  # "p1".., "moderator", "tie_breaker"; a degraded substitute gets "<key>~"
+    label: str  # "Panelist A" (shuffled per question), "Moderator", "Tie-breaker"
+    voice: Voice
+    name: str
+    family: str
+    provider: str
+    method: str = "none"
+
+    @property
+    def identity(self) -> dict:
+        """What the user learns once the synthesis is out."""
+        return {
+            "name": self.name,
+            "model": self.voice.model,
+            "family": self.family,
+            "provider": self.provider,
+            "method": self.method,
+        }
+
+    def names(self) -> set[str]:
+        """Every string that would reveal who this voice is."""
+        return {self.name, self.voice.model, self.family, self.provider, self.voice.endpoint.name} - {""}
+
+    def substitute(self, other: "Seat", method: str) -> "Seat":
+        """Degradation: ``other``'s model takes this seat's label with a forced method."""
+        return replace(other, key=f"{self.key}~", label=self.label, method=method)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    question: str
+    protocol: str  # teorema | adversarial | vote
+    seats: tuple[Seat, ...]
+    moderator: Seat
+    context: str = ""
+    criticality: str = "medium"
+    force_panel: bool = False
+    rounds: int = 0  # 0: the protocol's default
+    merge_critique: bool = False
+    revote_on_dissent: bool = False
+    failure_policy: str = "strict"  # strict | degrade | quorum
+    quorum: int | None = None
+    tie_breaker: Seat | None = None
+    similarity: float = 85.0
+    grounding: str = ""  # verified facts (markdown) computed before the panel, if any
+    extra: dict = field(default_factory=dict)
+
+    def all_names(self) -> set[str]:
+        seats = [*self.seats, self.moderator, *([self.tie_breaker] if self.tie_breaker else [])]
+        return set().union(*(seat.names() for seat in seats))
