@@ -1,0 +1,122 @@
+"""Turns engine events into rows: a step is saved when its Finished event arrives.
+
+Nothing per token: a Vote row is written once, when the contribution completes (or fails),
+which is also what makes a resumed run skip it.
+"""
+
+from decimal import Decimal
+
+from django.db.models import Count, Q, Sum
+from django.utils import timezone
+
+from debates.engine.events import (
+    ConsensusEvaluated,
+    Event,
+    PanelChanged,
+    PhaseChanged,
+    RoundFinished,
+    RoundStarted,
+    RunFinished,
+    VoteFinished,
+    VoteResult,
+)
+from debates.models import Question, Round, Status, Synthesis, Vote
+
+# Contributions that are not model calls.
+NOT_CALLS = {"grounding"}
+
+
+class Recorder:
+    def __init__(self, question_id: int, panelists: dict[str, int | None]) -> None:
+        self.question_id = question_id
+        self.panelists = panelists  # seat key -> Panelist id, from the frozen roster
+        self.rounds: dict[int, int] = {}
+        self.questions = Question.objects.filter(pk=question_id)
+
+    async def emit(self, event: Event) -> None:
+        match event:
+            case PhaseChanged(phase=phase):
+                await self.questions.aupdate(phase=phase[:120])
+            case RoundStarted(index=index, kind=kind, title=title):
+                await self.round_id(index, kind, title)
+            case VoteFinished(result=result, replayed=False):
+                await self.save_vote(result)
+            case RoundFinished(index=index, status=status):
+                await Round.objects.filter(question_id=self.question_id, index=index).aupdate(
+                    status=status, finished_at=timezone.now()
+                )
+            case PanelChanged(panel_run=panel_run):
+                await self.questions.aupdate(panel_run=panel_run)
+            case ConsensusEvaluated(consensus=consensus):
+                await self.questions.aupdate(consensus=consensus)
+            case RunFinished():
+                await self.finish(event)
+
+    async def round_id(self, index: int, kind: str = "", title: str = "") -> int:
+        if index not in self.rounds:
+            row, _ = await Round.objects.aget_or_create(
+                question_id=self.question_id, index=index, defaults={"kind": kind, "title": title}
+            )
+            self.rounds[index] = row.pk
+        return self.rounds[index]
+
+    async def save_vote(self, result: VoteResult) -> None:
+        round_id = await self.round_id(result.round, result.kind, result.kind)
+        await Vote.objects.aupdate_or_create(
+            round_id=round_id,
+            seat=result.seat,
+            defaults={
+                "label": result.label,
+                "panelist_id": self.panelists.get(result.seat),
+                "kind": result.kind,
+                "status": result.status,
+                "text": result.text,
+                "error": result.error,
+                "decision": result.decision,
+                "confidence": result.confidence,
+                "reasoning": result.reasoning,
+                "citations": list(result.citations),
+                "flags": list(result.flags),
+                "attempts": list(result.attempts),
+                "tokens_in": result.tokens_in,
+                "tokens_out": result.tokens_out,
+                "tokens_estimated": result.tokens_estimated,
+                "cost": result.cost,
+                "latency_ms": result.latency_ms,
+                "finish_reason": result.finish_reason,
+            },
+        )
+        totals = await Vote.objects.filter(round__question_id=self.question_id).aaggregate(
+            calls=Count("pk", filter=~Q(kind__in=NOT_CALLS)),
+            tokens_in=Sum("tokens_in"),
+            tokens_out=Sum("tokens_out"),
+            cost=Sum("cost"),
+        )
+        await self.questions.aupdate(
+            calls=totals["calls"] or 0,
+            tokens_in=totals["tokens_in"] or 0,
+            tokens_out=totals["tokens_out"] or 0,
+            cost=totals["cost"] or Decimal("0"),
+        )
+
+    async def finish(self, event: RunFinished) -> None:
+        if event.synthesis:
+            await Synthesis.objects.aupdate_or_create(
+                question_id=self.question_id,
+                defaults={
+                    "text": event.synthesis,
+                    "sections": event.sections,
+                    "evidence_strength": event.evidence_strength,
+                },
+            )
+        question = await self.questions.only("panel_run").aget()
+        await self.questions.aupdate(
+            panel_run={**question.panel_run, "reveal": event.reveal},
+            status=event.status if event.status in Status.values else Status.FAILED,
+            verdict=event.verdict,
+            error=event.error,
+            phase="Finished" if event.status != Status.FAILED else "Failed",
+            finished_at=timezone.now(),
+            lease_owner="",
+            lease_expires=None,
+        )

@@ -1,0 +1,275 @@
+"""Starting, resuming and cancelling runs: the Django side of the engine.
+
+A run belongs to whoever holds its lease (``Question.lease_owner`` until ``lease_expires``);
+the holder renews it while working, so a run whose process died is picked up again once
+the lease lapses and continues from its stored votes.
+"""
+
+import asyncio
+import logging
+import os
+import socket
+import uuid
+from dataclasses import replace
+from datetime import timedelta
+
+from asgiref.sync import async_to_sync, sync_to_async
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from debates import providers
+from debates.engine import run as engine
+from debates.engine.dossier import shuffled_labels
+from debates.engine.events import Event, RunFinished, VoteResult
+from debates.engine.spec import RunSpec, Seat
+from debates.models import Panelist, Question, Status, Vote
+from debates.recorder import Recorder
+
+log = logging.getLogger(__name__)
+
+LEASE = timedelta(seconds=60)
+RENEW_EVERY = 15.0
+CANCEL_POLL = 1.0
+OWNER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+RESUMABLE = [Status.QUEUED, Status.RUNNING]
+
+_tasks: dict[int, asyncio.Task] = {}
+
+
+class RosterError(Exception):
+    """The frozen roster cannot be run any more (a panelist was deleted)."""
+
+
+def freeze_roster(question: Question) -> list[dict]:
+    """The voices of this run with shuffled labels; later roster edits do not change it."""
+    panel = question.panel
+    roster = panel.roster()
+    entries = [
+        _entry(f"p{i}", label, panelist)
+        for i, (panelist, label) in enumerate(zip(roster, shuffled_labels(len(roster)), strict=True), 1)
+    ]
+    entries.append(_entry("moderator", "Moderator", panel.moderator))
+    if panel.tie_breaker:
+        entries.append(_entry("tie_breaker", "Tie-breaker", panel.tie_breaker))
+    return entries
+
+
+def _entry(seat: str, label: str, panelist: Panelist) -> dict:
+    return {
+        "seat": seat,
+        "label": label,
+        "panelist_id": panelist.pk,
+        "name": panelist.name,
+        "model": panelist.model,
+        "family": panelist.family,
+        "provider": panelist.provider.name,
+        "method": panelist.method,
+    }
+
+
+def spec_for(question: Question) -> RunSpec:
+    """Rebuild the engine's input from the frozen roster (keys are read fresh: they may rotate)."""
+    panelists = Panelist.objects.select_related("provider").in_bulk([e["panelist_id"] for e in question.roster])
+    seats = {}
+    for entry in question.roster:
+        panelist = panelists.get(entry["panelist_id"])
+        if panelist is None:
+            raise RosterError(f"{entry['label']} ({entry['name']}) was deleted from the roster; the run cannot go on.")
+        voice = replace(providers.voice_from_panelist(panelist), model=entry["model"])
+        seats[entry["seat"]] = Seat(
+            entry["seat"], entry["label"], voice, entry["name"], entry["family"], entry["provider"], entry["method"]
+        )
+    panel = question.panel
+    return RunSpec(
+        question=question.text,
+        context=question.context,
+        protocol=panel.protocol,
+        seats=tuple(s for k, s in seats.items() if k.startswith("p")),
+        moderator=seats["moderator"],
+        tie_breaker=seats.get("tie_breaker"),
+        criticality=question.criticality,
+        force_panel=question.force_panel,
+        rounds=panel.rounds,
+        merge_critique=panel.merge_critique,
+        revote_on_dissent=panel.revote_on_dissent,
+        failure_policy=panel.failure_policy,
+        quorum=panel.quorum,
+        similarity=settings.TEOREMA["VOTE_SIMILARITY"],
+    )
+
+
+def prior_for(question_id: int) -> dict[tuple[int, str], VoteResult]:
+    """The stored votes of a run, as the engine replays them on resume."""
+    return {
+        (v.round.index, v.seat): VoteResult(
+            round=v.round.index, seat=v.seat, label=v.label, kind=v.kind, status=v.status, text=v.text,
+            error=v.error, decision=v.decision, confidence=v.confidence, reasoning=v.reasoning,
+            citations=tuple(v.citations), flags=tuple(v.flags), attempts=tuple(v.attempts), tokens_in=v.tokens_in,
+            tokens_out=v.tokens_out, tokens_estimated=v.tokens_estimated, cost=v.cost, latency_ms=v.latency_ms,
+            finish_reason=v.finish_reason,
+        )
+        for v in Vote.objects.filter(round__question_id=question_id).select_related("round")
+    }  # fmt: skip
+
+
+def _claim(question_id: int) -> Question | None:
+    """Take the run's lease if it is free or lapsed; None when someone else holds it."""
+    now = timezone.now()
+    claimed = (
+        Question.objects.filter(pk=question_id, status__in=RESUMABLE)
+        .filter(Q(lease_expires__isnull=True) | Q(lease_expires__lt=now) | Q(lease_owner=OWNER))
+        .update(status=Status.RUNNING, lease_owner=OWNER, lease_expires=now + LEASE)
+    )
+    if not claimed:
+        return None
+    question = Question.objects.select_related("panel__moderator", "panel__tie_breaker").get(pk=question_id)
+    if not question.roster:
+        question.roster = freeze_roster(question)
+        question.started_at = now
+        question.save(update_fields=["roster", "started_at"])
+    return question
+
+
+class Tee:
+    """Store first, then broadcast: a viewer never sees a step the DB does not have."""
+
+    def __init__(self, *sinks) -> None:
+        self.sinks = sinks
+
+    async def emit(self, event: Event) -> None:
+        for sink in self.sinks:
+            await sink.emit(event)
+
+
+async def execute(question_id: int) -> str | None:
+    """Run or resume one question in this process; returns its final status (None: not ours)."""
+    from debates.live import LiveSink  # the viewer's sink; imported late to keep the engine import light
+
+    question = await sync_to_async(_claim)(question_id)
+    if question is None:
+        return None
+    live = LiveSink(question_id)
+    sink = Tee(Recorder(question_id, {e["seat"]: e["panelist_id"] for e in question.roster}), live)
+    watcher = asyncio.create_task(_watch(question_id, asyncio.current_task()))
+    try:
+        spec = await sync_to_async(spec_for)(question)
+        prior = await sync_to_async(prior_for)(question_id)
+        finished = await engine.run(spec, sink, prior, grounder=_grounder())
+    except asyncio.CancelledError:
+        if not await Question.objects.filter(pk=question_id, cancel_requested=True).aexists():
+            raise  # shutting down: the lease lapses and the run is resumed elsewhere
+        asyncio.current_task().uncancel()
+        finished = RunFinished(Status.CANCELLED, error="Cancelled by the asker.")
+        await sink.emit(finished)
+    except RosterError as error:
+        finished = RunFinished(Status.FAILED, error=str(error))
+        await sink.emit(finished)
+    except Exception:
+        log.exception("run of question %s crashed", question_id)
+        finished = RunFinished(Status.FAILED, error="Teorema hit an internal error; the details are in the server log.")
+        await sink.emit(finished)
+    finally:
+        watcher.cancel()
+        await live.close()
+    return finished.status
+
+
+async def _watch(question_id: int, task: asyncio.Task) -> None:
+    """Renew the lease and stop the run when the asker cancels it (from any process)."""
+    renewed = asyncio.get_running_loop().time()
+    questions = Question.objects.filter(pk=question_id)
+    while True:
+        await asyncio.sleep(CANCEL_POLL)
+        if await questions.filter(cancel_requested=True).aexists():
+            task.cancel()
+            return
+        if asyncio.get_running_loop().time() - renewed >= RENEW_EVERY:
+            await questions.filter(lease_owner=OWNER).aupdate(lease_expires=timezone.now() + LEASE)
+            renewed = asyncio.get_running_loop().time()
+
+
+def _grounder():
+    """SymPy grounding when the module is available: verified facts for the brief."""
+    try:
+        from debates.grounding import ground
+    except ImportError:
+        return None
+
+    async def grounder(question: str, context: str) -> str:
+        return (await ground(question, context)).as_brief()
+
+    return grounder
+
+
+def _spawn(question_id: int) -> None:
+    if question_id in _tasks and not _tasks[question_id].done():
+        return
+    task = asyncio.get_running_loop().create_task(execute(question_id))
+    _tasks[question_id] = task
+    task.add_done_callback(lambda _t: _tasks.pop(question_id, None))
+
+
+async def _spawn_async(question_id: int) -> None:
+    _spawn(question_id)
+
+
+def submit(question: Question) -> None:
+    """Start a question's run in this process (callable from sync and async code alike)."""
+    if not settings.TEOREMA["RUN_IN_PROCESS"]:
+        return  # a worker process picks it up
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        async_to_sync(_spawn_async)(question.pk)
+    else:
+        _spawn(question.pk)
+
+
+def cancel(question_id: int) -> None:
+    """Ask the run to stop; whichever process holds it notices within a second."""
+    # Not started yet: nothing to stop, it simply never runs.
+    Question.objects.filter(pk=question_id, status=Status.QUEUED, lease_owner="").update(
+        status=Status.CANCELLED, error="Cancelled by the asker.", finished_at=timezone.now()
+    )
+    Question.objects.filter(pk=question_id, status__in=RESUMABLE).update(cancel_requested=True)
+    task = _tasks.get(question_id)
+    if task is not None:
+        task.get_loop().call_soon_threadsafe(task.cancel)
+
+
+def resumable_ids() -> list[int]:
+    now = timezone.now()
+    return list(
+        Question.objects.filter(status__in=RESUMABLE)
+        .filter(Q(lease_expires__isnull=True) | Q(lease_expires__lt=now))
+        .order_by("created_at")
+        .values_list("pk", flat=True)
+    )
+
+
+async def resume_interrupted() -> list[int]:
+    """Start every run left unfinished (its process died) in this process."""
+    ids = await sync_to_async(resumable_ids)()
+    for question_id in ids:
+        _spawn(question_id)
+    return ids
+
+
+class ResumeOnFirstCall:
+    """ASGI wrapper: the first connection to a fresh server process resumes interrupted runs.
+
+    Daphne has no startup hook, and the runs must live on its event loop (the in-memory
+    channel layer is bound to it), so the first call is the earliest safe moment.
+    """
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.started = False
+
+    async def __call__(self, scope, receive, send) -> None:
+        if not self.started and scope["type"] in {"http", "websocket"}:
+            self.started = True
+            if settings.TEOREMA["RUN_IN_PROCESS"]:
+                await resume_interrupted()
+        await self.app(scope, receive, send)
