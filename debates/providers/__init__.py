@@ -1,0 +1,173 @@
+"""The provider layer: one way to call any model, whatever wire it speaks.
+
+``stream(voice, messages)`` yields ``Chunk``s, a ``Retrying`` between attempts (with
+``discard=True`` when the failed attempt had already shown text, which the consumer must then
+drop) and exactly one ``Completion``; a call that fails for good raises ``ProviderError``.
+"""
+
+import asyncio
+import math
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import aclosing
+from dataclasses import replace
+from decimal import Decimal
+
+import stamina
+
+from debates.presets import PRESETS
+from debates.providers import anthropic, gemini, local, openai, retry
+from debates.providers.base import (
+    Attempt,
+    Chunk,
+    Completion,
+    Endpoint,
+    Fault,
+    Message,
+    ProviderError,
+    Retrying,
+    StreamEvent,
+    Usage,
+    Voice,
+)
+
+__all__ = ["check", "endpoint_from_provider", "stream", "voice_from_panelist"]
+
+AttemptFn = Callable[[Voice, list[Message], float], AsyncIterator[Chunk | Usage]]
+PROTOCOLS: dict[str, AttemptFn] = {
+    "openai": openai.attempt,
+    "anthropic": anthropic.attempt,
+    "gemini": gemini.attempt,
+    "local": local.attempt,
+}
+MILLION = Decimal(1_000_000)
+
+
+async def stream(voice: Voice, messages: list[Message]) -> AsyncIterator[StreamEvent]:
+    """Stream one call, retrying transient faults within ``voice.endpoint``'s limits."""
+    attempt = _protocol(voice)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + voice.endpoint.total_timeout
+    started = time.perf_counter()
+    attempts: list[Attempt] = []
+    try:
+        async for trial in stamina.retry_context(
+            on=retry.backoff, attempts=voice.endpoint.max_retries + 1, timeout=None
+        ):
+            began = time.perf_counter()
+            parts: list[str] = []
+            usage = None
+            try:
+                async with aclosing(attempt(voice, messages, deadline)) as items:
+                    async for item in items:
+                        if isinstance(item, Chunk):
+                            parts.append(item.text)
+                            yield item
+                        else:
+                            usage = item
+                if not "".join(parts).strip():
+                    raise ProviderError(Fault.EMPTY, f"{voice.endpoint.name} returned an empty answer")
+            except ProviderError as error:
+                attempts.append(Attempt(trial.num, _ms_since(began), error.message, error.fault))
+                error.attempts = tuple(attempts)
+                delay = retry.delay_before_retry(error, trial.num, voice.endpoint.max_retries, deadline - loop.time())
+                if delay is None:
+                    raise
+                yield Retrying(trial.num + 1, error.message, delay, discard=bool(parts))
+                with trial:  # stamina counts the failure and sleeps ``delay`` before the next one
+                    raise retry.RetryAfter(delay, error) from error
+            else:
+                attempts.append(Attempt(trial.num, _ms_since(began)))
+                yield _completion(voice, messages, "".join(parts), usage, _ms_since(started), attempts)
+                return
+    except retry.RetryAfter as gave_up:  # stamina stopped early (its testing or inactive mode)
+        raise gave_up.error from None
+
+
+async def check(voice: Voice) -> str:
+    """One cheap real call (a one-token "ping"), for the admin's "test connection"."""
+    attempt = _protocol(voice)
+    probe = replace(voice, max_tokens=1, temperature=0.0)
+    deadline = asyncio.get_running_loop().time() + min(voice.endpoint.total_timeout, 60.0)
+    began = time.perf_counter()
+    try:
+        async with aclosing(attempt(probe, [Message("user", "ping")], deadline)) as items:
+            async for _ in items:
+                pass
+    except ProviderError as error:
+        error.attempts = (Attempt(1, _ms_since(began), error.message, error.fault),)
+        raise
+    return f"{voice.endpoint.name} answered as {voice.model} in {_ms_since(began)} ms."
+
+
+def endpoint_from_provider(provider) -> Endpoint:
+    """A call-ready snapshot of a Provider row (key decrypted, preset defaults applied)."""
+    preset = PRESETS.get(provider.preset)
+    return Endpoint(
+        name=provider.name,
+        wire=provider.protocol or (preset.wire.value if preset else ""),
+        base_url=provider.base_url or (preset.base_url if preset else ""),
+        api_key=provider.api_key,
+        connect_timeout=provider.connect_timeout,
+        stall_timeout=provider.stall_timeout,
+        total_timeout=provider.total_timeout,
+        max_retries=provider.max_retries,
+        citations=bool(preset and preset.citations),
+    )
+
+
+def voice_from_panelist(panelist) -> Voice:
+    """A call-ready snapshot of a Panelist row and its provider."""
+    return Voice(
+        name=panelist.name,
+        model=panelist.model,
+        endpoint=endpoint_from_provider(panelist.provider),
+        temperature=panelist.temperature,
+        max_tokens=panelist.max_tokens,
+        price_in=Decimal(panelist.price_in),
+        price_out=Decimal(panelist.price_out),
+    )
+
+
+def estimate_tokens(chars: int) -> int:
+    """About four characters a token: only for providers that report no usage."""
+    return math.ceil(chars / 4)
+
+
+def _protocol(voice: Voice) -> AttemptFn:
+    try:
+        return PROTOCOLS[voice.endpoint.wire]
+    except KeyError:
+        raise ProviderError(
+            Fault.BAD_REQUEST, f"{voice.endpoint.name} uses an unknown protocol {voice.endpoint.wire!r}"
+        ) from None
+
+
+def _completion(
+    voice: Voice,
+    messages: list[Message],
+    text: str,
+    usage: Usage | None,
+    latency_ms: int,
+    attempts: list[Attempt],
+) -> Completion:
+    usage = usage or Usage(None, None, "")
+    tokens_in = usage.tokens_in
+    if tokens_in is None:
+        tokens_in = estimate_tokens(sum(len(m.content) for m in messages))
+    tokens_out = usage.tokens_out if usage.tokens_out is not None else estimate_tokens(len(text))
+    return Completion(
+        text=text,
+        tokens_in=tokens_in,
+        tokens_out=tokens_out,
+        tokens_estimated=usage.tokens_in is None or usage.tokens_out is None,
+        finish_reason=usage.finish_reason,
+        cost=(tokens_in * voice.price_in + tokens_out * voice.price_out) / MILLION,
+        latency_ms=latency_ms,
+        attempts=tuple(attempts),
+        citations=usage.citations,
+    )
+
+
+def _ms_since(began: float) -> int:
+    return round((time.perf_counter() - began) * 1000)

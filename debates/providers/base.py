@@ -43,6 +43,12 @@ class Message:
     content: str
 
 
+def split_system(messages: list[Message]) -> tuple[str, list[Message]]:
+    """The system prompt (joined) and the conversation, for wires that carry them apart."""
+    system = "\n\n".join(m.content for m in messages if m.role == "system")
+    return system, [m for m in messages if m.role != "system"]
+
+
 class Fault(StrEnum):
     AUTH = "auth"
     RATE_LIMITED = "rate_limited"
@@ -56,6 +62,8 @@ class Fault(StrEnum):
     DROPPED = "dropped"
     MALFORMED = "malformed"
     EMPTY = "empty"
+    BLOCKED = "blocked"  # the provider refused the content (safety); retrying cannot help
+    UNAVAILABLE = "unavailable"  # the embedded model cannot run here (package missing)
 
 
 TRANSIENT = frozenset(
@@ -105,6 +113,16 @@ class ProviderError(Exception):
     @property
     def transient(self) -> bool:
         return self.fault in TRANSIENT
+
+
+@dataclass(frozen=True)
+class Usage:
+    """How one attempt ended, as the provider reported it (None where it said nothing)."""
+
+    tokens_in: int | None
+    tokens_out: int | None
+    finish_reason: str
+    citations: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

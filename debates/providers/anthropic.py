@@ -1,0 +1,63 @@
+"""Anthropic Messages: the system prompt travels apart, the answer arrives as typed events."""
+
+from collections.abc import AsyncIterator
+
+from debates.providers.base import Chunk, Message, Usage, Voice, split_system
+from debates.providers.client import decode_json, ended_early, post_sse
+from debates.providers.faults import status_error
+
+VERSION = "2023-06-01"
+FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
+# Error events mid-stream carry a type, not a status; map them so they fault like the HTTP ones.
+ERROR_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "overloaded_error": 529,
+}
+
+
+async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncIterator[Chunk | Usage]:
+    """One streamed call: text chunks, then the Usage from message_start and message_delta."""
+    endpoint = voice.endpoint
+    system, conversation = split_system(messages)
+    headers = {"x-api-key": endpoint.api_key, "anthropic-version": VERSION}
+    body = {
+        "model": voice.model,
+        "max_tokens": voice.max_tokens,
+        "temperature": voice.temperature,
+        "messages": [{"role": m.role, "content": m.content} for m in conversation],
+        "stream": True,
+    }
+    if system:
+        body["system"] = system
+    url = f"{endpoint.base_url.rstrip('/')}/v1/messages"
+    tokens_in = tokens_out = None
+    finish, done = "", False
+    async for event in post_sse(endpoint, url, headers, body, deadline):
+        data = decode_json(endpoint, event)
+        kind = data.get("type", event.event)
+        if kind == "content_block_delta":
+            delta = data.get("delta") or {}
+            if delta.get("type") == "text_delta" and delta.get("text"):
+                yield Chunk(delta["text"])
+        elif kind == "message_start":
+            usage = (data.get("message") or {}).get("usage") or {}
+            tokens_in = usage.get("input_tokens", tokens_in)
+            tokens_out = usage.get("output_tokens", tokens_out)
+        elif kind == "message_delta":
+            tokens_out = (data.get("usage") or {}).get("output_tokens", tokens_out)
+            finish = (data.get("delta") or {}).get("stop_reason") or finish
+        elif kind == "message_stop":
+            done = True
+            break
+        elif kind == "error":
+            error = data.get("error") or {}
+            raise status_error(endpoint.name, ERROR_STATUS.get(error.get("type"), 500), event.data)
+    if not (done or finish):
+        raise ended_early(endpoint)
+    yield Usage(tokens_in, tokens_out, FINISH.get(finish, finish))

@@ -1,0 +1,53 @@
+"""Google Gemini generateContent, streamed as SSE. The key goes in a header, never in the URL
+(URLs end up in logs)."""
+
+from collections.abc import AsyncIterator
+
+from debates.providers.base import Chunk, Fault, Message, ProviderError, Usage, Voice, split_system
+from debates.providers.client import decode_json, ended_early, post_sse
+from debates.providers.faults import status_error, status_of
+
+FINISH = {"STOP": "stop", "MAX_TOKENS": "length"}
+BLOCKING = frozenset({"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"})
+
+
+async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncIterator[Chunk | Usage]:
+    """One streamed call: text chunks, then the Usage from the last usageMetadata."""
+    endpoint = voice.endpoint
+    system, conversation = split_system(messages)
+    body = {
+        "contents": [
+            {"role": "model" if m.role == "assistant" else "user", "parts": [{"text": m.content}]} for m in conversation
+        ],
+        "generationConfig": {"temperature": voice.temperature, "maxOutputTokens": voice.max_tokens},
+    }
+    if system:
+        body["systemInstruction"] = {"parts": [{"text": system}]}
+    model = voice.model.removeprefix("models/")
+    url = f"{endpoint.base_url.rstrip('/')}/models/{model}:streamGenerateContent?alt=sse"
+    headers = {"x-goog-api-key": endpoint.api_key}
+    usage: dict = {}
+    finish, produced = "", False
+    async for event in post_sse(endpoint, url, headers, body, deadline):
+        data = decode_json(endpoint, event)
+        if "error" in data:
+            error = data["error"] if isinstance(data["error"], dict) else {}
+            raise status_error(endpoint.name, status_of(error.get("code")), event.data)
+        blocked = (data.get("promptFeedback") or {}).get("blockReason")
+        if blocked:
+            raise ProviderError(Fault.BLOCKED, f"{endpoint.name} blocked the prompt ({blocked})")
+        usage = data.get("usageMetadata") or usage
+        for candidate in data.get("candidates") or ():
+            for part in (candidate.get("content") or {}).get("parts") or ():
+                if part.get("text") and not part.get("thought"):
+                    produced = True
+                    yield Chunk(part["text"])
+            finish = candidate.get("finishReason") or finish
+    if finish in BLOCKING and not produced:
+        raise ProviderError(Fault.BLOCKED, f"{endpoint.name} withheld the answer ({finish})")
+    if not finish:
+        raise ended_early(endpoint)
+    out = usage.get("candidatesTokenCount")
+    # Thinking tokens are billed as output.
+    tokens_out = None if out is None else out + usage.get("thoughtsTokenCount", 0)
+    yield Usage(usage.get("promptTokenCount"), tokens_out, FINISH.get(finish, finish.lower()))

