@@ -1,0 +1,304 @@
+"""A fake LLM provider server that speaks the OpenAI, Anthropic and Gemini wire formats.
+
+It runs on 127.0.0.1 in a background thread with its own event loop, so the same server serves
+in-process async tests, a Daphne subprocess and a browser. Paths are the real providers':
+``/v1/chat/completions`` (OpenAI), ``/v1/messages`` (Anthropic) and
+``/v1beta/models/{model}:streamGenerateContent?alt=sse`` (Gemini); non-streamed requests
+(``"stream": false``, ``:generateContent``) get a whole answer.
+
+Scripting, per model name (any other model gets ``server.default``)::
+
+    server.script("m", "fixed answer")                        # every request to model "m"
+    server.script("m", lambda req: f"round says {req.prompt[:20]}")   # answer from the request
+    server.script("m", Script(status=503), Script(status=503), "ok")  # fail twice, then succeed
+    server.script("m", Script(fault="drop", after_chunks=3))
+    server.script("m", Script(first_token_delay=0.5, tokens_per_second=20, usage=False))
+
+Each request takes the next step; the last step repeats. A ``Script`` has:
+  answer: str, or a callable receiving the ``FakeRequest`` (``.prompt`` is the last user turn,
+    ``.system``, ``.messages``, ``.number`` the request count for that model) and returning a str;
+    the answer streams as word-sized chunks.
+  status / error / retry_after: answer with that HTTP status, a provider-shaped error body
+    carrying ``error`` and a ``Retry-After`` header.
+  fault: "hang" (never answer), "stall" (stop sending after ``after_chunks`` chunks),
+    "drop" (close the connection after ``after_chunks``), "malformed" (a line that is not SSE),
+    "invalid_json" (a data line that is not JSON), "empty" (no text), "error_event"
+    (the provider's mid-stream error event, status ``status or 529``), "blocked" (Gemini
+    promptFeedback block).
+  first_token_delay, tokens_per_second: pacing. usage: True (counted by words), False (absent)
+    or a fixed (tokens_in, tokens_out). citations: URLs, sent as Perplexity does.
+
+Every request is recorded in ``server.requests`` (method, path, query, headers, JSON body, model,
+time); ``server.in_flight`` and ``server.max_in_flight`` count concurrent requests.
+
+Run alone for manual trials and benchmarks: ``python -m tests.fakes.provider_server --port 8765``.
+"""
+
+import argparse
+import asyncio
+import contextlib
+import json
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from aiohttp import web
+
+from debates.providers.base import Endpoint, Voice
+from tests.fakes.wire import ANTHROPIC, GEMINI, OPENAI
+
+FOREVER = 3600.0
+WORD = re.compile(r"\s*\S+\s*$|\s*\S+")
+
+
+@dataclass
+class FakeRequest:
+    wire: str
+    method: str
+    path: str
+    query: str
+    headers: dict[str, str]  # lower-case names
+    body: dict
+    model: str
+    system: str
+    messages: list[tuple[str, str]]
+    stream: bool
+    number: int  # 1 for the first request to this model
+    at: float = field(default_factory=time.monotonic)
+
+    @property
+    def prompt(self) -> str:
+        """The last user turn: what most responders answer."""
+        return next((text for role, text in reversed(self.messages) if role == "user"), "")
+
+
+Answer = str | Callable[[FakeRequest], str]
+
+
+@dataclass(frozen=True)
+class Script:
+    answer: Answer = "The fake provider answers: forty-two."
+    status: int | None = None
+    error: str = ""
+    retry_after: str | None = None
+    fault: str | None = None
+    after_chunks: int = 1
+    first_token_delay: float = 0.0
+    tokens_per_second: float | None = None
+    usage: bool | tuple[int, int] = True
+    citations: tuple[str, ...] = ()
+
+
+class FakeProviderServer:
+    """Start with ``start()`` (or as a context manager); see the module docstring."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.host, self.port = host, port
+        self.default = Script()
+        self.requests: list[FakeRequest] = []
+        self.in_flight = self.max_in_flight = 0
+        self._scripts: dict[str, list[Script]] = {}
+        self._counts: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._ready = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # --- scripting and inspection (from any thread) -------------------------------------
+    def script(self, model: str, *steps: Script | Answer) -> None:
+        with self._lock:
+            self._scripts[model] = [s if isinstance(s, Script) else Script(answer=s) for s in steps]
+
+    def reset(self) -> None:
+        with self._lock:
+            self._scripts.clear()
+            self._counts.clear()
+            self.requests.clear()
+            self.default = Script()
+            self.max_in_flight = self.in_flight
+
+    def requests_for(self, model: str) -> list[FakeRequest]:
+        return [r for r in self.requests if r.model == model]
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def base_url(self, wire: str) -> str:
+        """The base URL a Provider row would hold for this wire."""
+        return {"openai": f"{self.url}/v1", "anthropic": self.url, "gemini": f"{self.url}/v1beta"}[wire]
+
+    def endpoint(self, wire: str, **fields: Any) -> Endpoint:
+        defaults = {"name": f"Fake {wire}", "api_key": f"key-{wire}", "stall_timeout": 5.0}
+        return Endpoint(wire=wire, base_url=self.base_url(wire), **(defaults | fields))
+
+    def voice(self, wire: str, model: str = "fake-model", **fields: Any) -> Voice:
+        endpoint_fields = {k: fields.pop(k) for k in list(fields) if k in Endpoint.__dataclass_fields__}
+        return Voice(name=f"{wire}/{model}", model=model, endpoint=self.endpoint(wire, **endpoint_fields), **fields)
+
+    # --- lifecycle ------------------------------------------------------------------------
+    def start(self) -> "FakeProviderServer":
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.host, self.port))
+        self.port = sock.getsockname()[1]
+        self._thread = threading.Thread(target=self._run, args=(sock,), name="fake-provider", daemon=True)
+        self._thread.start()
+        self._ready.wait(10)
+        return self
+
+    def stop(self) -> None:
+        if self._loop and self._thread:
+            self._loop.call_soon_threadsafe(self._stopping.set)
+            self._thread.join(10)
+
+    def __enter__(self) -> "FakeProviderServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _run(self, sock: socket.socket) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._loop.run_until_complete(self._serve(sock))
+        self._loop.close()
+
+    async def _serve(self, sock: socket.socket) -> None:
+        self._stopping = asyncio.Event()
+        app = web.Application()
+        app.router.add_post("/{tail:.*}", self._handle)
+        runner = web.AppRunner(app, access_log=None, handler_cancellation=True, shutdown_timeout=0.1)
+        await runner.setup()
+        await web.SockSite(runner, sock).start()
+        self._ready.set()
+        await self._stopping.wait()
+        await runner.cleanup()
+
+    # --- answering ------------------------------------------------------------------------
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        try:
+            body = json.loads(await request.read() or b"{}")
+        except ValueError:
+            return web.json_response({"error": {"message": "body is not JSON"}}, status=400)
+        wire, parsed = self._route(request.path, body)
+        if wire is None:
+            return web.json_response({"error": {"message": f"no route {request.path}"}}, status=404)
+        with self._lock:
+            number = self._counts[parsed.model] = self._counts.get(parsed.model, 0) + 1
+            steps = self._scripts.get(parsed.model) or [self.default]
+            step = steps[min(number, len(steps)) - 1]
+        fake = FakeRequest(
+            wire.name, request.method, request.path, request.query_string,
+            {k.lower(): v for k, v in request.headers.items()}, body,
+            parsed.model, parsed.system, parsed.messages, parsed.stream, number,
+        )  # fmt: skip
+        self.requests.append(fake)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            return await self._respond(request, wire, fake, step)
+        finally:
+            self.in_flight -= 1
+
+    def _route(self, path: str, body: dict) -> tuple[Any, Any]:
+        if path.endswith("/chat/completions"):
+            return OPENAI, OPENAI.parse(body)
+        if path.endswith("/v1/messages"):
+            return ANTHROPIC, ANTHROPIC.parse(body)
+        if match := GEMINI.PATH.search(path):
+            return GEMINI, GEMINI.parse(body, match["model"], match["method"])
+        return None, None
+
+    async def _respond(self, request: web.Request, wire: Any, fake: FakeRequest, step: Script) -> web.StreamResponse:
+        if step.fault == "hang":
+            await asyncio.sleep(FOREVER)
+        if step.status and step.fault != "error_event":
+            headers = {"Retry-After": step.retry_after} if step.retry_after else {}
+            message = step.error or f"fake failure {step.status}"
+            return web.json_response(wire.error_body(step.status, message), status=step.status, headers=headers)
+        answer = step.answer(fake) if callable(step.answer) else step.answer
+        pieces = [] if step.fault == "empty" else WORD.findall(answer)
+        usage = self._usage(step, fake, pieces)
+        if not fake.stream:
+            await asyncio.sleep(step.first_token_delay)
+            return web.json_response(wire.full(fake.model, "".join(pieces), usage, step.citations))
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+        await response.prepare(request)
+        for event in wire.head(fake.model, usage):
+            await response.write(event)
+        await asyncio.sleep(step.first_token_delay)
+        for index, piece in enumerate([*pieces, None]):
+            at_fault = step.fault and index == min(step.after_chunks, len(pieces))
+            if at_fault and await self._fault(request, response, wire, step):
+                return response
+            if piece is None:
+                break
+            await response.write(wire.piece(fake.model, piece))
+            if step.tokens_per_second:
+                await asyncio.sleep(1 / step.tokens_per_second)
+        for event in wire.tail(fake.model, usage, step.citations):
+            await response.write(event)
+        await response.write_eof()
+        return response
+
+    async def _fault(self, request: web.Request, response: web.StreamResponse, wire: Any, step: Script) -> bool:
+        """Misbehave mid-stream; True when the response is over."""
+        match step.fault:
+            case "stall":
+                await asyncio.sleep(FOREVER)
+            case "drop":
+                request.transport.abort()
+                return True
+            case "malformed":
+                await response.write(b"this is not an event stream\n\n")
+            case "invalid_json":
+                await response.write(b"data: {not json\n\n")
+            case "error_event" | "blocked":
+                event = (
+                    GEMINI.blocked()
+                    if step.fault == "blocked"
+                    else wire.error_event(step.status or 529, step.error or "Overloaded")
+                )
+                await response.write(event)
+                await response.write_eof()
+                return True
+        return False
+
+    def _usage(self, step: Script, fake: FakeRequest, pieces: list[str]) -> tuple[int, int] | None:
+        if isinstance(step.usage, tuple):
+            return step.usage
+        if not step.usage:
+            return None
+        words = len(fake.system.split()) + sum(len(text.split()) for _, text in fake.messages)
+        return words, len(pieces)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Serve the fake LLM provider for manual trials.")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--tokens-per-second", type=float, default=20.0)
+    args = parser.parse_args()
+    server = FakeProviderServer(port=args.port)
+    server.default = replace(
+        server.default,
+        answer=lambda req: (
+            f"(fake {req.model}, request {req.number}) You asked: {req.prompt[:200]} "
+            + "Here is a slow, steady answer so you can watch it stream. " * 6
+        ),
+        first_token_delay=0.4,
+        tokens_per_second=args.tokens_per_second,
+    )
+    with server:
+        print(f"Fake provider on {server.url}")
+        for wire in ("openai", "anthropic", "gemini"):
+            print(f"  {wire:9} base URL {server.base_url(wire)}")
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()

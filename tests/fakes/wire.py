@@ -1,0 +1,182 @@
+"""What the fake provider server says, in each of the three real wire formats.
+
+One class per wire: how to read a request (model, system prompt, turns, streaming or not) and
+how to write the stream's events, a whole non-streamed answer, and errors in the provider's own
+shape, so our client is tested against the formats it meets in production.
+"""
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+
+def sse(data: Any, event: str | None = None) -> bytes:
+    """One server-sent event; ``data`` is JSON-encoded unless it is already a string."""
+    payload = data if isinstance(data, str) else json.dumps(data)
+    return (f"event: {event}\n" if event else "").encode() + f"data: {payload}\n\n".encode()
+
+
+@dataclass(frozen=True)
+class Parsed:
+    model: str
+    system: str
+    messages: list[tuple[str, str]]  # (role, text), roles "user" / "assistant"
+    stream: bool
+
+
+def _text(content: Any) -> str:
+    """Text from a string or a list of content blocks."""
+    if isinstance(content, str):
+        return content
+    return "".join(block.get("text", "") for block in content or () if isinstance(block, dict))
+
+
+class OpenAI:
+    name = "openai"
+
+    def parse(self, body: dict) -> Parsed:
+        turns = body.get("messages") or []
+        system = "\n\n".join(_text(m.get("content")) for m in turns if m.get("role") == "system")
+        messages = [(m["role"], _text(m.get("content"))) for m in turns if m.get("role") != "system"]
+        return Parsed(body.get("model", ""), system, messages, bool(body.get("stream")))
+
+    def head(self, model: str, usage: tuple[int, int] | None) -> list[bytes]:
+        return [sse(self._chunk(model, {"role": "assistant", "content": ""}))]
+
+    def piece(self, model: str, text: str) -> bytes:
+        return sse(self._chunk(model, {"content": text}))
+
+    def tail(self, model: str, usage: tuple[int, int] | None, citations: tuple[str, ...]) -> list[bytes]:
+        last = self._chunk(model, {}, finish="stop")
+        if citations:
+            last["citations"] = list(citations)
+            last["search_results"] = [{"title": f"Source {i}", "url": u} for i, u in enumerate(citations)]
+        events = [sse(last)]
+        if usage:
+            events.append(sse({"id": "chatcmpl-fake", "choices": [], "usage": self._usage(usage)}))
+        return [*events, b"data: [DONE]\n\n"]
+
+    def error_event(self, status: int, message: str) -> bytes:
+        return sse({"error": {"message": message, "type": "server_error", "code": status}})
+
+    def full(self, model: str, text: str, usage: tuple[int, int] | None, citations: tuple[str, ...]) -> dict:
+        message = {"role": "assistant", "content": text}
+        body = {"id": "chatcmpl-fake", "object": "chat.completion", "model": model}
+        body["choices"] = [{"index": 0, "message": message, "finish_reason": "stop"}]
+        if usage:
+            body["usage"] = self._usage(usage)
+        if citations:
+            body["citations"] = list(citations)
+        return body
+
+    def error_body(self, status: int, message: str) -> dict:
+        return {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}}
+
+    def _chunk(self, model: str, delta: dict, finish: str | None = None) -> dict:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "model": model, "choices": [choice]}
+
+    def _usage(self, usage: tuple[int, int]) -> dict:
+        return {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}
+
+
+class Anthropic:
+    name = "anthropic"
+    ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error"}
+    ERROR_TYPES |= {404: "not_found_error", 429: "rate_limit_error", 529: "overloaded_error"}
+
+    def parse(self, body: dict) -> Parsed:
+        messages = [(m["role"], _text(m.get("content"))) for m in body.get("messages") or []]
+        return Parsed(body.get("model", ""), _text(body.get("system", "")), messages, bool(body.get("stream")))
+
+    def head(self, model: str, usage: tuple[int, int] | None) -> list[bytes]:
+        message = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model, "content": []}
+        if usage:
+            message["usage"] = {"input_tokens": usage[0], "output_tokens": 1}
+        block = {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}
+        return [
+            sse({"type": "message_start", "message": message}, "message_start"),
+            sse(block, "content_block_start"),
+            sse({"type": "ping"}, "ping"),
+        ]
+
+    def piece(self, model: str, text: str) -> bytes:
+        delta = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}
+        return sse(delta, "content_block_delta")
+
+    def tail(self, model: str, usage: tuple[int, int] | None, citations: tuple[str, ...]) -> list[bytes]:
+        delta: dict = {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}}
+        if usage:
+            delta["usage"] = {"output_tokens": usage[1]}
+        return [
+            sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
+            sse(delta, "message_delta"),
+            sse({"type": "message_stop"}, "message_stop"),
+        ]
+
+    def error_event(self, status: int, message: str) -> bytes:
+        return sse({"type": "error", "error": {"type": self._type(status), "message": message}}, "error")
+
+    def full(self, model: str, text: str, usage: tuple[int, int] | None, citations: tuple[str, ...]) -> dict:
+        body = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model}
+        body |= {"content": [{"type": "text", "text": text}], "stop_reason": "end_turn"}
+        if usage:
+            body["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1]}
+        return body
+
+    def error_body(self, status: int, message: str) -> dict:
+        return {"type": "error", "error": {"type": self._type(status), "message": message}}
+
+    def _type(self, status: int) -> str:
+        return self.ERROR_TYPES.get(status, "api_error")
+
+
+class Gemini:
+    name = "gemini"
+    PATH = re.compile(r"/models/(?P<model>[^/:]+):(?P<method>streamGenerateContent|generateContent)$")
+
+    def parse(self, body: dict, model: str = "", method: str = "") -> Parsed:
+        parts = lambda node: "".join(p.get("text", "") for p in (node or {}).get("parts") or ())  # noqa: E731
+        messages = [("assistant" if c.get("role") == "model" else "user", parts(c)) for c in body.get("contents") or []]
+        return Parsed(model, parts(body.get("systemInstruction")), messages, method == "streamGenerateContent")
+
+    def head(self, model: str, usage: tuple[int, int] | None) -> list[bytes]:
+        return []
+
+    def piece(self, model: str, text: str) -> bytes:
+        return sse({"candidates": [self._candidate(text)], "modelVersion": model})
+
+    def tail(self, model: str, usage: tuple[int, int] | None, citations: tuple[str, ...]) -> list[bytes]:
+        last: dict = {"candidates": [self._candidate("", "STOP")], "modelVersion": model}
+        if usage:
+            last["usageMetadata"] = self._usage(usage)
+        return [sse(last)]
+
+    def blocked(self) -> bytes:
+        return sse({"promptFeedback": {"blockReason": "SAFETY"}})
+
+    def error_event(self, status: int, message: str) -> bytes:
+        return sse(self.error_body(status, message))
+
+    def full(self, model: str, text: str, usage: tuple[int, int] | None, citations: tuple[str, ...]) -> dict:
+        body: dict = {"candidates": [self._candidate(text, "STOP")], "modelVersion": model}
+        if usage:
+            body["usageMetadata"] = self._usage(usage)
+        return body
+
+    def error_body(self, status: int, message: str) -> dict:
+        kinds = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 429: "RESOURCE_EXHAUSTED"}
+        return {"error": {"code": status, "message": message, "status": kinds.get(status, "UNAVAILABLE")}}
+
+    def _candidate(self, text: str, finish: str | None = None) -> dict:
+        candidate: dict = {"content": {"parts": [{"text": text}], "role": "model"}, "index": 0}
+        if finish:
+            candidate["finishReason"] = finish
+        return candidate
+
+    def _usage(self, usage: tuple[int, int]) -> dict:
+        return {"promptTokenCount": usage[0], "candidatesTokenCount": usage[1], "totalTokenCount": sum(usage)}
+
+
+OPENAI, ANTHROPIC, GEMINI = OpenAI(), Anthropic(), Gemini()
