@@ -1,0 +1,42 @@
+"""`manage.py bootstrap`: what a fresh install needs, without a prompt; safe to run every start.
+
+Imports the default roster while there is no panel yet, and creates the superuser ``admin``
+if absent, with TEOREMA_ADMIN_PASSWORD or a generated password printed this once only.
+"""
+
+import os
+import secrets
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+
+from debates.models import Panel
+from debates.roster import import_roster
+
+DEFAULT_ROSTER = Path(__file__).resolve().parents[2] / "default_roster.toml"
+ADMIN = "admin"
+
+
+class Command(BaseCommand):
+    help = "Import the default roster and create the admin account, where missing."
+
+    def handle(self, *args, **options) -> None:
+        if not Panel.objects.exists():
+            report = import_roster(DEFAULT_ROSTER.read_text())
+            self.stdout.write(f"Imported the default roster: {report.summary()}.")
+        users = get_user_model().objects
+        if users.filter(username=ADMIN).exists():
+            return
+        given = os.environ.get("TEOREMA_ADMIN_PASSWORD", "")
+        password = given or secrets.token_urlsafe(12)
+        users.create_superuser(ADMIN, email="", password=password)
+        if given:
+            self.stdout.write(f'Created the admin account "{ADMIN}" with TEOREMA_ADMIN_PASSWORD.')
+        else:
+            self.stdout.write(
+                self.style.WARNING(
+                    f'Created the admin account "{ADMIN}" with password {password}\n'
+                    "It is shown this once: note it now (change it at /admin/password_change/)."
+                )
+            )

@@ -1,0 +1,334 @@
+"""The roster as code: providers, panelists and panels read from and written to TOML.
+
+Entries are upserted by name and keys left out take the model's default, so a file says
+everything about what it names and a second import changes nothing. A file never holds a
+secret: a key is named by ``api_key_env``; keys stored (encrypted) in the admin are kept.
+The format is documented field by field in README.md, "Roster as code".
+"""
+
+import difflib
+import json
+import tomllib
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import models, transaction
+from django.utils.text import slugify
+
+from debates.models import Panel, Panelist, Provider, Seat
+from debates.presets import PRESETS
+
+
+@dataclass(frozen=True)
+class Table:
+    """One ``[[key]]`` array of tables: the model it fills and the keys it accepts."""
+
+    key: str
+    kind: str
+    model: type[models.Model]
+    required: tuple[str, ...]
+    fields: tuple[str, ...]  # model fields set from keys of the same name
+    refs: dict[str, str] = field(default_factory=dict)  # key -> table.kind it names
+
+
+PROVIDERS = Table(
+    "providers",
+    "provider",
+    Provider,
+    required=("name",),
+    fields=(
+        *("name", "preset", "protocol", "base_url", "api_key_env"),
+        *("connect_timeout", "stall_timeout", "total_timeout", "max_retries", "enabled"),
+    ),
+)
+PANELISTS = Table(
+    "panelists",
+    "panelist",
+    Panelist,
+    required=("name", "provider", "model", "family"),
+    fields=("name", "model", "family", "method", "temperature", "max_tokens", "price_in", "price_out", "enabled"),
+    refs={"provider": "provider"},
+)
+PANELS = Table(
+    "panels",
+    "panel",
+    Panel,
+    required=("name", "members", "moderator"),
+    fields=(
+        *("name", "slug", "description", "protocol", "rounds", "merge_critique", "revote_on_dissent"),
+        *("failure_policy", "quorum", "default_criticality", "is_default"),
+    ),
+    refs={"members": "panelist", "moderator": "panelist", "tie_breaker": "panelist"},
+)
+TABLES = (PROVIDERS, PANELISTS, PANELS)
+
+
+class RosterError(Exception):
+    """A roster file that cannot be imported; ``errors`` name the entry and field of each fault."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("\n".join(errors))
+        self.errors = errors
+
+
+@dataclass(frozen=True)
+class Change:
+    action: str  # created | updated | unchanged
+    kind: str
+    name: str
+    fields: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        detail = f" ({', '.join(self.fields)})" if self.fields else ""
+        return f'{self.action} {self.kind} "{self.name}"{detail}'
+
+
+@dataclass
+class Report:
+    changes: list[Change] = field(default_factory=list)
+
+    def count(self, action: str) -> int:
+        return sum(change.action == action for change in self.changes)
+
+    @property
+    def changed(self) -> bool:
+        return any(change.action != "unchanged" for change in self.changes)
+
+    def summary(self) -> str:
+        return ", ".join(f"{self.count(a)} {a}" for a in ("created", "updated", "unchanged"))
+
+
+def _expected_type(table: Table, key: str) -> tuple[tuple[type, ...], str]:
+    if key == "members":
+        return (list,), "a list of panelist names"
+    if key in table.refs or key == "api_key_env":
+        return (str,), "a name (a string)"
+    model_field = table.model._meta.get_field(key)
+    if isinstance(model_field, models.BooleanField):
+        return (bool,), "true or false"
+    if isinstance(model_field, models.IntegerField):
+        return (int,), "a whole number"
+    if isinstance(model_field, models.FloatField | models.DecimalField):
+        return (int, float), "a number"
+    return (str,), "a string"
+
+
+def _label(table: Table, index: int, entry: dict[str, Any]) -> str:
+    name = entry.get("name")
+    named = f' "{name}"' if isinstance(name, str) else ""
+    return f"[[{table.key}]]{named} (entry {index})"
+
+
+def _check_entry(table: Table, label: str, entry: dict[str, Any]) -> list[str]:
+    """The shape of one entry: known keys, required keys present, values of the right type."""
+    errors = []
+    known = (*table.fields, *table.refs, *(("api_key_env",) if table is PROVIDERS else ()))
+    for key in entry:
+        if key == "api_key" and table is PROVIDERS:
+            errors.append(f"{label}: api_key: a roster file never holds a key; use api_key_env")
+        elif key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f' (did you mean "{close[0]}"?)' if close else f" (known keys: {', '.join(known)})"
+            errors.append(f'{label}: unknown key "{key}"{hint}')
+    missing = [key for key in table.required if key not in entry]
+    if table is PROVIDERS and "protocol" not in entry and "preset" not in entry:
+        missing.append("protocol (or preset)")
+    errors += [f"{label}: {key} is missing" for key in missing]
+    for key, value in entry.items():
+        if key not in known:
+            continue
+        types, words = _expected_type(table, key)
+        wrong = (isinstance(value, bool) and bool not in types) or not isinstance(value, types)
+        if key == "members" and not wrong:
+            wrong = not value or not all(isinstance(item, str) for item in value)
+            words = "a non-empty list of panelist names"
+        if wrong:
+            errors.append(f"{label}: {key} must be {words}, not {value!r}")
+    return errors
+
+
+def parse(text: str) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+    """Read and check the file's shape; every entry comes with the label errors name it by."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RosterError([f"invalid TOML: {exc}"]) from exc
+    errors = []
+    for key in data:
+        if key not in {table.key for table in TABLES}:
+            errors.append(f'unknown table "{key}" (use [[providers]], [[panelists]] and [[panels]])')
+    entries: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for table in TABLES:
+        items = data.get(table.key, [])
+        if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+            errors.append(f"{table.key}: write each entry as [[{table.key}]] (an array of tables)")
+            continue
+        entries[table.key] = [(_label(table, i, item), item) for i, item in enumerate(items, 1)]
+        seen: set[str] = set()
+        for label, entry in entries[table.key]:
+            errors += _check_entry(table, label, entry)
+            if entry.get("name") in seen:
+                errors.append(f'{label}: duplicate name "{entry["name"]}" in [[{table.key}]]')
+            seen.add(entry.get("name"))
+    defaults = [label for label, entry in entries.get("panels", []) if entry.get("is_default") is True]
+    if len(defaults) > 1:
+        errors.append(f"is_default = true on {len(defaults)} panels ({', '.join(defaults)}): mark only one")
+    if errors:
+        raise RosterError(errors)
+    return entries
+
+
+class _Importer:
+    """Upserts checked entries in order, collecting every error instead of stopping at the first."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+        self.report = Report()
+        self.failed: set[tuple[str, str]] = set()
+
+    def record(self, upserted: tuple[Any, Change] | None) -> None:
+        if upserted is not None:
+            self.report.changes.append(upserted[1])
+
+    def resolve(self, label: str, key: str, kind: str, name: str) -> models.Model | None:
+        model = {"provider": Provider, "panelist": Panelist}[kind]
+        found = model.objects.filter(name=name).first()
+        if found is None and (kind, name) not in self.failed:
+            self.errors.append(f'{label}: {key} "{name}" is not defined ([[{kind}s]] or the database)')
+        return found
+
+    def upsert(
+        self, table: Table, label: str, entry: dict[str, Any], links: dict[str, Any]
+    ) -> tuple[Any, Change] | None:
+        instance = table.model.objects.filter(name=entry["name"]).first()
+        created = instance is None
+        instance = instance or table.model()
+        attnames = [table.model._meta.get_field(name).attname for name in (*table.fields, *links)]
+        before = {name: getattr(instance, name) for name in attnames}
+        for name in table.fields:
+            model_field = table.model._meta.get_field(name)
+            value = entry.get(name, model_field.get_default())
+            if isinstance(model_field, models.DecimalField) and isinstance(value, float):
+                value = Decimal(repr(value))  # 0.27, not the binary float's 0.270000000000000017763…
+            setattr(instance, name, value)
+        for name, value in links.items():
+            setattr(instance, name, value)
+        # A preset fills a protocol left out (Provider.clean), so it is not required on its own.
+        exclude = ["protocol"] if table is PROVIDERS and "protocol" not in entry else []
+        try:
+            instance.full_clean(exclude=exclude)
+        except ValidationError as exc:
+            self.failed.add((table.kind, entry["name"]))
+            for name, messages in exc.message_dict.items():
+                self.errors += [f"{label}: {name}: {message}" for message in messages]
+            return None
+        changed = tuple(name.removesuffix("_id") for name in attnames if before[name] != getattr(instance, name))
+        if isinstance(instance, Panel) and instance.is_default:
+            for other in Panel.objects.filter(is_default=True).exclude(pk=instance.pk):
+                self.report.changes.append(Change("updated", "panel", other.name, ("is_default",)))
+        if created or changed:
+            instance.save()
+        action = "created" if created else "updated" if changed else "unchanged"
+        return instance, Change(action, table.kind, instance.name, () if created else changed)
+
+    def seat(self, panel: Panel, members: list[Panelist]) -> bool:
+        """Make the panel's ordered roster the given one; True when that changed it."""
+        wanted = [member.pk for member in members]
+        if list(panel.seats.order_by("position").values_list("panelist_id", flat=True)) == wanted:
+            return False
+        panel.seats.all().delete()
+        Seat.objects.bulk_create(Seat(panel=panel, panelist=m, position=i) for i, m in enumerate(members))
+        return True
+
+    def run(self, entries: dict[str, list[tuple[str, dict[str, Any]]]]) -> None:
+        for label, entry in entries["providers"]:
+            self.record(self.upsert(PROVIDERS, label, entry, {}))
+        for label, entry in entries["panelists"]:
+            provider = self.resolve(label, "provider", "provider", entry["provider"])
+            if provider is not None:
+                self.record(self.upsert(PANELISTS, label, entry, {"provider": provider}))
+        for label, entry in entries["panels"]:
+            entry = {"slug": slugify(entry["name"])} | entry
+            names = {key: entry.get(key) for key in ("moderator", "tie_breaker")}
+            links = {key: self.resolve(label, key, "panelist", n) if n else None for key, n in names.items()}
+            members = [self.resolve(label, "members", "panelist", name) for name in entry["members"]]
+            if len(set(entry["members"])) < len(entry["members"]):
+                self.errors.append(f"{label}: members: a panelist is listed twice")
+            elif links["moderator"] is not None and None not in members:
+                upserted = self.upsert(PANELS, label, entry, links)
+                if upserted is not None and self.seat(upserted[0], members) and upserted[1].action != "created":
+                    fields = (*upserted[1].fields, "members")
+                    upserted = (upserted[0], Change("updated", "panel", upserted[0].name, fields))
+                self.record(upserted)
+        if Panel.objects.exists() and not Panel.objects.filter(is_default=True).exists():
+            self.errors.append("no panel is the default: set is_default = true on one [[panels]] entry")
+
+
+def import_roster(text: str) -> Report:
+    """Upsert the file's roster; on any error nothing changes and RosterError lists them all."""
+    entries = parse(text)
+    importer = _Importer()
+    with transaction.atomic():
+        importer.run(entries)
+        if importer.errors:
+            raise RosterError(importer.errors)
+    return importer.report
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, Decimal):
+        return format(value.normalize(), "f")
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    # A JSON string is a TOML basic string, but for DEL, which TOML wants escaped.
+    return json.dumps(str(value), ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def _block(table: Table, instance: Any, links: dict[str, Any], comment: str = "", omit: list[str] | tuple = ()) -> str:
+    """One [[table]] entry: name, links, then every field that differs from its default."""
+    values = {"name": instance.name, **{key: value for key, value in links.items() if value}}
+    for name in table.fields:
+        value = getattr(instance, name)
+        default = table.model._meta.get_field(name).get_default()
+        if name not in omit and (name in table.required or value != default):
+            values.setdefault(name, value)
+    lines = [f"# {comment}"] if comment else []
+    lines += [f"[[{table.key}]]", *(f"{key} = {_toml(value)}" for key, value in values.items())]
+    return "\n".join(lines)
+
+
+def _preset_value(preset: Any, name: str) -> str:
+    return preset.wire.value if name == "protocol" else preset.base_url
+
+
+def export_roster() -> str:
+    """The roster as TOML that import_roster reads back unchanged. No key is ever written."""
+    blocks = ['# Teorema roster (format: README.md, "Roster as code").']
+    for provider in Provider.objects.all():
+        preset = PRESETS.get(provider.preset)
+        # What the preset supplies is written only where it differs.
+        omit = [
+            name
+            for name in ("protocol", "base_url")
+            if preset and getattr(provider, name) == _preset_value(preset, name)
+        ]
+        stored_key = provider.api_key_encrypted and not provider.api_key_env
+        comment = f'The key of "{provider.name}" is stored encrypted and never exported; or set api_key_env.'
+        blocks.append(_block(PROVIDERS, provider, {}, comment if stored_key else "", omit))
+    for panelist in Panelist.objects.select_related("provider"):
+        blocks.append(_block(PANELISTS, panelist, {"provider": panelist.provider.name}))
+    for panel in Panel.objects.select_related("moderator", "tie_breaker"):
+        links = {
+            "slug": panel.slug,
+            "members": [member.name for member in panel.roster()],
+            "moderator": panel.moderator.name,
+            "tie_breaker": panel.tie_breaker.name if panel.tie_breaker else None,
+        }
+        blocks.append(_block(PANELS, panel, links))
+    return "\n\n".join(blocks) + "\n"
