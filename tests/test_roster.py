@@ -1,0 +1,263 @@
+"""The roster as code: TOML in and out, upserted by name, all or nothing, errors that name the field."""
+
+import io
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from debates.models import Panel, Panelist, Provider
+from debates.roster import RosterError, export_roster, import_roster
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "docs" / "roster.example.toml"
+DEFAULT = ROOT / "debates" / "default_roster.toml"
+
+pytestmark = pytest.mark.django_db
+
+VALID = """
+[[providers]]
+name = "OpenAI"
+preset = "openai"
+api_key_env = "OPENAI_API_KEY"
+
+[[panelists]]
+name = "GPT"
+provider = "OpenAI"
+model = "gpt-4.1"
+family = "gpt"
+temperature = 0.7
+price_in = 2.0
+
+[[panelists]]
+name = "Judge"
+provider = "OpenAI"
+model = "gpt-4.1-mini"
+family = "gpt"
+
+[[panels]]
+name = "Duo"
+members = ["GPT", "Judge"]
+moderator = "Judge"
+failure_policy = "strict"
+default_criticality = "medium"
+is_default = true
+"""
+
+
+def roster_command(*args: str) -> str:
+    out = io.StringIO()
+    call_command("roster", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_example_file_imports_five_voices_and_three_panels() -> None:
+    output = roster_command("import", str(EXAMPLE))
+
+    assert "15 created, 0 updated, 0 unchanged" in output
+    five = Panel.objects.get(slug="five")
+    assert [p.name for p in five.roster()] == ["GPT", "Claude", "Gemini", "DeepSeek", "Perplexity"]
+    assert five.is_default
+    assert five.tie_breaker.name == "GPT"
+    assert set(Panel.objects.values_list("protocol", flat=True)) == {"teorema", "vote", "adversarial"}
+    assert Provider.objects.get(name="Anthropic").base_url == "https://api.anthropic.com"
+
+
+def test_second_import_of_the_example_changes_nothing() -> None:
+    roster_command("import", str(EXAMPLE))
+    before = export_roster()
+
+    output = roster_command("import", str(EXAMPLE))
+
+    assert "0 created, 0 updated, 15 unchanged" in output
+    assert 'unchanged panel "Five voices"' in output
+    assert export_roster() == before
+
+
+def test_default_roster_is_a_local_trio_of_methods_on_smollm2() -> None:
+    import_roster(DEFAULT.read_text())
+
+    panel = Panel.objects.get(is_default=True)
+    assert (panel.slug, panel.protocol, panel.failure_policy) == ("local", "teorema", "strict")
+    voices = panel.roster()
+    assert [v.method for v in voices] == ["first_principles", "outside_view", "counter_evidence"]
+    assert {v.model for v in [*voices, panel.moderator]} == {"smollm2-135m-instruct"}
+    assert all(v.max_tokens <= 300 and v.provider.protocol == "local" for v in voices)
+
+
+def test_export_reads_back_unchanged_into_an_empty_database() -> None:
+    import_roster(EXAMPLE.read_text())
+    import_roster(DEFAULT.read_text())
+    exported = export_roster()
+    for model in (Panel, Panelist, Provider):
+        model.objects.all().delete()
+
+    import_roster(exported)
+
+    assert export_roster() == exported
+
+
+def test_export_never_writes_a_stored_key() -> None:
+    import_roster(VALID.replace('api_key_env = "OPENAI_API_KEY"\n', ""))
+    provider = Provider.objects.get(name="OpenAI")
+    provider.set_api_key("sk-live-0123456789abcdef")
+    provider.save()
+
+    exported = roster_command("export")
+
+    assert "0123456789abcdef" not in exported
+    assert 'The key of "OpenAI" is stored encrypted and never exported' in exported
+
+
+def test_export_writes_the_key_environment_variable(tmp_path: Path) -> None:
+    import_roster(VALID)
+    target = tmp_path / "roster.toml"
+
+    roster_command("export", str(target))
+
+    assert 'api_key_env = "OPENAI_API_KEY"' in target.read_text()
+
+
+def test_import_keeps_a_key_stored_in_the_admin() -> None:
+    file = VALID.replace('api_key_env = "OPENAI_API_KEY"\n', "")
+    import_roster(file)
+    provider = Provider.objects.get(name="OpenAI")
+    provider.set_api_key("sk-kept-0123456789")
+    provider.save()
+
+    import_roster(file)
+
+    assert Provider.objects.get(name="OpenAI").api_key == "sk-kept-0123456789"
+
+
+def test_a_changed_field_is_reported_as_updated() -> None:
+    import_roster(VALID)
+
+    report = import_roster(VALID.replace("temperature = 0.7", "temperature = 0.2"))
+
+    assert [str(c) for c in report.changes if c.action == "updated"] == ['updated panelist "GPT" (temperature)']
+    assert Panelist.objects.get(name="GPT").temperature == 0.2
+
+
+def test_a_key_left_out_returns_to_its_default() -> None:
+    import_roster(VALID)
+
+    import_roster(VALID.replace("temperature = 0.7\n", "temperature = 1.1\n"))
+    import_roster(VALID.replace("temperature = 0.7\n", ""))
+
+    assert Panelist.objects.get(name="GPT").temperature == Panelist._meta.get_field("temperature").default
+
+
+def test_reordering_members_updates_the_ordered_roster() -> None:
+    import_roster(VALID)
+
+    report = import_roster(VALID.replace('["GPT", "Judge"]', '["Judge", "GPT"]'))
+
+    assert 'updated panel "Duo" (members)' in [str(c) for c in report.changes]
+    assert [p.name for p in Panel.objects.get(name="Duo").roster()] == ["Judge", "GPT"]
+
+
+def test_a_file_may_name_panelists_already_in_the_database() -> None:
+    import_roster(VALID)
+    panel_only = VALID[VALID.index("[[panels]]") :].replace('"Duo"', '"Duo again"').replace("is_default = true", "")
+
+    import_roster(panel_only)
+
+    assert [p.name for p in Panel.objects.get(name="Duo again").roster()] == ["GPT", "Judge"]
+
+
+def test_marking_another_panel_default_unmarks_the_old_one() -> None:
+    import_roster(DEFAULT.read_text())
+
+    report = import_roster(VALID)
+
+    assert list(Panel.objects.filter(is_default=True).values_list("name", flat=True)) == ["Duo"]
+    assert 'updated panel "Local trio" (is_default)' in [str(c) for c in report.changes]
+
+
+def errors_of(text: str) -> list[str]:
+    with pytest.raises(RosterError) as raised:
+        import_roster(text)
+    return raised.value.errors
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            'family = "gpt"\ntemperature',
+            "family = gpt\ntemperature",
+            "invalid TOML: Invalid value (at line 11, column 10)",
+        ),
+        ('preset = "openai"', 'protocol = "grpc"', "protocol: Value 'grpc' is not a valid choice"),
+        ('preset = "openai"', 'preset = "openia"', "preset: Value 'openia' is not a valid choice"),
+        ('preset = "openai"', "", '[[providers]] "OpenAI" (entry 1): protocol (or preset) is missing'),
+        ('model = "gpt-4.1"\n', "", '[[panelists]] "GPT" (entry 1): model is missing'),
+        ('name = "Judge"', 'name = "GPT"', '[[panelists]] "GPT" (entry 2): duplicate name "GPT" in [[panelists]]'),
+        ('["GPT", "Judge"]', '["GPT", "Jugde"]', '[[panels]] "Duo" (entry 1): members "Jugde" is not defined'),
+        ('moderator = "Judge"', 'moderator = "Nobody"', 'moderator "Nobody" is not defined'),
+        ('provider = "OpenAI"\nmodel = "gpt-4.1"', 'provider = "OpenAl"\nmodel = "gpt-4.1"', 'provider "OpenAl"'),
+        ("price_in = 2.0", "price_in = -2.0", '"GPT" (entry 1): price_in: Ensure this value is greater than'),
+        ("temperature = 0.7", "temperature = 2.5", "temperature: Ensure this value is less than or equal to 2"),
+        ("temperature = 0.7", 'temperature = "hot"', "temperature must be a number, not 'hot'"),
+        ("temperature = 0.7", "temprature = 0.7", 'unknown key "temprature" (did you mean "temperature"?)'),
+        ('"strict"', '"lenient"', "failure_policy: Value 'lenient' is not a valid choice"),
+        ('"medium"', '"urgent"', "default_criticality: Value 'urgent' is not a valid choice"),
+        ('family = "gpt"\n\n[[panels', 'family = "gpt"\nmethod = "vibes"\n\n[[panels', "method: Value 'vibes'"),
+        ('"strict"', '"quorum"', "quorum: The quorum policy needs a minimum number of voices."),
+        ('["GPT", "Judge"]', '["GPT", "GPT"]', "members: a panelist is listed twice"),
+        ('["GPT", "Judge"]', "[]", "members must be a non-empty list of panelist names"),
+        ('api_key_env = "OPENAI_API_KEY"', 'api_key = "sk-x"', "a roster file never holds a key; use api_key_env"),
+        ("[[panelists]]", "[[panelist]]", 'unknown table "panelist"'),
+        ("is_default = true", "is_default = false", "no panel is the default"),
+    ],
+)
+def test_a_bad_file_is_refused_with_an_error_naming_the_field(old: str, new: str, expected: str) -> None:
+    assert old in VALID
+
+    errors = errors_of(VALID.replace(old, new, 1))
+
+    assert any(expected in error for error in errors), errors
+    assert not Provider.objects.exists()
+
+
+def test_two_default_panels_are_refused() -> None:
+    second = VALID[VALID.index("[[panels]]") :].replace('"Duo"', '"Duo 2"')
+
+    errors = errors_of(VALID + second)
+
+    assert errors == [
+        'is_default = true on 2 panels ([[panels]] "Duo" (entry 1), [[panels]] "Duo 2" (entry 2)): mark only one'
+    ]
+
+
+def test_a_bad_file_changes_nothing_in_the_database() -> None:
+    import_roster(VALID)
+    before = export_roster()
+    bad = VALID.replace("temperature = 0.7", "temperature = 0.1").replace('moderator = "Judge"', 'moderator = "X"')
+
+    errors_of(bad + '\n[[providers]]\nname = "New"\npreset = "mistral"\n')
+
+    assert export_roster() == before
+
+
+def test_every_error_is_reported_not_only_the_first() -> None:
+    errors = errors_of(VALID.replace("temperature = 0.7", "temperature = 9").replace("price_in = 2.0", "price_in = -1"))
+
+    assert len(errors) == 2
+
+
+def test_the_command_lists_errors_and_says_nothing_changed(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(VALID.replace('model = "gpt-4.1"\n', ""))
+
+    with pytest.raises(CommandError) as raised:
+        roster_command("import", str(bad))
+
+    assert str(raised.value).startswith(f"{bad}: not imported, nothing changed.")
+    assert '[[panelists]] "GPT" (entry 1): model is missing' in str(raised.value)
+
+
+def test_the_command_names_a_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(CommandError, match=r"Cannot read .*nope\.toml"):
+        roster_command("import", str(tmp_path / "nope.toml"))
