@@ -48,7 +48,8 @@ class Consensus:
         return {
             "reached": self.reached,
             "decision": self.decision,
-            "agreement": f"{self.agreement.numerator}/{self.agreement.denominator}",
+            # Counts, not the reduced fraction: "2/4" says more than "1/2".
+            "agreement": f"{len(self.groups[0][1]) if self.groups else 0}/{self.votes}",
             "agreement_ratio": float(self.agreement),
             "threshold": f"{self.threshold.numerator}/{self.threshold.denominator}",
             "threshold_ratio": float(self.threshold),

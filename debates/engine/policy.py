@@ -89,7 +89,7 @@ class Panel:
             return Heterogeneity(
                 "families",
                 "strong",
-                f"the panel spans model families ({', '.join(sorted(families))}): convergence is strong evidence.",
+                f"the panel spans {len(families)} model families: convergence is strong evidence.",
             )
         if len({s.voice.model for s in seats}) > 1:
             return Heterogeneity(

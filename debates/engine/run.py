@@ -125,7 +125,7 @@ class Engine:
 
     def own(self, kind: str, seat: Seat) -> str:
         result = self.done.get(kind, {}).get(seat.key)
-        return dossier.fence(seat.label, result.text) if result else "(no answer recorded)"
+        return dossier.dossier([(seat.label, result.text)], self.spec.all_names()) if result else "(no answer)"
 
     # --- steps -------------------------------------------------------------------------
     async def step_grounding(self, step: Step) -> None:

@@ -1,0 +1,93 @@
+"""Resume: a run killed at any point continues from its stored votes; none is asked twice."""
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from debates.engine.events import PhaseChanged, VoteFinished
+from debates.engine.run import run
+from debates.models import Panel, Panelist, Provider, Question, Seat, Status, Vote
+from debates.recorder import Recorder
+from debates.runs import freeze_roster, prior_for, spec_for
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SYNTHESIS = "## Consensus\nx\n## Disagreements\ny\n## Verdict\nUse replicas."
+MODELS = ("model-alpha", "model-beta", "model-gamma")
+
+
+class Crash(Exception):
+    """Stands for the process dying: after it, nothing more reaches the database."""
+
+
+class DyingSink:
+    def __init__(self, recorder: Recorder, dies_when) -> None:
+        self.recorder = recorder
+        self.dies_when = dies_when
+        self.dead = False
+
+    async def emit(self, event) -> None:
+        if self.dead or self.dies_when(event):
+            self.dead = True
+            raise Crash
+        await self.recorder.emit(event)
+
+
+@pytest.fixture
+def question(fake_provider) -> Question:
+    for model in MODELS:
+        fake_provider.script(model, lambda r, m=model: f"{m} says replicas, because reads dominate the database.")
+    fake_provider.script("model-moderator", SYNTHESIS)
+    provider = Provider.objects.create(name="Fake", protocol="openai", base_url=fake_provider.base_url("openai"))
+    provider.set_api_key("sk-fake-123456")
+    provider.save()
+    voices = [Panelist.objects.create(name=m, provider=provider, model=m, family=m) for m in MODELS]
+    moderator = Panelist.objects.create(name="mod", provider=provider, model="model-moderator", family="mod")
+    panel = Panel.objects.create(name="P", slug="p", moderator=moderator)
+    for position, voice in enumerate(voices):
+        Seat.objects.create(panel=panel, panelist=voice, position=position)
+    question = Question.objects.create(panel=panel, text="Replicas or sharding?", criticality="medium")
+    question.roster = freeze_roster(question)
+    question.save()
+    return question
+
+
+async def run_once(question: Question, dies_when=lambda e: False):
+    recorder = Recorder(question.pk, {e["seat"]: e["panelist_id"] for e in question.roster})
+    spec = await sync_to_async(spec_for)(question)
+    prior = await sync_to_async(prior_for)(question.pk)
+    return await run(spec, DyingSink(recorder, dies_when), prior)
+
+
+@pytest.mark.parametrize("step", [1, 2, 3])
+async def test_a_run_killed_between_steps_resumes_without_asking_anyone_twice(question, fake_provider, step):
+    with pytest.raises(Crash):
+        await run_once(question, lambda e: isinstance(e, PhaseChanged) and e.step == step + 1)
+    finished = await run_once(question)
+    assert finished.status == "done"
+    asked = [(r.model, r.prompt) for r in fake_provider.requests]
+    assert len(asked) == 3 + 3 + 1
+    assert len(set(asked)) == len(asked)
+    assert await Vote.objects.filter(round__question=question).acount() == 7
+    saved = await Question.objects.aget(pk=question.pk)
+    assert saved.status == Status.DONE
+    assert saved.calls == 7
+
+
+@pytest.mark.parametrize("stored_before_kill", [1, 2])
+async def test_a_run_killed_mid_round_never_asks_a_completed_vote_again(question, fake_provider, stored_before_kill):
+    finished_votes: list[str] = []
+
+    def dies_when(event) -> bool:
+        if isinstance(event, VoteFinished):
+            if len(finished_votes) == stored_before_kill:
+                return True
+            finished_votes.append(event.result.seat)
+        return False
+
+    with pytest.raises(Crash):
+        await run_once(question, dies_when)
+    assert (await run_once(question)).status == "done"
+    seat_model = {e["seat"]: e["model"] for e in question.roster}
+    for seat in finished_votes:
+        blind = [r for r in fake_provider.requests_for(seat_model[seat]) if "on your own" in r.prompt]
+        assert len(blind) == 1, f"{seat} was asked again"
