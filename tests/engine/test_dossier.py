@@ -47,7 +47,7 @@ fillers = st.text(alphabet=" .,;:!?0123456789-\n", max_size=40)
 @given(st.lists(names, min_size=1, max_size=6, unique_by=str.casefold), st.lists(fillers, max_size=6))
 def test_random_roster_names_never_leak_through_the_dossier(roster, fillers):
     answers = [(f"Panelist {chr(65 + i)}", f"{filler} I am {name}. {name.upper()} says {filler}")
-               for i, (name, filler) in enumerate(zip(roster, fillers + [""] * len(roster)))]  # fmt: skip
+               for i, (name, filler) in enumerate(zip(roster, fillers + [""] * len(roster), strict=False))]  # fmt: skip
     text = dossier(answers, roster)
     body = "\n".join(line for line in text.splitlines() if not line.startswith("<<<"))
     for name in roster:

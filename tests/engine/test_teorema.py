@@ -1,6 +1,7 @@
 """The teorema protocol end to end against the fake provider server, over real sockets."""
 
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -99,9 +100,9 @@ async def test_homogeneous_panel_is_marked_weak_evidence(fake_provider, spec_fac
     fake_provider.script("same-model", Script(answer=panelist_answer("same-model")))
     fake_provider.script("model-moderator", SYNTHESIS)
     spec = spec_factory(3, models=["same-model"] * 3)
-    spec = spec.__class__(**{**spec.__dict__, "seats": tuple(
-        s.__class__(**{**s.__dict__, "family": "same", "method": m})
-        for s, m in zip(spec.seats, ["first_principles", "outside_view", "counter_evidence"], strict=True))})  # fmt: skip
+    methods = ["first_principles", "outside_view", "counter_evidence"]
+    seats = tuple(replace(s, family="same", method=m) for s, m in zip(spec.seats, methods, strict=True))
+    spec = replace(spec, seats=seats)
     finished = await run(spec, sink)
     assert finished.evidence_strength == "weak"
     moderator_prompt = fake_provider.requests_for("model-moderator")[0].prompt
