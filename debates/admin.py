@@ -1,0 +1,304 @@
+"""The admin: provider keys (masked, write-only), the roster, and the read-only debate history."""
+
+from asgiref.sync import async_to_sync
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.db.models import Count, QuerySet, Sum
+from django.http import HttpRequest, HttpResponse
+from django.template.defaultfilters import linebreaksbr, truncatechars
+from django.template.response import TemplateResponse
+from django.utils import timezone
+from django.utils.decorators import method_decorator
+from django.utils.html import format_html, format_html_join
+from django.views.decorators.debug import sensitive_post_parameters
+
+from debates.admin_forms import HumanDecisionForm, PanelForm, ProviderForm
+from debates.crypto import KeyUnreadable
+from debates.models import ApiToken, Panel, Panelist, Provider, Question, Round, Seat, Status, Vote
+from debates.providers import check, endpoint_from_provider, voice_from_panelist
+from debates.providers.base import ProviderError, Voice
+from debates.tokens import assign_secret
+
+
+def probe_voice(provider: Provider) -> Voice:
+    """The voice "test connection" calls: the provider's first enabled panelist, else a bare one."""
+    panelist = provider.panelists.filter(enabled=True).first()
+    if panelist is not None:
+        return voice_from_panelist(panelist)
+    return Voice(name=provider.name, model="", endpoint=endpoint_from_provider(provider))
+
+
+@admin.register(Provider)
+class ProviderAdmin(admin.ModelAdmin):
+    form = ProviderForm
+    list_display = ["name", "protocol", "preset", "base_url", "key", "enabled"]
+    list_filter = ["protocol", "enabled"]
+    search_fields = ["name"]
+    readonly_fields = ["key"]
+    fieldsets = [
+        (None, {"fields": ["name", "preset", "protocol", "base_url", "enabled"]}),
+        (
+            "API key",
+            {
+                "fields": ["key", "api_key", "clear_key", "api_key_env"],
+                "description": "The key is stored encrypted and never shown again; "
+                "or name an environment variable that holds it.",
+            },
+        ),
+        ("Timeouts and retries", {"fields": ["connect_timeout", "stall_timeout", "total_timeout", "max_retries"]}),
+    ]
+    actions = ["test_connection"]
+
+    class Media:
+        js = ["debates/admin/preset.js"]
+
+    @method_decorator(sensitive_post_parameters("api_key"))
+    def changeform_view(self, *args, **kwargs) -> HttpResponse:
+        return super().changeform_view(*args, **kwargs)
+
+    @admin.display(description="Key")
+    def key(self, provider: Provider) -> str:
+        try:
+            return provider.masked_key or "—"
+        except KeyUnreadable:
+            return "unreadable with TEOREMA_FERNET_KEYS: enter it again"
+
+    @admin.action(description="Test connection (one cheap real call)")
+    def test_connection(self, request: HttpRequest, queryset: QuerySet[Provider]) -> None:
+        for provider in queryset:
+            try:
+                result = async_to_sync(check)(probe_voice(provider))
+            except ProviderError as error:
+                self.message_user(request, f"{provider.name}: {error.message}", messages.ERROR)
+            except KeyUnreadable as error:
+                self.message_user(request, f"{provider.name}: {error}", messages.ERROR)
+            else:
+                self.message_user(request, result, messages.SUCCESS)
+
+
+@admin.register(Panelist)
+class PanelistAdmin(admin.ModelAdmin):
+    list_display = [
+        *("name", "provider", "model", "family", "method", "temperature", "max_tokens"),
+        *("price_in", "price_out", "enabled"),
+    ]
+    list_filter = ["provider", "family", "method", "enabled"]
+    list_select_related = ["provider"]
+    search_fields = ["name", "model", "family"]
+
+
+class SeatInline(admin.TabularInline):
+    model = Seat
+    fields = ["position", "panelist"]
+    ordering = ["position"]
+    extra = 1
+
+
+@admin.register(Panel)
+class PanelAdmin(admin.ModelAdmin):
+    form = PanelForm
+    inlines = [SeatInline]
+    list_display = ["name", "slug", "protocol", "voices", "moderator", "failure_policy", "is_default"]
+    list_select_related = ["moderator"]
+    prepopulated_fields = {"slug": ["name"]}
+    fieldsets = [
+        (None, {"fields": ["name", "slug", "description", "protocol", "is_default"]}),
+        ("Roles", {"fields": ["moderator", "tie_breaker"]}),
+        (
+            "Run",
+            {
+                "fields": [
+                    *("rounds", "merge_critique", "revote_on_dissent", "failure_policy", "quorum"),
+                    "default_criticality",
+                ]
+            },
+        ),
+    ]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Panel]:
+        return super().get_queryset(request).prefetch_related("seats__panelist")
+
+    @admin.display(description="Roster (in order)")
+    def voices(self, panel: Panel) -> str:
+        return ", ".join(seat.panelist.name for seat in panel.seats.all())
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+class RoundInline(ReadOnlyInline):
+    model = Round
+    fields = ["index", "title", "kind", "status", "calls", "tokens", "cost", "latency_ms", "started_at"]
+    readonly_fields = fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Round]:
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                vote_count=Count("votes"),
+                tokens_total=Sum("votes__tokens_in") + Sum("votes__tokens_out"),
+                cost_total=Sum("votes__cost"),
+                latency_total=Sum("votes__latency_ms"),
+            )
+        )
+
+    @admin.display(description="Calls")
+    def calls(self, round_: Round) -> int:
+        return round_.vote_count
+
+    @admin.display(description="Tokens")
+    def tokens(self, round_: Round) -> int:
+        return round_.tokens_total or 0
+
+    @admin.display(description="Cost ($)")
+    def cost(self, round_: Round) -> str:
+        return f"{round_.cost_total or 0:.4f}"
+
+    @admin.display(description="Latency (ms, summed)")
+    def latency_ms(self, round_: Round) -> int:
+        return round_.latency_total or 0
+
+
+VOTE_COLUMNS = [
+    *("Round", "Voice", "Panelist", "Kind", "Status", "Tokens in", "Tokens out"),
+    *("Cost ($)", "Latency (ms)", "Contribution", "Error"),
+]
+
+
+def _vote_row(vote: Vote) -> tuple:
+    text = vote.text or vote.decision
+    contribution = format_html(
+        "<details><summary>{}</summary>{}</details>", truncatechars(text, 120), linebreaksbr(text)
+    )
+    return (
+        vote.round.index,
+        vote.label,
+        vote.panelist or "—",
+        vote.kind,
+        vote.status,
+        vote.tokens_in,
+        vote.tokens_out,
+        f"{vote.cost:.4f}",
+        vote.latency_ms,
+        contribution,
+        vote.error,
+    )
+
+
+@admin.register(Question)
+class QuestionAdmin(admin.ModelAdmin):
+    """History is read-only: what a debate produced is evidence, so it is never edited here."""
+
+    list_display = ["short_text", "status", "panel", "owner", "calls", "tokens", "cost", "created_at"]
+    list_filter = ["status", "panel", "created_at"]
+    list_select_related = ["panel", "owner"]
+    search_fields = ["text"]
+    date_hierarchy = "created_at"
+    inlines = [RoundInline]
+    readonly_fields = ["votes_table", "synthesis_text"]
+    fieldsets = [
+        (None, {"fields": ["text", "context", "panel", "owner", "criticality", "status", "phase", "error"]}),
+        ("Outcome", {"fields": ["synthesis_text", "verdict", "consensus", "panel_run"]}),
+        ("Human review", {"fields": ["human_decision", "human_decided_by", "human_decided_at"]}),
+        ("Votes", {"fields": ["votes_table"]}),
+        ("Usage", {"fields": ["calls", "tokens_in", "tokens_out", "cost", "created_at", "started_at", "finished_at"]}),
+    ]
+    actions = ["record_human_decision"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_record_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("debates.change_question")
+
+    @admin.display(description="Question")
+    def short_text(self, question: Question) -> str:
+        return truncatechars(question.text, 80)
+
+    @admin.display(description="Tokens")
+    def tokens(self, question: Question) -> int:
+        return question.tokens_in + question.tokens_out
+
+    @admin.display(description="Synthesis")
+    def synthesis_text(self, question: Question) -> str:
+        synthesis = getattr(question, "synthesis", None)
+        return linebreaksbr(synthesis.text) if synthesis else "—"
+
+    @admin.display(description="Votes")
+    def votes_table(self, question: Question) -> str:
+        votes = Vote.objects.filter(round__question=question).select_related("round", "panelist")
+        if not votes:
+            return "—"
+        head = format_html_join("", "<th>{}</th>", ((column,) for column in VOTE_COLUMNS))
+        rows = format_html_join(
+            "", "<tr>" + "<td>{}</td>" * len(VOTE_COLUMNS) + "</tr>", (_vote_row(vote) for vote in votes)
+        )
+        return format_html("<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>", head, rows)
+
+    @admin.action(description="Record human decision", permissions=["record"])
+    def record_human_decision(self, request: HttpRequest, queryset: QuerySet[Question]) -> HttpResponse | None:
+        pending = queryset.filter(status=Status.NEEDS_REVIEW)
+        if not pending.exists():
+            self.message_user(request, "None of the selected questions needs human review.", messages.WARNING)
+            return None
+        form = HumanDecisionForm(request.POST if "apply" in request.POST else None)
+        if form.is_valid():
+            count = pending.update(
+                human_decision=form.cleaned_data["decision"],
+                human_decided_by=request.user,
+                human_decided_at=timezone.now(),
+                status=Status.DONE,
+            )
+            self.message_user(request, f"Recorded the decision on {count} question(s).", messages.SUCCESS)
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Record a human decision",
+            "opts": self.model._meta,
+            "form": form,
+            "questions": pending,
+            "skipped": queryset.count() - pending.count(),
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/debates/question/human_decision.html", context)
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """A token's plaintext is shown once, on the page after creation; only its digest is kept."""
+
+    list_display = ["name", "user", "prefix", "created_at", "last_used_at"]
+    list_select_related = ["user"]
+
+    def get_fields(self, request: HttpRequest, obj: ApiToken | None = None) -> list[str]:
+        return ["user", "name"] if obj is None else ["user", "name", "prefix", "created_at", "last_used_at"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: ApiToken | None = None) -> list[str]:
+        return [] if obj is None else ["user", "prefix", "created_at", "last_used_at"]
+
+    def save_model(self, request: HttpRequest, obj: ApiToken, form, change: bool) -> None:
+        if not change:
+            request.new_api_token = assign_secret(obj)
+        super().save_model(request, obj, form, change)
+
+    def response_add(self, request: HttpRequest, obj: ApiToken, post_url_continue=None) -> HttpResponse:
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "API token created",
+            "opts": self.model._meta,
+            "token": obj,
+            "plaintext": request.new_api_token,
+        }
+        return TemplateResponse(request, "admin/debates/apitoken/created.html", context)
