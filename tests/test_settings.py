@@ -1,0 +1,77 @@
+"""Settings from the environment: production passes `check --deploy`; bad values say what is wrong."""
+
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from teorema.settings import env_bool
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def manage(*args: str, env: dict[str, str], data_dir: Path) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("TEOREMA_") and k != "DJANGO_SETTINGS_MODULE"}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=clean | {"TEOREMA_DATA_DIR": str(data_dir)} | env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_production_settings_pass_the_deploy_check(tmp_path: Path) -> None:
+    env = {
+        "TEOREMA_PRODUCTION": "1",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "teorema.example.com",
+        "CSRF_TRUSTED_ORIGINS": "https://teorema.example.com",
+    }
+
+    result = manage("check", "--deploy", "--fail-level", "WARNING", env=env, data_dir=tmp_path)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues" in result.stdout
+
+
+def test_a_bad_yes_no_value_stops_startup_with_its_name(tmp_path: Path) -> None:
+    result = manage("check", env={"TEOREMA_DEBUG": "maybe"}, data_dir=tmp_path)
+
+    assert result.returncode != 0
+    assert "ImproperlyConfigured: TEOREMA_DEBUG='maybe' is not a yes/no value (use 1 or 0)." in result.stderr
+
+
+def test_local_auto_login_is_refused_in_production(tmp_path: Path) -> None:
+    env = {"TEOREMA_PRODUCTION": "1", "TEOREMA_LOCAL_USER": "admin", "SECRET_KEY": secrets.token_urlsafe(50)}
+
+    result = manage("check", env=env, data_dir=tmp_path)
+
+    assert "TEOREMA_LOCAL_USER (auto-login) cannot be used with TEOREMA_PRODUCTION=1." in result.stderr
+
+
+@pytest.mark.parametrize(("raw", "value"), [("1", True), ("yes", True), ("Off", False), ("", False)])
+def test_yes_no_values_accept_the_usual_spellings(monkeypatch, raw: str, value: bool) -> None:
+    monkeypatch.setenv("TEOREMA_SOMETHING", raw)
+
+    assert env_bool("TEOREMA_SOMETHING") is value
+
+
+def test_an_unknown_yes_no_value_is_a_configuration_error(monkeypatch) -> None:
+    monkeypatch.setenv("TEOREMA_SOMETHING", "maybe")
+
+    with pytest.raises(ImproperlyConfigured, match="TEOREMA_SOMETHING='maybe' is not a yes/no value"):
+        env_bool("TEOREMA_SOMETHING")
+
+
+def test_local_secrets_are_generated_outside_the_repository(tmp_path: Path) -> None:
+    result = manage("check", env={}, data_dir=tmp_path)
+
+    assert result.returncode == 0, result.stderr
+    assert {p.name for p in tmp_path.iterdir()} >= {"secret_key", "fernet.key"}
+    assert (tmp_path / "fernet.key").stat().st_mode & 0o077 == 0
