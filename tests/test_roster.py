@@ -261,3 +261,7 @@ def test_the_command_lists_errors_and_says_nothing_changed(tmp_path: Path) -> No
 def test_the_command_names_a_missing_file(tmp_path: Path) -> None:
     with pytest.raises(CommandError, match=r"Cannot read .*nope\.toml"):
         roster_command("import", str(tmp_path / "nope.toml"))
+
+
+def test_the_readme_shows_the_example_file_verbatim() -> None:
+    assert EXAMPLE.read_text() in (ROOT / "README.md").read_text()
