@@ -23,9 +23,7 @@ def decrypt(token: str) -> str:
     try:
         return _fernet().decrypt(token.encode()).decode()
     except InvalidToken as exc:
-        raise KeyUnreadable(
-            "The stored API key cannot be decrypted with TEOREMA_FERNET_KEYS: enter it again."
-        ) from exc
+        raise KeyUnreadable("The stored API key cannot be decrypted with TEOREMA_FERNET_KEYS: enter it again.") from exc
 
 
 def mask(key: str) -> str:

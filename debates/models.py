@@ -193,15 +193,11 @@ class Panel(models.Model):
     revote_on_dissent = models.BooleanField(
         default=False, help_text="Vote: with no consensus, debate the dissent once and vote again."
     )
-    failure_policy = models.CharField(
-        max_length=16, choices=FailurePolicy.choices, default=FailurePolicy.STRICT
-    )
+    failure_policy = models.CharField(max_length=16, choices=FailurePolicy.choices, default=FailurePolicy.STRICT)
     quorum = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Quorum policy: minimum answering voices."
     )
-    default_criticality = models.CharField(
-        max_length=8, choices=Criticality.choices, default=Criticality.MEDIUM
-    )
+    default_criticality = models.CharField(max_length=8, choices=Criticality.choices, default=Criticality.MEDIUM)
     is_default = models.BooleanField(default=False)
 
     class Meta:
@@ -222,9 +218,7 @@ class Panel(models.Model):
             raise ValidationError({"quorum": "The quorum policy needs a minimum number of voices."})
 
     def roster(self) -> list[Panelist]:
-        return [
-            seat.panelist for seat in self.seats.select_related("panelist__provider").order_by("position")
-        ]
+        return [seat.panelist for seat in self.seats.select_related("panelist__provider").order_by("position")]
 
 
 class Seat(models.Model):
@@ -350,9 +344,7 @@ class Vote(models.Model):
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="votes")
     seat = models.CharField(max_length=40)
     label = models.CharField(max_length=40)
-    panelist = models.ForeignKey(
-        Panelist, on_delete=models.SET_NULL, null=True, blank=True, related_name="votes"
-    )
+    panelist = models.ForeignKey(Panelist, on_delete=models.SET_NULL, null=True, blank=True, related_name="votes")
     kind = models.CharField(max_length=24, help_text="answer, critique, final, vote, synthesis, triage, …")
     status = models.CharField(max_length=16, help_text="done, failed or gated")
     text = models.TextField(blank=True)
@@ -387,9 +379,7 @@ class Synthesis(models.Model):
     question = models.OneToOneField(Question, on_delete=models.CASCADE, related_name="synthesis")
     text = models.TextField()
     sections = models.JSONField(default=dict, blank=True)
-    evidence_strength = models.CharField(
-        max_length=16, blank=True, help_text="strong or weak, by panel heterogeneity"
-    )
+    evidence_strength = models.CharField(max_length=16, blank=True, help_text="strong or weak, by panel heterogeneity")
     created_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self) -> str:

@@ -13,7 +13,7 @@ import uuid
 from dataclasses import replace
 from datetime import timedelta
 
-from asgiref.sync import async_to_sync, sync_to_async
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
@@ -28,13 +28,11 @@ from debates.recorder import Recorder
 
 log = logging.getLogger(__name__)
 
-LEASE = timedelta(seconds=60)
-RENEW_EVERY = 15.0
+LEASE = timedelta(seconds=settings.TEOREMA["LEASE_SECONDS"])
+RENEW_EVERY = LEASE.total_seconds() / 4
 CANCEL_POLL = 1.0
 OWNER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 RESUMABLE = [Status.QUEUED, Status.RUNNING]
-
-_tasks: dict[int, asyncio.Task] = {}
 
 
 class RosterError(Exception):
@@ -118,7 +116,7 @@ def _claim(question_id: int) -> Question | None:
     now = timezone.now()
     claimed = (
         Question.objects.filter(pk=question_id, status__in=RESUMABLE)
-        .filter(Q(lease_expires__isnull=True) | Q(lease_expires__lt=now) | Q(lease_owner=OWNER))
+        .filter(Q(lease_expires__isnull=True) | Q(lease_expires__lt=now))
         .update(status=Status.RUNNING, lease_owner=OWNER, lease_expires=now + LEASE)
     )
     if not claimed:
@@ -157,9 +155,11 @@ async def execute(question_id: int) -> str | None:
         prior = await sync_to_async(prior_for)(question_id)
         finished = await engine.run(spec, sink, prior, grounder=_grounder())
     except asyncio.CancelledError:
-        if not await Question.objects.filter(pk=question_id, cancel_requested=True).aexists():
-            raise  # shutting down: the lease lapses and the run is resumed elsewhere
         asyncio.current_task().uncancel()
+        if not await Question.objects.filter(pk=question_id, cancel_requested=True).aexists():
+            # Shutting down: free the lease now so another runner resumes the run at once.
+            await Question.objects.filter(pk=question_id, lease_owner=OWNER).aupdate(lease_expires=timezone.now())
+            raise
         finished = RunFinished(Status.CANCELLED, error="Cancelled by the asker.")
         await sink.emit(finished)
     except RosterError as error:
@@ -202,28 +202,11 @@ def _grounder():
     return grounder
 
 
-def _spawn(question_id: int) -> None:
-    if question_id in _tasks and not _tasks[question_id].done():
-        return
-    task = asyncio.get_running_loop().create_task(execute(question_id))
-    _tasks[question_id] = task
-    task.add_done_callback(lambda _t: _tasks.pop(question_id, None))
-
-
-async def _spawn_async(question_id: int) -> None:
-    _spawn(question_id)
-
-
 def submit(question: Question) -> None:
-    """Start a question's run in this process (callable from sync and async code alike)."""
-    if not settings.TEOREMA["RUN_IN_PROCESS"]:
-        return  # a worker process picks it up
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        async_to_sync(_spawn_async)(question.pk)
-    else:
-        _spawn(question.pk)
+    """Enqueue a question's run: on this server's loop (local mode) or for a worker (server mode)."""
+    from debates.tasks import run_question
+
+    run_question.enqueue(question.pk)
 
 
 def cancel(question_id: int) -> None:
@@ -233,15 +216,16 @@ def cancel(question_id: int) -> None:
         status=Status.CANCELLED, error="Cancelled by the asker.", finished_at=timezone.now()
     )
     Question.objects.filter(pk=question_id, status__in=RESUMABLE).update(cancel_requested=True)
-    task = _tasks.get(question_id)
-    if task is not None:
-        task.get_loop().call_soon_threadsafe(task.cancel)
 
 
-def resumable_ids() -> list[int]:
+def resumable_ids(include_queued: bool = True) -> list[int]:
+    """Runs nobody holds: running ones whose lease lapsed, and (local mode) queued ones.
+
+    In the server setup a queued question is in the task queue already, so only orphans count.
+    """
     now = timezone.now()
     return list(
-        Question.objects.filter(status__in=RESUMABLE)
+        Question.objects.filter(status__in=RESUMABLE if include_queued else [Status.RUNNING])
         .filter(Q(lease_expires__isnull=True) | Q(lease_expires__lt=now))
         .order_by("created_at")
         .values_list("pk", flat=True)
@@ -249,10 +233,12 @@ def resumable_ids() -> list[int]:
 
 
 async def resume_interrupted() -> list[int]:
-    """Start every run left unfinished (its process died) in this process."""
+    """Enqueue every run left unfinished by a process that died (its lease lapsed)."""
+    from debates.tasks import run_question
+
     ids = await sync_to_async(resumable_ids)()
     for question_id in ids:
-        _spawn(question_id)
+        await run_question.aenqueue(question_id)
     return ids
 
 
@@ -270,6 +256,6 @@ class ResumeOnFirstCall:
     async def __call__(self, scope, receive, send) -> None:
         if not self.started and scope["type"] in {"http", "websocket"}:
             self.started = True
-            if settings.TEOREMA["RUN_IN_PROCESS"]:
+            if settings.RUN_IN_PROCESS:
                 await resume_interrupted()
         await self.app(scope, receive, send)

@@ -78,6 +78,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
+    "django_tasks_db",
     "debates",
 ]
 
@@ -113,9 +114,7 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {
-    "default": dj_database_url.config(default=f"sqlite:///{DATA_DIR / 'teorema.sqlite3'}", conn_max_age=0)
-}
+DATABASES = {"default": dj_database_url.config(default=f"sqlite:///{DATA_DIR / 'teorema.sqlite3'}", conn_max_age=0)}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL + immediate transactions: the debate runner writes while pages read.
     DATABASES["default"]["OPTIONS"] = {
@@ -221,6 +220,17 @@ TEOREMA = {
     "FLUSH_INTERVAL_MS": int(os.environ.get("TEOREMA_FLUSH_INTERVAL_MS", "75")),
     # Vote protocol: decisions whose normalised similarity reaches this share one group.
     "VOTE_SIMILARITY": float(os.environ.get("TEOREMA_VOTE_SIMILARITY", "85")),
-    # Runs in-process (local mode) unless a separate worker is used (server setup).
-    "RUN_IN_PROCESS": env_bool("TEOREMA_RUN_IN_PROCESS", True),
+    # A run's lease: a runner that stops renewing it for this long is presumed dead.
+    "LEASE_SECONDS": float(os.environ.get("TEOREMA_LEASE_SECONDS", "60")),
+    # Debates one worker process runs at once (they wait on the network, not the CPU).
+    "WORKER_CONCURRENCY": int(os.environ.get("TEOREMA_WORKER_CONCURRENCY", "8")),
+}
+
+# Debates run outside the request either way, through django.tasks. Local mode runs them on
+# the Daphne process's loop; the server setup queues them in the database for workers.
+RUN_IN_PROCESS = env_bool("TEOREMA_RUN_IN_PROCESS", True)
+TASKS = {
+    "default": {"BACKEND": "debates.taskbackend.InProcessBackend"}
+    if RUN_IN_PROCESS
+    else {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}
 }

@@ -22,9 +22,7 @@ class Migration(migrations.Migration):
             fields=[
                 (
                     "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
                 ),
                 ("name", models.CharField(max_length=80, unique=True)),
                 ("model", models.CharField(max_length=200)),
@@ -100,9 +98,7 @@ class Migration(migrations.Migration):
             fields=[
                 (
                     "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
                 ),
                 ("name", models.CharField(max_length=80, unique=True)),
                 (
@@ -142,9 +138,7 @@ class Migration(migrations.Migration):
                 ),
                 (
                     "base_url",
-                    models.URLField(
-                        blank=True, help_text="Blank for the embedded local model.", max_length=300
-                    ),
+                    models.URLField(blank=True, help_text="Blank for the embedded local model.", max_length=300),
                 ),
                 ("api_key_encrypted", models.TextField(blank=True, editable=False)),
                 (
@@ -157,9 +151,7 @@ class Migration(migrations.Migration):
                 ),
                 (
                     "connect_timeout",
-                    models.FloatField(
-                        default=10.0, validators=[django.core.validators.MinValueValidator(0.1)]
-                    ),
+                    models.FloatField(default=10.0, validators=[django.core.validators.MinValueValidator(0.1)]),
                 ),
                 (
                     "stall_timeout",
@@ -171,9 +163,7 @@ class Migration(migrations.Migration):
                 ),
                 (
                     "total_timeout",
-                    models.FloatField(
-                        default=600.0, validators=[django.core.validators.MinValueValidator(1)]
-                    ),
+                    models.FloatField(default=600.0, validators=[django.core.validators.MinValueValidator(1)]),
                 ),
                 (
                     "max_retries",
@@ -194,9 +184,7 @@ class Migration(migrations.Migration):
             fields=[
                 (
                     "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
                 ),
                 ("name", models.CharField(max_length=80)),
                 ("digest", models.CharField(editable=False, max_length=64, unique=True)),
@@ -218,9 +206,7 @@ class Migration(migrations.Migration):
             fields=[
                 (
                     "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
                 ),
                 ("name", models.CharField(max_length=80, unique=True)),
                 ("slug", models.SlugField(max_length=80, unique=True)),
@@ -328,9 +314,7 @@ class Migration(migrations.Migration):
             fields=[
                 (
                     "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
                 ),
                 ("text", models.TextField()),
                 ("context", models.TextField(blank=True)),
@@ -433,9 +417,7 @@ class Migration(migrations.Migration):
             fields=[
                 (
                     "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
                 ),
                 ("index", models.PositiveSmallIntegerField()),
                 ("kind", models.CharField(max_length=24)),
@@ -461,9 +443,7 @@ class Migration(migrations.Migration):
             fields=[
                 (
                     "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
                 ),
                 ("position", models.PositiveSmallIntegerField(default=0)),
                 (
@@ -488,26 +468,20 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="panel",
             name="members",
-            field=models.ManyToManyField(
-                related_name="panels", through="debates.Seat", to="debates.panelist"
-            ),
+            field=models.ManyToManyField(related_name="panels", through="debates.Seat", to="debates.panelist"),
         ),
         migrations.CreateModel(
             name="Synthesis",
             fields=[
                 (
                     "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
                 ),
                 ("text", models.TextField()),
                 ("sections", models.JSONField(blank=True, default=dict)),
                 (
                     "evidence_strength",
-                    models.CharField(
-                        blank=True, help_text="strong or weak, by panel heterogeneity", max_length=16
-                    ),
+                    models.CharField(blank=True, help_text="strong or weak, by panel heterogeneity", max_length=16),
                 ),
                 ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
                 (
@@ -525,17 +499,13 @@ class Migration(migrations.Migration):
             fields=[
                 (
                     "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
                 ),
                 ("seat", models.CharField(max_length=40)),
                 ("label", models.CharField(max_length=40)),
                 (
                     "kind",
-                    models.CharField(
-                        help_text="answer, critique, final, vote, synthesis, triage, …", max_length=24
-                    ),
+                    models.CharField(help_text="answer, critique, final, vote, synthesis, triage, …", max_length=24),
                 ),
                 ("status", models.CharField(help_text="done, failed or gated", max_length=16)),
                 ("text", models.TextField(blank=True)),

@@ -1,0 +1,46 @@
+"""A task backend for the single-process mode: run the task on the server's own event loop.
+
+Local mode keeps one Daphne process with the in-memory channel layer, which is bound to that
+process's loop, so a debate must run there. Durability does not come from this backend but
+from the question's lease: a run interrupted by a restart is enqueued again on startup.
+"""
+
+import asyncio
+
+from asgiref.sync import async_to_sync
+from django.tasks.backends.base import BaseTaskBackend
+from django.tasks.base import TaskResult, TaskResultStatus
+from django.utils.crypto import get_random_string
+
+_running: set[asyncio.Task] = set()
+
+
+def _start(coroutine) -> None:
+    task = asyncio.get_running_loop().create_task(coroutine)
+    _running.add(task)  # a strong reference, or the loop may drop it mid-run
+    task.add_done_callback(_running.discard)
+
+
+async def _start_from_sync(coroutine) -> None:
+    _start(coroutine)
+
+
+class InProcessBackend(BaseTaskBackend):
+    supports_async_task = True
+
+    def enqueue(self, task, args, kwargs) -> TaskResult:
+        self.validate_task(task)
+        result = TaskResult(
+            task=task, id=get_random_string(32), status=TaskResultStatus.READY, enqueued_at=None, started_at=None,
+            last_attempted_at=None, finished_at=None, args=args, kwargs=kwargs, backend=self.alias, errors=[],
+            worker_ids=[],
+        )  # fmt: skip
+        coroutine = task.acall(*args, **kwargs)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            # Called from a sync view: asgiref hands the call to the server's loop.
+            async_to_sync(_start_from_sync)(coroutine)
+        else:
+            _start(coroutine)
+        return result
