@@ -135,7 +135,7 @@ def _transport_error(endpoint: Endpoint, exc: Exception, started: bool) -> Provi
     if isinstance(exc, httpx.ReadTimeout | httpx.WriteTimeout):
         return _silence(endpoint, past_deadline=False, started=started)
     if isinstance(exc, httpx.ConnectError):
-        reason = "connection refused" if "refused" in str(exc).lower() else str(exc) or type(exc).__name__
+        reason = "connection refused" if _refused(exc) else str(exc) or type(exc).__name__
         return ProviderError(Fault.CONNECT, f"Could not connect to {name} at {endpoint.base_url} ({reason})")
     if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
         return ProviderError(Fault.BAD_REQUEST, f"{name}'s base URL {endpoint.base_url!r} is not usable ({exc})")
@@ -143,3 +143,12 @@ def _transport_error(endpoint: Endpoint, exc: Exception, started: bool) -> Provi
         return malformed(endpoint, str(exc))
     where = "mid-answer" if started else "before answering"
     return ProviderError(Fault.DROPPED, f"The connection to {name} dropped {where}")
+
+
+def _refused(exc: BaseException | None) -> bool:
+    """Whether a connect error was a refusal (anyio words it "All connection attempts failed")."""
+    while exc is not None:
+        if isinstance(exc, ConnectionRefusedError) or "refused" in str(exc).lower():
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False

@@ -60,19 +60,20 @@ def fit_to_context(
     max_tokens = min(max_tokens, N_CTX // 2)
     budget = N_CTX - max_tokens - TEMPLATE_TOKENS * (len(messages) + 1)
     tokens = [count(m.content) for m in messages]
+    marker = len(count(ELLIPSIS))  # what the "[…]" we add costs
     over = sum(map(len, tokens)) - budget
     fitted = list(messages)
     system_limit = budget // 2
     for i, message in enumerate(messages):
         if over > 0 and message.role == "system" and len(tokens[i]) > system_limit:
             over -= len(tokens[i]) - system_limit
-            fitted[i] = Message("system", detokenize(tokens[i][:system_limit]) + " […]")
+            fitted[i] = Message("system", detokenize(tokens[i][: system_limit - marker]) + ELLIPSIS)
     for i, message in enumerate(messages):
         if over <= 0:
             break
         if message.role != "system":
-            cut = min(over, len(tokens[i]))
-            over -= cut
+            cut = min(over + marker, len(tokens[i]))
+            over -= cut - marker
             fitted[i] = Message(message.role, ELLIPSIS + detokenize(tokens[i][cut:]))
     return fitted, max_tokens
 

@@ -133,12 +133,17 @@ class FakeProviderServer:
         return {"openai": f"{self.url}/v1", "anthropic": self.url, "gemini": f"{self.url}/v1beta"}[wire]
 
     def endpoint(self, wire: str, **fields: Any) -> Endpoint:
-        defaults = {"name": f"Fake {wire}", "api_key": f"key-{wire}", "stall_timeout": 5.0}
-        return Endpoint(wire=wire, base_url=self.base_url(wire), **(defaults | fields))
+        defaults = {"name": f"Fake {wire}", "base_url": self.base_url(wire), "api_key": f"key-{wire}"}
+        return Endpoint(wire=wire, **(defaults | {"stall_timeout": 5.0} | fields))
 
     def voice(self, wire: str, model: str = "fake-model", **fields: Any) -> Voice:
         endpoint_fields = {k: fields.pop(k) for k in list(fields) if k in Endpoint.__dataclass_fields__}
-        return Voice(name=f"{wire}/{model}", model=model, endpoint=self.endpoint(wire, **endpoint_fields), **fields)
+        return Voice(
+            name=f"{wire}/{model}",
+            model=model,
+            endpoint=self.endpoint(wire, **endpoint_fields),
+            **fields,
+        )
 
     # --- lifecycle ------------------------------------------------------------------------
     def start(self) -> "FakeProviderServer":

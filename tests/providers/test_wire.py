@@ -1,0 +1,113 @@
+"""What we send each provider and how we read its stream: checked on real loopback sockets."""
+
+import asyncio
+from decimal import Decimal
+
+import pytest
+
+from debates.providers.base import Chunk, Completion, Message
+from tests.fakes.provider_server import Script
+from tests.providers.helpers import QUESTION, WIRES, collect, completion, text_of
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_answer_streams_in_order_and_ends_with_one_completion(fake_provider, wire):
+    fake_provider.script("m", "Six times seven is forty-two, as always.")
+    events = await collect(fake_provider.voice(wire, "m"))
+    chunks = [e for e in events if isinstance(e, Chunk)]
+    assert len(chunks) == 7
+    assert text_of(events) == "Six times seven is forty-two, as always."
+    done = completion(events)
+    assert done.text == text_of(events)
+    assert done.finish_reason == "stop"
+    assert [a.number for a in done.attempts] == [1]
+    assert done.attempts[0].error == ""
+
+
+async def test_openai_sends_bearer_key_model_and_streaming_options(fake_provider):
+    await collect(fake_provider.voice("openai", "gpt-x", api_key="sk-test", temperature=0.2, max_tokens=99))
+    (request,) = fake_provider.requests
+    assert request.path == "/v1/chat/completions"
+    assert request.headers["authorization"] == "Bearer sk-test"
+    assert request.body == {
+        "model": "gpt-x",
+        "messages": [{"role": m.role, "content": m.content} for m in QUESTION],
+        "temperature": 0.2,
+        "max_tokens": 99,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+
+
+async def test_openai_compatible_server_without_key_gets_no_authorization_header(fake_provider):
+    await collect(fake_provider.voice("openai", api_key=""))
+    assert "authorization" not in fake_provider.requests[0].headers
+
+
+async def test_anthropic_sends_key_version_and_top_level_system(fake_provider):
+    await collect(fake_provider.voice("anthropic", "claude-x", api_key="sk-ant-test", max_tokens=64))
+    (request,) = fake_provider.requests
+    assert request.path == "/v1/messages"
+    assert request.headers["x-api-key"] == "sk-ant-test"
+    assert request.headers["anthropic-version"] == "2023-06-01"
+    assert "authorization" not in request.headers
+    assert request.body["system"] == "Answer in one line."
+    assert request.body["messages"] == [{"role": "user", "content": "What is six times seven?"}]
+    assert request.body["max_tokens"] == 64
+    assert request.body["stream"] is True
+
+
+async def test_gemini_key_travels_in_a_header_never_in_the_url(fake_provider):
+    conversation = [*QUESTION, Message("assistant", "42"), Message("user", "Sure?")]
+    await collect(fake_provider.voice("gemini", "gemini-x", api_key="AIza-secret"), conversation)
+    (request,) = fake_provider.requests
+    assert request.path == "/v1beta/models/gemini-x:streamGenerateContent"
+    assert request.query == "alt=sse"
+    assert request.headers["x-goog-api-key"] == "AIza-secret"
+    assert "AIza-secret" not in request.path + request.query
+    assert request.body["systemInstruction"] == {"parts": [{"text": "Answer in one line."}]}
+    assert [c["role"] for c in request.body["contents"]] == ["user", "model", "user"]
+    assert request.body["generationConfig"] == {"temperature": 0.7, "maxOutputTokens": 1500}
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_usage_from_the_provider_prices_the_call(fake_provider, wire):
+    fake_provider.script("m", Script(answer="forty-two", usage=(1200, 300)))
+    voice = fake_provider.voice(wire, "m", price_in=Decimal("3"), price_out=Decimal("15"))
+    done = completion(await collect(voice))
+    assert (done.tokens_in, done.tokens_out, done.tokens_estimated) == (1200, 300, False)
+    assert done.cost == Decimal("0.0081")  # 1200 * 3 / 1e6 + 300 * 15 / 1e6
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_missing_usage_is_estimated_and_marked(fake_provider, wire):
+    fake_provider.script("m", Script(answer="x" * 400, usage=False))
+    voice = fake_provider.voice(wire, "m", price_in=Decimal("1"), price_out=Decimal("2"))
+    done = completion(await collect(voice))
+    prompt_chars = sum(len(m.content) for m in QUESTION)
+    assert done.tokens_estimated is True
+    assert done.tokens_out == 100
+    assert done.tokens_in == -(-prompt_chars // 4)
+    assert done.cost == (done.tokens_in * 1 + 100 * 2) / Decimal(1_000_000)
+
+
+async def test_perplexity_citations_are_kept(fake_provider):
+    sources = ("https://example.org/a", "https://example.org/b")
+    fake_provider.script("sonar", Script(answer="Cited answer.", citations=sources))
+    done = completion(await collect(fake_provider.voice("openai", "sonar", citations=True)))
+    assert done.citations == sources
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_prompt_derived_answers_see_the_system_prompt_and_the_question(fake_provider, wire):
+    fake_provider.script("m", lambda req: f"{req.system} / {req.prompt} / #{req.number}")
+    done = completion(await collect(fake_provider.voice(wire, "m")))
+    assert done.text == "Answer in one line. / What is six times seven? / #1"
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_concurrent_calls_are_all_in_flight_at_once(fake_provider, wire):
+    fake_provider.script("m", Script(answer="a b c", first_token_delay=0.2))
+    results = await asyncio.gather(*(collect(fake_provider.voice(wire, "m")) for _ in range(5)))
+    assert fake_provider.max_in_flight == 5
+    assert all(isinstance(events[-1], Completion) for events in results)
