@@ -26,6 +26,7 @@ class ProviderForm(forms.ModelForm):
             *("name", "preset", "protocol", "base_url", "api_key_env", "connect_timeout", "stall_timeout"),
             *("total_timeout", "max_retries", "enabled"),
         ]
+        labels = {"api_key_env": "Key from environment variable"}
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

@@ -1,10 +1,12 @@
 """The admin: keys masked and write-only, the roster inline, the history read-only."""
 
 import hashlib
+import logging
 import re
 from pathlib import Path
 
 import pytest
+from django.contrib.admin.models import LogEntry
 from django.test import Client
 from django.urls import reverse
 
@@ -80,7 +82,10 @@ def test_a_failed_validation_does_not_render_the_submitted_key(admin_client: Cli
     assert not Provider.objects.exists()
 
 
-def test_saving_a_new_key_stores_it_encrypted_and_never_shows_it(admin_client: Client) -> None:
+def test_saving_a_new_key_stores_it_encrypted_and_never_shows_or_logs_it(
+    admin_client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
     response = admin_client.post(reverse("admin:debates_provider_add"), provider_form(api_key=KEY), follow=True)
 
     provider = Provider.objects.get()
@@ -88,6 +93,8 @@ def test_saving_a_new_key_stores_it_encrypted_and_never_shows_it(admin_client: C
     assert KEY not in provider.api_key_encrypted
     assert KEY not in response.content.decode()
     assert KEY not in admin_client.get(change_url(provider)).content.decode()
+    assert KEY not in caplog.text
+    assert KEY not in str(list(LogEntry.objects.values_list("change_message", "object_repr")))
 
 
 def test_a_blank_key_on_save_keeps_the_stored_key(admin_client: Client, provider: Provider) -> None:
