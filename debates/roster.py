@@ -30,7 +30,7 @@ class Table:
     model: type[models.Model]
     required: tuple[str, ...]
     fields: tuple[str, ...]  # model fields set from keys of the same name
-    refs: dict[str, str] = field(default_factory=dict)  # key -> table.kind it names
+    refs: tuple[str, ...] = ()  # keys naming other entries
 
 
 PROVIDERS = Table(
@@ -49,7 +49,7 @@ PANELISTS = Table(
     Panelist,
     required=("name", "provider", "model", "family"),
     fields=("name", "model", "family", "method", "temperature", "max_tokens", "price_in", "price_out", "enabled"),
-    refs={"provider": "provider"},
+    refs=("provider",),
 )
 PANELS = Table(
     "panels",
@@ -60,7 +60,7 @@ PANELS = Table(
         *("name", "slug", "description", "protocol", "rounds", "merge_critique", "revote_on_dissent"),
         *("failure_policy", "quorum", "default_criticality", "is_default"),
     ),
-    refs={"members": "panelist", "moderator": "panelist", "tie_breaker": "panelist"},
+    refs=("members", "moderator", "tie_breaker"),
 )
 TABLES = (PROVIDERS, PANELISTS, PANELS)
 
@@ -91,10 +91,6 @@ class Report:
 
     def count(self, action: str) -> int:
         return sum(change.action == action for change in self.changes)
-
-    @property
-    def changed(self) -> bool:
-        return any(change.action != "unchanged" for change in self.changes)
 
     def summary(self) -> str:
         return ", ".join(f"{self.count(a)} {a}" for a in ("created", "updated", "unchanged"))
@@ -169,9 +165,11 @@ def parse(text: str) -> dict[str, list[tuple[str, dict[str, Any]]]]:
         seen: set[str] = set()
         for label, entry in entries[table.key]:
             errors += _check_entry(table, label, entry)
-            if entry.get("name") in seen:
-                errors.append(f'{label}: duplicate name "{entry["name"]}" in [[{table.key}]]')
-            seen.add(entry.get("name"))
+            name = entry.get("name")
+            if name in seen:
+                errors.append(f'{label}: duplicate name "{name}" in [[{table.key}]]')
+            if isinstance(name, str):
+                seen.add(name)
     defaults = [label for label, entry in entries.get("panels", []) if entry.get("is_default") is True]
     if len(defaults) > 1:
         errors.append(f"is_default = true on {len(defaults)} panels ({', '.join(defaults)}): mark only one")

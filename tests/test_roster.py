@@ -265,3 +265,9 @@ def test_the_command_names_a_missing_file(tmp_path: Path) -> None:
 
 def test_the_readme_shows_the_example_file_verbatim() -> None:
     assert EXAMPLE.read_text() in (ROOT / "README.md").read_text()
+
+
+def test_a_name_of_the_wrong_type_is_named_not_a_crash() -> None:
+    errors = errors_of(VALID.replace('name = "Judge"', 'name = ["Judge"]'))
+
+    assert "[[panelists]] (entry 2): name must be a string, not ['Judge']" in errors
