@@ -166,10 +166,11 @@ def parse(text: str) -> dict[str, list[tuple[str, dict[str, Any]]]]:
         for label, entry in entries[table.key]:
             errors += _check_entry(table, label, entry)
             name = entry.get("name")
+            if not isinstance(name, str):
+                continue
             if name in seen:
                 errors.append(f'{label}: duplicate name "{name}" in [[{table.key}]]')
-            if isinstance(name, str):
-                seen.add(name)
+            seen.add(name)
     defaults = [label for label, entry in entries.get("panels", []) if entry.get("is_default") is True]
     if len(defaults) > 1:
         errors.append(f"is_default = true on {len(defaults)} panels ({', '.join(defaults)}): mark only one")
