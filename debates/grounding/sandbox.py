@@ -1,0 +1,106 @@
+"""Running tasks in a child Python process with a deadline per task and an address-space cap.
+
+SymPy can hang (factorising a 150-digit number) or explode (expanding a huge power), and a
+Python thread cannot be interrupted inside a C-level integer operation: only a process can be
+killed. One child serves a whole question; after a timeout it is killed and a fresh one takes
+the remaining tasks.
+"""
+
+import asyncio
+import contextlib
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from debates.grounding.extract import Task
+from debates.grounding.facts import Fact
+
+TIME_LIMIT_S = 3.0
+STARTUP_LIMIT_S = 30.0  # importing SymPy on a busy machine
+MEMORY_LIMIT_BYTES = 1 << 30
+CPU_LIMIT_S = 60  # a backstop should the parent die without killing the child
+WORKER = Path(__file__).with_name("worker.py")
+
+
+class WorkerFailed(Exception):
+    """The child could not start or died mid-task."""
+
+
+async def compute(tasks: list[Task]) -> tuple[list[Fact], list[str]]:
+    """Facts for the tasks that finished in time, and a note for each that did not."""
+    facts: list[Fact] = []
+    notes: list[str] = []
+    child: asyncio.subprocess.Process | None = None
+    try:
+        for task in tasks:
+            try:
+                child = child or await spawn()
+                reply = await ask(child, task)
+            except TimeoutError:
+                notes.append(f"Gave up on {task.describe()}: no result within {TIME_LIMIT_S:g} s.")
+            except WorkerFailed as failure:
+                notes.append(f"Could not compute {task.describe()}: {failure}.")
+            else:
+                if "error" in reply:
+                    notes.append(f"Could not compute {task.describe()}: {reply['error']}.")
+                facts.extend(Fact(**fact) for fact in reply.get("facts", ()))
+                continue
+            if child:
+                await stop(child)
+                child = None
+    finally:
+        if child:
+            await stop(child)
+    return facts, notes
+
+
+async def spawn() -> asyncio.subprocess.Process:
+    try:
+        child = await start_worker()
+    except OSError as error:
+        raise WorkerFailed(f"SymPy could not be started ({error.strerror})") from error
+    try:
+        line = await asyncio.wait_for(child.stdout.readline(), STARTUP_LIMIT_S)
+    except TimeoutError:
+        line = b""
+    except BaseException:  # cancelled while SymPy loads: no orphan
+        await stop(child)
+        raise
+    if line.strip() != b"ready":
+        await stop(child)
+        raise WorkerFailed("SymPy did not start")
+    return child
+
+
+async def start_worker() -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-I",  # no PYTHON* variables, no user site, no script dir on sys.path
+        str(WORKER),
+        str(MEMORY_LIMIT_BYTES),
+        str(CPU_LIMIT_S),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        cwd=tempfile.gettempdir(),
+        env={},
+        start_new_session=True,
+    )
+
+
+async def ask(child: asyncio.subprocess.Process, task: Task) -> dict:
+    try:
+        child.stdin.write(json.dumps(task.payload()).encode() + b"\n")
+        await child.stdin.drain()
+        line = await asyncio.wait_for(child.stdout.readline(), TIME_LIMIT_S)
+        return json.loads(line)
+    except (ConnectionError, ValueError) as error:  # a dead child: broken pipe or empty reply
+        raise WorkerFailed("the computation was stopped (out of memory or CPU time)") from error
+
+
+async def stop(child: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        child.kill()
+    # Shielded: a cancelled ground() must still reap its child.
+    await asyncio.shield(child.wait())
