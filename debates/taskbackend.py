@@ -6,6 +6,7 @@ from the question's lease: a run interrupted by a restart is enqueued again on s
 """
 
 import asyncio
+import contextvars
 
 from asgiref.sync import async_to_sync
 from django.tasks.backends.base import BaseTaskBackend
@@ -16,7 +17,9 @@ _running: set[asyncio.Task] = set()
 
 
 def _start(coroutine) -> None:
-    task = asyncio.get_running_loop().create_task(coroutine)
+    # A fresh context: the run must not inherit the request's asgiref executor, which dies
+    # with the request and would break every later sync_to_async call of the run.
+    task = asyncio.get_running_loop().create_task(coroutine, context=contextvars.Context())
     _running.add(task)  # a strong reference, or the loop may drop it mid-run
     task.add_done_callback(_running.discard)
 

@@ -38,7 +38,8 @@ def claim_one(worker_id: str) -> DBTaskResult | None:
 
 async def run_claimed(result: DBTaskResult) -> None:
     try:
-        value = await result.task.acall(*result.args, **result.kwargs)
+        stored = result.task_result
+        value = await result.task.acall(*stored.args, **stored.kwargs)
     except asyncio.CancelledError:
         await sync_to_async(result.set_failed)(RuntimeError("worker stopped; the run resumes elsewhere"))
         raise

@@ -1,0 +1,130 @@
+"""Runs outside the request: in-process tasks, cancel, resume on startup, the server worker."""
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.test import override_settings
+from django.utils import timezone
+
+from debates import runs
+from debates.management.commands.debate_worker import Worker
+from debates.models import Question, Status, Synthesis, Vote
+from debates.tasks import run_question
+from tests.fakes.provider_server import Script
+from tests.fakes.roster import SYNTHESIS, make_panel, make_question
+
+pytestmark = pytest.mark.django_db(transaction=True)
+MODELS = ("model-alpha", "model-beta", "model-gamma")
+
+
+@pytest.fixture
+def scripted(fake_provider):
+    for model in MODELS:
+        fake_provider.script(model, f"{model}: read replicas, because reporting reads dominate the load.")
+    fake_provider.script("model-moderator", SYNTHESIS)
+    return fake_provider
+
+
+async def finished(question_id: int, polls: int = 1200) -> Question:
+    """Wait (bounded: a minute) for a run to reach a final status."""
+    for _ in range(polls):
+        question = await Question.objects.aget(pk=question_id)
+        if question.is_finished:
+            return question
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"question {question_id} still {question.status} after {polls} polls")
+
+
+async def test_submit_runs_the_debate_outside_the_request_and_stores_every_step(scripted):
+    question = await sync_to_async(make_question)(await sync_to_async(make_panel)(scripted))
+    await sync_to_async(runs.submit)(question)
+    done = await finished(question.pk)
+    assert done.status == Status.DONE
+    assert done.calls == 7
+    assert await Vote.objects.filter(round__question=done, status="done").acount() == 7
+    assert (await Synthesis.objects.aget(question=done)).sections["Verdict"] == "Use read replicas."
+    assert done.verdict == "Use read replicas."
+    assert done.lease_owner == ""
+
+
+async def test_the_frozen_roster_keeps_labels_and_identities_for_the_reveal(scripted):
+    question = await sync_to_async(make_question)(await sync_to_async(make_panel)(scripted))
+    await sync_to_async(runs.submit)(question)
+    done = await finished(question.pk)
+    labels = sorted(e["label"] for e in done.roster if e["seat"].startswith("p"))
+    assert labels == ["Panelist A", "Panelist B", "Panelist C"]
+    assert {v["model"] for k, v in done.panel_run["reveal"].items() if k.startswith("p")} == set(MODELS)
+
+
+async def test_cancel_stops_a_running_debate_in_words(fake_provider):
+    for model in MODELS:
+        fake_provider.script(model, Script(answer="slow " * 400, tokens_per_second=20))
+    question = await sync_to_async(make_question)(await sync_to_async(make_panel)(fake_provider))
+    await sync_to_async(runs.submit)(question)
+    for _ in range(400):
+        if fake_provider.in_flight:
+            break
+        await asyncio.sleep(0.05)
+    await sync_to_async(runs.cancel)(question.pk)
+    done = await finished(question.pk)
+    assert done.status == Status.CANCELLED
+    assert done.error == "Cancelled by the asker."
+
+
+def test_cancelling_a_queued_question_means_it_never_runs(scripted):
+    question = make_question(make_panel(scripted))
+    runs.cancel(question.pk)
+    question.refresh_from_db()
+    assert question.status == Status.CANCELLED
+    assert not scripted.requests
+
+
+async def test_interrupted_runs_resume_on_the_servers_first_call(scripted):
+    panel = await sync_to_async(make_panel)(scripted)
+    orphan = await sync_to_async(make_question)(
+        panel, status=Status.RUNNING, lease_owner="dead:1", lease_expires=timezone.now() - timedelta(seconds=1)
+    )
+    held = await sync_to_async(make_question)(
+        panel, status=Status.RUNNING, lease_owner="alive:2", lease_expires=timezone.now() + timedelta(minutes=5)
+    )
+    calls = []
+
+    async def app(scope, receive, send):
+        calls.append(scope["type"])
+
+    wrapped = runs.ResumeOnFirstCall(app)
+    await wrapped({"type": "http"}, None, None)
+    await wrapped({"type": "http"}, None, None)
+    assert calls == ["http", "http"]
+    assert (await finished(orphan.pk)).status == Status.DONE
+    assert (await Question.objects.aget(pk=held.pk)).status == Status.RUNNING  # someone else's: left alone
+
+
+async def test_a_run_held_by_another_runner_is_not_run_twice(scripted):
+    question = await sync_to_async(make_question)(await sync_to_async(make_panel)(scripted))
+    first, second = await asyncio.gather(runs.execute(question.pk), runs.execute(question.pk))
+    assert {first, second} == {None, Status.DONE}
+    assert len(scripted.requests) == 7
+
+
+@override_settings(
+    RUN_IN_PROCESS=False, TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+)
+async def test_the_worker_runs_queued_debates_and_resumes_orphans(scripted):
+    panel = await sync_to_async(make_panel)(scripted)
+    queued = await sync_to_async(make_question)(panel)
+    orphan = await sync_to_async(make_question)(
+        panel, status=Status.RUNNING, lease_owner="dead:1", lease_expires=timezone.now() - timedelta(seconds=1)
+    )
+    await run_question.aenqueue(queued.pk)
+    worker = Worker(concurrency=2, interval=0.05, drain=5)
+    serving = asyncio.create_task(worker.serve())
+    try:
+        assert (await finished(queued.pk)).status == Status.DONE
+        assert (await finished(orphan.pk)).status == Status.DONE
+    finally:
+        worker.stopping.set()
+        await serving
+    assert len(scripted.requests) == 14
