@@ -1,8 +1,70 @@
-"""Placeholder: the live viewer issue replaces this with the streaming consumer."""
+"""One consumer: join the question's group, send a snapshot, then only the fragments after it.
 
+The order is what makes the stream exact (docs/architecture.md): join the group first (so
+broadcasts queue up), then read the cache, then the DB; forward only broadcasts whose seq is
+above the snapshot's, and no streamed text of a vote the snapshot already shows complete.
+"""
+
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.template.loader import render_to_string
+
+from debates import snapshot
+from debates.live import group_name, read_state
+from debates.models import Question
+
+
+@database_sync_to_async
+def can_watch(question_id: int, user) -> bool:
+    question = Question.objects.filter(pk=question_id).first()
+    return question is not None and question.visible_to(user)
+
+
+@database_sync_to_async
+def render_snapshot(question_id: int, state: dict) -> tuple[snapshot.Debate, str]:
+    """The debate region now; once the run is over, the whole page part without the socket."""
+    debate = snapshot.build(question_id, state)
+    template = "debates/partials/debate.html" if debate.live else "debates/partials/live.html"
+    return debate, render_to_string(template, {"debate": debate, "oob": True})
 
 
 class QuestionConsumer(AsyncWebsocketConsumer):
+    group = ""
+    seq = 0
+    complete: frozenset[str] = frozenset()
+
     async def connect(self) -> None:
-        await self.close()
+        self.question_id = self.scope["url_route"]["kwargs"]["pk"]
+        if not await can_watch(self.question_id, self.scope["user"]):
+            await self.close()  # before accept: the handshake is refused with a 403
+            return
+        self.group = group_name(self.question_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self.send_snapshot()
+
+    async def disconnect(self, code: int) -> None:
+        if self.group:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def send_snapshot(self) -> None:
+        state = read_state(self.question_id)  # the cache first, then the DB
+        debate, html = await render_snapshot(self.question_id, state)
+        self.seq, self.complete = debate.seq, frozenset(debate.complete)
+        await self.send(text_data=html)
+        if not debate.live:
+            await self.close(code=1000)  # a normal close: the htmx extension does not reconnect
+
+    async def live_batch(self, message: dict) -> None:
+        """A LiveSink broadcast (format in debates/live.py)."""
+        if message["seq"] <= self.seq:
+            return  # already in the snapshot
+        self.seq = message["seq"]
+        if message["final"]:
+            await self.send_snapshot()
+            return
+        html = "".join(
+            part["html"] for part in message["parts"] if not (part["chunk"] and part["vote"] in self.complete)
+        )
+        if html:
+            await self.send(text_data=html)

@@ -1,0 +1,154 @@
+"""A small JSON API for scripts (documented in docs/api.md).
+
+``Authorization: Bearer <token>`` with a per-user token made in the admin (only its SHA-256
+digest is stored); a signed-in browser session also works for reading. Errors are JSON
+with words: ``{"error": "...", "fields": {"text": ["..."]}}``.
+"""
+
+import json
+from functools import wraps
+
+from django.contrib.auth.models import AnonymousUser
+from django.http import HttpRequest, JsonResponse
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_POST
+
+from debates import ratelimit, runs, snapshot
+from debates.forms import AskForm
+from debates.live import read_state
+from debates.models import ApiToken, Question
+from debates.tokens import digest
+
+
+def token_user(request: HttpRequest):
+    """The user of a valid bearer token, None without one, AnonymousUser for a bad one."""
+    scheme, _, raw = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    token = ApiToken.objects.select_related("user").filter(digest=digest(raw.strip())).first()
+    if token is None or not token.user.is_active:
+        return AnonymousUser()
+    ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+    return token.user
+
+
+def authenticated(allow_session: bool):
+    """Resolve request.user from the token (or the session, for reads); 401 in JSON otherwise."""
+
+    def decorate(view):
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args, **kwargs):
+            user = token_user(request)
+            if user is None and allow_session:
+                user = request.user
+            if user is None or not user.is_authenticated:
+                return error(401, "Authentication required: send 'Authorization: Bearer <token>' (made in the admin).")
+            request.user = user
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def error(status: int, message: str, fields: dict | None = None, headers: dict | None = None) -> JsonResponse:
+    return JsonResponse({"error": message, "fields": fields or {}}, status=status, headers=headers)
+
+
+def urls(request: HttpRequest, question: Question) -> dict:
+    page = request.build_absolute_uri(question.get_absolute_url())
+    socket = request.build_absolute_uri(f"/ws/questions/{question.pk}/").replace("http", "ws", 1)
+    api = request.build_absolute_uri(reverse("debates:api_question", args=[question.pk]))
+    return {"url": page, "api_url": api, "ws_url": socket}
+
+
+@csrf_exempt  # token auth only: no cookie, so no cross-site request can forge it
+@require_POST
+@authenticated(allow_session=False)
+def create(request: HttpRequest) -> JsonResponse:
+    try:
+        payload = json.loads(request.body or b"{}")
+    except ValueError:
+        return error(400, "The body is not valid JSON.")
+    if not isinstance(payload, dict):
+        return error(400, "The body must be a JSON object.")
+    form = AskForm({key: value for key, value in payload.items() if value is not None})
+    if not form.is_valid():
+        fields = {name: [e["message"] for e in errs] for name, errs in form.errors.get_json_data().items()}
+        return error(400, "The question was not accepted.", fields)
+    wait = ratelimit.take(request.user.pk)
+    if wait:
+        return error(429, ratelimit.refusal(wait), headers={"Retry-After": str(wait)})
+    question = form.save(owner=request.user)
+    runs.submit(question)
+    return JsonResponse({"id": question.pk, **urls(request, question)}, status=201)
+
+
+@require_GET
+@authenticated(allow_session=True)
+def detail(request: HttpRequest, pk: int) -> JsonResponse:
+    question = Question.objects.filter(pk=pk).first()
+    if question is None or not question.visible_to(request.user):
+        return error(404, "No such question.")
+    debate = snapshot.build(pk, read_state(pk))
+    return JsonResponse(represent(request, debate))
+
+
+def represent(request: HttpRequest, debate: snapshot.Debate) -> dict:
+    """The debate as JSON: what the page shows, never a key or a prompt."""
+    q = debate.question
+    synthesis = debate.synthesis
+    return {
+        "id": q.pk,
+        **urls(request, q),
+        "text": q.text,
+        "context": q.context,
+        "panel": q.panel.slug,
+        "protocol": q.panel.protocol,
+        "criticality": q.criticality,
+        "force_panel": q.force_panel,
+        "status": q.status,
+        "phase": debate.phase,
+        "error": q.error,
+        "verdict": q.verdict,
+        "rounds": [
+            {
+                "index": r.index,
+                "kind": r.kind,
+                "title": r.title,
+                "status": r.status,
+                "votes": [
+                    {
+                        "seat": c.seat,
+                        "label": c.label,
+                        "kind": c.kind,
+                        "status": c.status,
+                        "text": c.text,
+                        "error": c.reason,
+                        "decision": c.decision,
+                        "confidence": c.confidence,
+                        "flags": c.flags,
+                        "tokens_in": c.tokens_in,
+                        "tokens_out": c.tokens_out,
+                        "cost": str(c.cost) if c.cost is not None else None,
+                        "latency_ms": c.latency_ms,
+                    }
+                    for c in r.cards
+                ],
+            }
+            for r in debate.rounds
+        ],
+        "synthesis": synthesis
+        and {"text": synthesis.text, "sections": synthesis.sections, "evidence_strength": synthesis.evidence_strength},
+        "consensus": debate.consensus or None,
+        "panel_run": {k: v for k, v in debate.panel_run.items() if k != "reveal"},
+        "identities": debate.reveal,
+        "calls": q.calls,
+        "tokens_in": q.tokens_in,
+        "tokens_out": q.tokens_out,
+        "cost": str(q.cost),
+        "created_at": q.created_at.isoformat(),
+        "finished_at": q.finished_at.isoformat() if q.finished_at else None,
+    }

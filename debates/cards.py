@@ -1,0 +1,134 @@
+"""What the viewer draws: one card per voice per round, from a Vote row, a result or live state.
+
+The page, the socket snapshot and the live fragments all render these same values with the
+same partial templates, so a card looks the same however the browser came to see it.
+"""
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from functools import cached_property
+
+from django.utils.safestring import SafeString
+
+from debates.engine.events import VoteResult
+from debates.models import Vote
+from debates.render import markdown
+
+FINISHED_STATUSES = {"done", "failed", "gated"}
+UNSAFE_ID_CHAR = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def vote_key(round_index: int, seat: str) -> str:
+    """The key of a voice's contribution in one round, in live state and messages."""
+    return f"{round_index}:{seat}"
+
+
+def dom_id(round_index: int, seat: str) -> str:
+    """An element id usable in a bare CSS selector (seat keys may hold "~")."""
+    return f"v{round_index}-" + UNSAFE_ID_CHAR.sub(lambda m: f"_{ord(m.group()):x}", seat)
+
+
+@dataclass
+class Card:
+    round: int
+    seat: str
+    label: str
+    kind: str
+    status: str = "waiting"  # waiting | streaming | retrying | done | failed | gated
+    text: str = ""
+    reason: str = ""  # why it is retrying, failed or gated
+    attempt: int = 1
+    tokens_in: int = 0
+    tokens_out: int = 0
+    tokens_estimated: bool = False
+    cost: Decimal | None = None
+    latency_ms: int = 0
+    started_ms: int = 0  # epoch ms the call started, for the elapsed-time counter
+    decision: str = ""
+    confidence: float | None = None
+    flags: list[str] = field(default_factory=list)
+    identity: dict | None = None
+
+    @property
+    def key(self) -> str:
+        return vote_key(self.round, self.seat)
+
+    @property
+    def dom(self) -> str:
+        return dom_id(self.round, self.seat)
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED_STATUSES
+
+    @property
+    def tokens(self) -> int:
+        return self.tokens_in + self.tokens_out
+
+    @cached_property
+    def body(self) -> SafeString:
+        """The finished text as sanitised markdown (streaming text is shown raw, escaped)."""
+        return markdown(self.text)
+
+    @classmethod
+    def from_vote(cls, vote: Vote, round_index: int) -> "Card":
+        return cls(
+            round=round_index,
+            seat=vote.seat,
+            label=vote.label,
+            kind=vote.kind,
+            status=vote.status,
+            text=vote.text,
+            reason=vote.error,
+            tokens_in=vote.tokens_in,
+            tokens_out=vote.tokens_out,
+            tokens_estimated=vote.tokens_estimated,
+            cost=vote.cost,
+            latency_ms=vote.latency_ms,
+            decision=vote.decision,
+            confidence=vote.confidence,
+            flags=list(vote.flags or []),
+        )
+
+    @classmethod
+    def from_result(cls, result: VoteResult) -> "Card":
+        return cls(
+            round=result.round,
+            seat=result.seat,
+            label=result.label,
+            kind=result.kind,
+            status=result.status,
+            text=result.text,
+            reason=result.error,
+            tokens_in=result.tokens_in,
+            tokens_out=result.tokens_out,
+            tokens_estimated=result.tokens_estimated,
+            cost=result.cost,
+            latency_ms=result.latency_ms,
+            decision=result.decision,
+            confidence=result.confidence,
+            flags=list(result.flags),
+        )
+
+    @classmethod
+    def from_live(cls, entry: dict) -> "Card":
+        """A card from the live state a LiveSink keeps in the cache (see live.py)."""
+        return cls(**{name: entry[name] for name in LIVE_FIELDS if name in entry})
+
+
+LIVE_FIELDS = ("round", "seat", "label", "kind", "status", "text", "reason", "attempt", "started_ms")
+
+
+@dataclass
+class RoundView:
+    index: int
+    kind: str
+    title: str
+    status: str  # running | done | failed
+    cards: list[Card]
+
+    @property
+    def solo(self) -> bool:
+        """A one-voice step (triage, synthesis, tie-break) is drawn full width."""
+        return len(self.cards) == 1

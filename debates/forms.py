@@ -1,0 +1,127 @@
+"""Asking a question: one form behind the web page, the JSON API and the CLI.
+
+Every check that can fail before money is spent happens here, in words the asker can act on:
+an empty or oversized question, an unknown panel, a panel with a voice that cannot be called.
+"""
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django import forms
+from django.conf import settings
+
+from debates.engine.protocols import planned_calls
+from debates.models import Criticality, Panel, Panelist, Question
+
+# For the cost estimate shown before asking: a typical call's size, in tokens.
+ESTIMATE_IN, ESTIMATE_OUT = 2000, 800
+
+
+def call_cost(panelist: Panelist) -> Decimal:
+    out = min(panelist.max_tokens, ESTIMATE_OUT)
+    return (ESTIMATE_IN * panelist.price_in + out * panelist.price_out) / 1_000_000
+
+
+@dataclass(frozen=True)
+class PanelOption:
+    """A panel as the ask page shows it: what it runs and roughly what it costs."""
+
+    panel: Panel
+    voices: int
+    families: list[str]
+    calls: int
+    cost: Decimal
+    problems: list[str]
+
+    @classmethod
+    def of(cls, panel: Panel) -> "PanelOption":
+        members = panel.roster()
+        args = (panel.protocol, len(members), panel.rounds, panel.merge_critique)
+        calls = planned_calls(*args)
+        # Planned calls grow linearly with voices: the moderator's share is the zero-voice count.
+        moderator_calls = planned_calls(panel.protocol, 0, panel.rounds, panel.merge_critique)
+        per_voice = (calls - moderator_calls) // max(len(members), 1)
+        cost = per_voice * sum((call_cost(p) for p in members), Decimal(0))
+        cost += moderator_calls * call_cost(panel.moderator)
+        return cls(panel, len(members), sorted({p.family for p in members}), calls, cost, problems(panel))
+
+
+def problems(panel: Panel) -> list[str]:
+    """Why a panel cannot run now (a disabled voice, a provider without a key), in words."""
+    members = panel.roster()
+    voices = [*members, panel.moderator, *([panel.tie_breaker] if panel.tie_breaker else [])]
+    found = [] if members else ["it has no panelists"]
+    for p in dict.fromkeys(voices):
+        if not p.enabled:
+            found.append(f"{p.name} is disabled")
+        elif not p.provider.enabled:
+            found.append(f"{p.name}'s provider {p.provider.name} is disabled")
+        elif not p.provider.has_usable_key:
+            found.append(f"{p.name}'s provider {p.provider.name} has no API key (add it in the admin)")
+    return found
+
+
+def panel_options() -> list[PanelOption]:
+    panels = Panel.objects.select_related("moderator__provider", "tie_breaker__provider")
+    return [PanelOption.of(panel) for panel in panels]
+
+
+class AskForm(forms.Form):
+    text = forms.CharField(
+        label="Question",
+        max_length=settings.TEOREMA["MAX_QUESTION_CHARS"],
+        widget=forms.Textarea(attrs={"rows": 4, "autofocus": True}),
+        error_messages={
+            "required": "Write a question: it is empty.",
+            "max_length": "The question is too long: %(show_value)d characters, the limit is %(limit_value)d.",
+        },
+    )
+    context = forms.CharField(
+        label="Context (optional)",
+        required=False,
+        max_length=settings.TEOREMA["MAX_CONTEXT_CHARS"],
+        widget=forms.Textarea(attrs={"rows": 3}),
+        error_messages={
+            "max_length": "The context is too long: %(show_value)d characters, the limit is %(limit_value)d."
+        },
+    )
+    panel = forms.ModelChoiceField(
+        queryset=Panel.objects.all(),
+        to_field_name="slug",
+        empty_label=None,
+        error_messages={
+            "required": "Choose a panel.",
+            "invalid_choice": "There is no panel “%(value)s”.",
+        },
+    )
+    criticality = forms.ChoiceField(
+        choices=[("", "The panel's default"), *Criticality.choices],
+        required=False,
+        error_messages={"invalid_choice": "“%(value)s” is not a criticality: use low, medium or high."},
+    )
+    force_panel = forms.BooleanField(label="Always run the full panel", required=False)
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        default = Panel.objects.filter(is_default=True).first()
+        if default is not None:
+            self.fields["panel"].initial = default.slug
+
+    def clean_panel(self) -> Panel:
+        panel = self.cleaned_data["panel"]
+        found = problems(panel)
+        if found:
+            raise forms.ValidationError(f"The panel “{panel.name}” cannot run: {'; '.join(found)}.")
+        return panel
+
+    def save(self, owner) -> Question:
+        """Create the question (not yet running: runs.submit starts it)."""
+        data = self.cleaned_data
+        return Question.objects.create(
+            owner=owner,
+            panel=data["panel"],
+            text=data["text"],
+            context=data["context"],
+            criticality=data["criticality"] or data["panel"].default_criticality,
+            force_panel=data["force_panel"],
+        )

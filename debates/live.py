@@ -1,0 +1,243 @@
+"""The live side of a run: coalesce chunks, keep the live state in the cache, broadcast fragments.
+
+Every broadcast carries a per-question ``seq`` and is written to the cache (``live:q:<id>``)
+before it is sent, so a viewer that reads the cache and then listens misses nothing and
+doubles nothing (see docs/architecture.md, "Live stream without loss or doubling").
+Fragments are rendered once here, whatever the number of viewers; the consumer only filters.
+The sink never writes the DB: the recorder does, before a VoteFinished reaches this sink.
+
+A broadcast on the group ``question-<id>`` is::
+
+    {"type": "live.batch", "seq": 42, "final": False,
+     "parts": [{"vote": "3:p1", "chunk": True, "html": "<div hx-swap-oob=…>…</div>"}, …]}
+
+``vote`` is the "<round>:<seat>" a part is about ("" for none); ``chunk`` marks streamed text
+(a viewer whose snapshot shows that vote complete skips it); ``final`` ends the run.
+"""
+
+import asyncio
+import logging
+import time
+from decimal import Decimal
+
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.core.cache import cache
+from django.template.loader import render_to_string
+from django.utils.html import format_html
+
+from debates.cards import Card, RoundView, dom_id, vote_key
+from debates.engine.events import (
+    ConsensusEvaluated,
+    Event,
+    PanelChanged,
+    PhaseChanged,
+    RoundFinished,
+    RoundStarted,
+    RunFinished,
+    VoteChunk,
+    VoteFinished,
+    VoteRetrying,
+    VoteStarted,
+)
+
+log = logging.getLogger(__name__)
+STATE_TTL = 24 * 3600
+
+
+def group_name(question_id: int) -> str:
+    return f"question-{question_id}"
+
+
+def state_key(question_id: int) -> str:
+    return f"live:q:{question_id}"
+
+
+def read_state(question_id: int) -> dict:
+    """The live state of a running question, or {} when nothing is running (or it expired).
+
+    The cache is local memory in local mode and Redis on a server: either answers in well
+    under a millisecond, so async code calls it directly rather than hopping threads.
+    """
+    return cache.get(state_key(question_id)) or {}
+
+
+def fresh_state() -> dict:
+    return {
+        "seq": 0,
+        "phase": "",
+        "step": 0,
+        "total": 0,
+        "rounds": {},
+        "votes": {},
+        "panel_run": {},
+        "consensus": {},
+        "totals": {"calls": 0, "tokens": 0, "cost": "0"},
+        "finished": "",
+    }
+
+
+def fragment(template: str, **context) -> str:
+    """A partial rendered as an out-of-band swap of the element with the same id."""
+    return render_to_string(f"debates/partials/{template}", {**context, "oob": True})
+
+
+class LiveSink:
+    """The engine's live sink for one question (composed with the recorder by runs.py)."""
+
+    def __init__(self, question_id: int) -> None:
+        self.question_id = question_id
+        self.group = group_name(question_id)
+        self.layer = get_channel_layer()
+        self.interval = settings.TEOREMA["FLUSH_INTERVAL_MS"] / 1000
+        self.state: dict = {}
+        self.pending: dict[str, str] = {}  # vote key -> text not yet broadcast
+        self.lock = asyncio.Lock()  # seq order is send order
+        self.timer: asyncio.Task | None = None
+
+    async def emit(self, event: Event) -> None:
+        if isinstance(event, VoteChunk):
+            key = vote_key(event.round, event.seat)
+            self.pending[key] = self.pending.get(key, "") + event.text
+            if self.timer is None:
+                self.timer = asyncio.create_task(self._flush_later())
+            return
+        async with self.lock:
+            await self._flush()
+            parts = self._apply(event)
+            await self._broadcast(parts, final=isinstance(event, RunFinished))
+
+    async def close(self) -> None:
+        """Send what is still pending; the run is over (or stopped)."""
+        async with self.lock:
+            await self._flush()
+        if self.timer is not None:
+            self.timer.cancel()
+
+    async def _flush_later(self) -> None:
+        await asyncio.sleep(self.interval)
+        self.timer = None
+        async with self.lock:
+            await self._flush()
+
+    async def _flush(self) -> None:
+        """One fragment per voice with the text gathered since the last flush."""
+        if not self.pending:
+            return
+        pending, self.pending = self.pending, {}
+        self._load()
+        await self._broadcast([self._append(key, text) for key, text in pending.items()])
+
+    def _load(self) -> None:
+        # A resumed run continues the seq of the run before it, so connected viewers keep up.
+        if not self.state:
+            self.state = read_state(self.question_id) or fresh_state()
+
+    async def _broadcast(self, parts: list[dict], final: bool = False) -> None:
+        self._load()
+        self.state["seq"] += 1
+        message = {"type": "live.batch", "seq": self.state["seq"], "parts": parts, "final": final}
+        # A broken cache or channel layer must not stop a paid-for debate: viewers can reload.
+        try:
+            cache.set(state_key(self.question_id), self.state, STATE_TTL)
+            await self.layer.group_send(self.group, message)
+        except Exception:
+            log.exception("live broadcast %s of question %s failed", message["seq"], self.question_id)
+
+    # --- events -> state changes and fragments ----------------------------------------------
+    def _vote(self, round_index: int, seat: str, **fields) -> dict:
+        entry = self.state["votes"].setdefault(
+            vote_key(round_index, seat), {"round": round_index, "seat": seat, "label": seat, "kind": ""}
+        )
+        entry.update(fields)
+        return entry
+
+    def _append(self, key: str, text: str) -> dict:
+        round_index, seat = key.split(":", 1)
+        entry = self._vote(int(round_index), seat)
+        html = format_html('<div hx-swap-oob="beforeend:#{}-text">{}</div>', dom_id(int(round_index), seat), text)
+        if entry.get("status") != "streaming":
+            entry.update(status="streaming", reason="")
+            html = fragment("card_head.html", card=Card.from_live(entry)) + html
+        entry["text"] = entry.get("text", "") + text
+        return {"vote": key, "chunk": True, "html": html}
+
+    def _apply(self, event: Event) -> list[dict]:
+        self._load()
+        state = self.state
+        match event:
+            case PhaseChanged():
+                state.update(phase=event.phase, step=event.step, total=event.total)
+                return [self._part("progress.html", progress=state)]
+            case RoundStarted():
+                return [self._round_started(event)]
+            case VoteStarted():
+                entry = self._vote(
+                    event.round,
+                    event.seat,
+                    label=event.label,
+                    kind=event.kind,
+                    status="waiting",
+                    text="",
+                    reason="",
+                    started_ms=int(time.time() * 1000),
+                )
+                return [self._part("card.html", vote=vote_key(event.round, event.seat), card=Card.from_live(entry))]
+            case VoteRetrying():
+                entry = self._vote(
+                    event.round, event.seat, status="retrying", reason=event.reason, attempt=event.attempt
+                )
+                if event.discard:
+                    entry["text"] = ""
+                template = "card.html" if event.discard else "card_head.html"
+                return [self._part(template, vote=vote_key(event.round, event.seat), card=Card.from_live(entry))]
+            case VoteFinished():
+                return self._vote_finished(event)
+            case RoundFinished():
+                state["rounds"].setdefault(str(event.index), {"index": event.index})["status"] = event.status
+                return []
+            case PanelChanged():
+                state["panel_run"] = event.panel_run
+                return [self._part("panel_run.html", panel_run=event.panel_run)]
+            case ConsensusEvaluated():
+                state["consensus"] = event.consensus
+                return [self._part("consensus.html", consensus=event.consensus)]
+            case RunFinished():
+                state["finished"] = event.status
+                return []
+        return []
+
+    def _part(self, template: str, vote: str = "", **context) -> dict:
+        return {"vote": vote, "chunk": False, "html": fragment(template, **context)}
+
+    def _round_started(self, event: RoundStarted) -> dict:
+        rounds = self.state["rounds"]
+        known = str(event.index) in rounds and "title" in rounds[str(event.index)]
+        rounds[str(event.index)] = {"index": event.index, "kind": event.kind, "title": event.title, "status": "running"}
+        cards = []
+        for seat, label in zip(event.seats, event.labels, strict=True):
+            entry = self.state["votes"].get(vote_key(event.index, seat), {})
+            if entry.get("status") not in {"done", "failed", "gated"}:
+                entry = self._vote(event.index, seat, label=label, kind=event.kind, status="waiting", text="")
+            cards.append(Card.from_live(entry))
+        view = RoundView(event.index, event.kind, event.title, "running", cards)
+        html = render_to_string("debates/partials/round.html", {"round": view, "oob": known})
+        # A new round is appended; one seen before (a resumed run) replaces itself.
+        return {
+            "vote": "",
+            "chunk": False,
+            "html": html if known else f'<div hx-swap-oob="beforeend:#rounds">{html}</div>',
+        }
+
+    def _vote_finished(self, event: VoteFinished) -> list[dict]:
+        result = event.result
+        # The text is in the DB now (the recorder saw this event first): keep only the status.
+        self._vote(result.round, result.seat, label=result.label, kind=result.kind, status=result.status, text="")
+        totals = self.state["totals"]
+        totals["calls"] += result.kind != "grounding"
+        totals["tokens"] += result.tokens_in + result.tokens_out
+        totals["cost"] = str(Decimal(totals["cost"]) + result.cost)
+        return [
+            self._part("card.html", vote=vote_key(result.round, result.seat), card=Card.from_result(result)),
+            self._part("totals.html", totals=totals, calls_planned=self.state["panel_run"].get("calls_planned")),
+        ]

@@ -1,0 +1,27 @@
+"""Template filters of the viewer: sanitised markdown and durations in words."""
+
+from datetime import timedelta
+
+from django import template
+from django.utils.safestring import SafeString
+
+from debates import render
+
+register = template.Library()
+
+
+@register.filter
+def markdown(text: str) -> SafeString:
+    """Untrusted model text → sanitised HTML (see debates/render.py)."""
+    return render.markdown(text)
+
+
+@register.filter
+def seconds(value: int | float | timedelta | None) -> str:
+    """Milliseconds (a number) or a duration as "4.2 s" / "3 min 12 s"."""
+    if value is None:
+        return ""
+    total = value.total_seconds() if isinstance(value, timedelta) else value / 1000
+    if total < 60:
+        return f"{total:.1f} s"
+    return f"{int(total // 60)} min {int(total % 60)} s"

@@ -1,0 +1,104 @@
+"""Asking in the web form: every refusal says why; a valid question starts its run."""
+
+import pytest
+from django.conf import settings
+from django.urls import reverse
+
+from debates.models import Question
+
+
+@pytest.fixture
+def asker(client, alice):
+    client.force_login(alice)
+    return client
+
+
+def ask(client, **fields):
+    data = {"text": "Should we shard or add read replicas?", "panel": "offline", "criticality": "medium"} | fields
+    return client.post(reverse("debates:ask"), data)
+
+
+def test_the_form_preselects_the_default_panel_and_shows_what_it_costs(asker, offline_panel):
+    page = asker.get("/").content.decode()
+    assert 'value="offline" checked' in page
+    assert "3 voices (alpha, beta, gamma)" in page
+    assert "7 calls per run" in page  # teorema: 3 + 3 + 1
+    assert "≈ $" in page
+
+
+def test_a_valid_question_is_created_for_the_asker_and_started(asker, alice, offline_panel, no_runs):
+    response = ask(asker, force_panel="on", context="We run Postgres 16.")
+    question = Question.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == f"/q/{question.pk}/"
+    assert (question.owner, question.panel, question.force_panel) == (alice, offline_panel, True)
+    assert question.context == "We run Postgres 16."
+    assert no_runs == [question]
+
+
+def test_a_blank_criticality_takes_the_panels_default(asker, offline_panel, no_runs):
+    offline_panel.default_criticality = "high"
+    offline_panel.save()
+    ask(asker, criticality="")
+    assert Question.objects.get().criticality == "high"
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"text": ""}, "Write a question: it is empty."),
+        ({"text": "   \n\t  "}, "Write a question: it is empty."),
+        ({"panel": "nope"}, "There is no panel “nope”."),
+        ({"criticality": "extreme"}, "“extreme” is not a criticality: use low, medium or high."),
+    ],
+)
+def test_invalid_input_is_refused_with_a_clear_message(asker, offline_panel, no_runs, fields, message):
+    response = ask(asker, **fields)
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert not Question.objects.exists()
+    assert no_runs == []
+
+
+def test_a_question_over_the_documented_limit_is_refused(asker, offline_panel, no_runs):
+    limit = settings.TEOREMA["MAX_QUESTION_CHARS"]
+    response = ask(asker, text="x" * (limit + 1))
+    assert f"The question is too long: {limit + 1} characters, the limit is {limit}." in response.content.decode()
+    assert ask(asker, text="x" * limit).status_code == 302
+
+
+def test_a_panel_with_a_disabled_panelist_cannot_be_asked(asker, offline_panel, no_runs):
+    member = offline_panel.roster()[1]
+    member.enabled = False
+    member.save()
+    response = ask(asker)
+    assert f"{member.name} is disabled" in response.content.decode()
+    assert not Question.objects.exists()
+
+
+def test_a_panel_whose_provider_has_no_key_cannot_be_asked(asker, offline_panel, no_runs):
+    provider = offline_panel.moderator.provider
+    provider.set_api_key("")
+    provider.save()
+    response = ask(asker)
+    assert f"provider {provider.name} has no API key" in response.content.decode()
+    assert not Question.objects.exists()
+
+
+def test_submissions_are_rate_limited_per_user(asker, client, bob, offline_panel, no_runs, settings):
+    settings.TEOREMA = {**settings.TEOREMA, "QUESTIONS_PER_HOUR": 2}
+    assert [ask(asker).status_code for _ in range(2)] == [302, 302]
+    refused = ask(asker)
+    assert refused.status_code == 429
+    assert "You have asked 2 questions in the last hour, the limit." in refused.content.decode()
+    assert Question.objects.count() == 2
+    client.force_login(bob)
+    assert ask(client).status_code == 302  # another user has their own allowance
+
+
+def test_anonymous_visitors_are_sent_to_sign_in(client, offline_panel):
+    for url in ("/", "/history/", "/q/1/"):
+        response = client.get(url)
+        assert response.status_code == 302
+        assert response["Location"].startswith("/accounts/login/")
+    assert client.get("/accounts/login/").status_code == 200

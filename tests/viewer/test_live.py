@@ -1,0 +1,228 @@
+"""The socket: a snapshot on connect, then exactly the fragments after it — across reconnects.
+
+The LiveSink is driven with synthetic engine events (through the real Recorder, as runs.py
+composes them) while socket clients connect, drop and reconnect in between; each client's
+page must show every card's text exactly: nothing missing, nothing doubled.
+"""
+
+from collections.abc import Callable
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+from django.utils import timezone
+
+from debates.consumers import QuestionConsumer
+from debates.engine.events import (
+    PanelChanged,
+    PhaseChanged,
+    RoundFinished,
+    RoundStarted,
+    RunFinished,
+    VoteChunk,
+    VoteFinished,
+    VoteResult,
+    VoteStarted,
+)
+from debates.live import LiveSink
+from debates.recorder import Recorder
+from debates.runs import Tee
+from teorema.asgi import application
+from tests.viewer.page import Page
+
+pytestmark = pytest.mark.django_db(transaction=True)
+WAIT = 10.0  # seconds a condition may take on a slow machine; never a threshold
+
+
+@pytest.fixture
+def question(alice, offline_panel, make_question):
+    # A lease far ahead: no runner in this process mistakes it for an interrupted run.
+    lease = timezone.now() + timedelta(hours=1)
+    return make_question(alice, offline_panel, status="running", lease_owner="test", lease_expires=lease)
+
+
+@pytest.fixture
+def sink(question):
+    return Tee(Recorder(question.pk, {}), LiveSink(question.pk))
+
+
+@pytest.fixture
+def headers(alice, bob) -> Callable:
+    """Handshake headers of a signed-in browser tab (sessions made up front: the ORM is sync)."""
+    sessions = {}
+    for user in (alice, bob):
+        browser = Client()
+        browser.force_login(user)
+        sessions[user.pk] = browser.cookies["sessionid"].value
+
+    def make(user=None, origin: str = "http://127.0.0.1") -> list[tuple[bytes, bytes]]:
+        found = [(b"origin", origin.encode()), (b"host", b"127.0.0.1")]
+        if user is not None:
+            found.append((b"cookie", f"sessionid={sessions[user.pk]}".encode()))
+        return found
+
+    return make
+
+
+class Viewer:
+    """One browser tab: a socket and the page it builds."""
+
+    def __init__(self, question_id: int, headers: list) -> None:
+        self.socket = WebsocketCommunicator(application, f"/ws/questions/{question_id}/", headers=headers)
+        self.page = Page()
+
+    async def open(self) -> bool:
+        connected, _ = await self.socket.connect(timeout=WAIT)
+        if connected:
+            self.page.apply(await self.socket.receive_from(timeout=WAIT))
+        return connected
+
+    async def until(self, condition: Callable[[], bool]) -> None:
+        while not condition():
+            self.page.apply(await self.socket.receive_from(timeout=WAIT))
+
+    async def shows(self, dom: str, text: str) -> None:
+        await self.until(lambda: dom in self.page.bodies and self.page.text(dom) == text)
+
+
+async def start_round(sink, seats=("p1", "p2")) -> None:
+    labels = tuple(f"Panelist {chr(65 + i)}" for i in range(len(seats)))
+    await sink.emit(PanelChanged({"voices": [], "calls_planned": 3}))
+    await sink.emit(PhaseChanged("Round 0 — independent answers", 1, 2))
+    await sink.emit(RoundStarted(0, "answer", "Round 0 — independent answers", seats, labels))
+    for seat, label in zip(seats, labels, strict=True):
+        await sink.emit(VoteStarted(0, seat, label, "answer"))
+
+
+def finished(seat: str, text: str) -> VoteFinished:
+    label = {"p1": "Panelist A", "p2": "Panelist B"}[seat]
+    return VoteFinished(
+        VoteResult(0, seat, label, "answer", "done", text=text, tokens_in=10, tokens_out=20, cost=Decimal("0.01"))
+    )
+
+
+async def test_a_viewer_sees_the_debate_so_far_then_the_live_stream(question, sink, headers, alice):
+    await start_round(sink)
+    await sink.emit(VoteChunk(0, "p1", "Shard "))
+    late = Viewer(question.pk, headers(alice))
+    early = Viewer(question.pk, headers(alice))
+    assert await early.open()
+    await sink.emit(VoteChunk(0, "p1", "<b>when</b> & "))
+    await early.shows("v0-p1", "Shard <b>when</b> & ")
+    assert await late.open()
+    assert late.page.text("v0-p1") == "Shard <b>when</b> & "  # the snapshot, escaped text
+    await sink.emit(VoteChunk(0, "p1", "writes\n\ndominate."))
+    for viewer in (early, late):
+        await viewer.shows("v0-p1", "Shard <b>when</b> & writes\n\ndominate.")
+        assert viewer.page.kind("v0-p1") == "stream"
+
+
+async def test_nothing_is_missing_or_doubled_across_reconnects_mid_stream(question, sink, headers, alice):
+    await start_round(sink)
+    said = {"p1": "", "p2": ""}
+
+    async def say(seat: str, text: str) -> None:
+        said[seat] += text
+        await sink.emit(VoteChunk(0, seat, text))
+
+    first = Viewer(question.pk, headers(alice))
+    assert await first.open()
+    for i in range(5):
+        await say("p1", f"a{i} ")
+        await say("p2", f"b{i} ")
+    second = Viewer(question.pk, headers(alice))  # connects while chunks wait for their flush
+    assert await second.open()
+    for i in range(5, 10):
+        await say("p1", f"a{i} ")
+    await first.shows("v0-p1", said["p1"])
+    await first.socket.disconnect()  # the socket drops mid-stream ...
+    await say("p2", "while away ")
+    first = Viewer(question.pk, headers(alice))  # ... and the page reconnects
+    assert await first.open()
+    await say("p2", "back ")
+    await sink.emit(finished("p1", said["p1"]))
+    third = Viewer(question.pk, headers(alice))
+    assert await third.open()
+    await say("p2", "last <words>")
+    for viewer in (first, second, third):
+        await viewer.shows("v0-p2", said["p2"])
+        await viewer.until(lambda v=viewer: v.page.kind("v0-p1") == "markdown")
+        assert viewer.page.text("v0-p1").strip() == said["p1"].strip()
+    await sink.emit(finished("p2", said["p2"]))
+    await sink.emit(RoundFinished(0, "done"))
+    await sink.emit(RunFinished("done", verdict="Shard.", synthesis="## Verdict\n\nShard."))
+    for viewer in (first, second, third):
+        await viewer.until(lambda v=viewer: v.page.over)
+        assert viewer.page.kind("v0-p2") == "markdown"
+        closing = await viewer.socket.receive_output(timeout=WAIT)
+        assert closing == {"type": "websocket.close", "code": 1000}
+
+
+async def test_a_broadcast_between_joining_and_the_snapshot_is_not_doubled(question, sink, headers, alice, monkeypatch):
+    await start_round(sink)
+    await sink.emit(VoteChunk(0, "p1", "before "))
+    send_snapshot = QuestionConsumer.send_snapshot
+
+    async def racing(consumer):
+        await sink.emit(VoteChunk(0, "p1", "racing "))
+        await sink.emit(PhaseChanged("Round 0 — independent answers", 1, 2))  # flushes: queued and cached
+        await send_snapshot(consumer)
+
+    monkeypatch.setattr(QuestionConsumer, "send_snapshot", racing)
+    viewer = Viewer(question.pk, headers(alice))
+    assert await viewer.open()
+    monkeypatch.setattr(QuestionConsumer, "send_snapshot", send_snapshot)
+    await sink.emit(VoteChunk(0, "p1", "after"))
+    await viewer.shows("v0-p1", "before racing after")
+
+
+async def test_a_vote_finishing_between_cache_and_db_reads_shows_once_complete(
+    question, sink, headers, alice, monkeypatch
+):
+    await start_round(sink)
+    await sink.emit(VoteChunk(0, "p1", "Complete "))
+    await sink.emit(PhaseChanged("Round 0 — independent answers", 1, 2))
+    from debates import consumers
+
+    render_snapshot = consumers.render_snapshot
+
+    async def racing(question_id, state):
+        await sink.emit(VoteChunk(0, "p1", "answer."))
+        await sink.emit(finished("p1", "Complete answer."))  # in the DB, not in the state read
+        return await render_snapshot(question_id, state)
+
+    monkeypatch.setattr(consumers, "render_snapshot", racing)
+    viewer = Viewer(question.pk, headers(alice))
+    assert await viewer.open()
+    assert viewer.page.kind("v0-p1") == "markdown"  # the DB wins over the cache
+    await sink.emit(VoteChunk(0, "p2", "next"))
+    await viewer.shows("v0-p2", "next")  # the queued chunk of p1 was skipped (Page asserts it)
+    assert viewer.page.text("v0-p1").strip() == "Complete answer."
+
+
+async def test_a_finished_question_sends_the_final_page_and_closes(question, headers, alice):
+    await sync_to_async(type(question).objects.filter(pk=question.pk).update)(status="done", verdict="Shard.")
+    viewer = Viewer(question.pk, headers(alice))
+    assert await viewer.open()
+    assert await viewer.socket.receive_output(timeout=WAIT) == {"type": "websocket.close", "code": 1000}
+
+
+async def test_anonymous_sockets_are_refused(question, headers):
+    assert not await Viewer(question.pk, headers()).open()
+
+
+async def test_a_foreign_origin_is_refused(question, headers, alice):
+    assert not await Viewer(question.pk, headers(alice, origin="http://evil.example")).open()
+
+
+async def test_another_users_private_question_is_refused_a_shared_one_is_not(question, headers, bob):
+    assert not await Viewer(question.pk, headers(bob)).open()
+    await sync_to_async(type(question).objects.filter(pk=question.pk).update)(is_private=False)
+    assert await Viewer(question.pk, headers(bob)).open()
+
+
+async def test_an_unknown_question_is_refused(headers, alice):
+    assert not await Viewer(999_999, headers(alice)).open()
