@@ -106,13 +106,23 @@ def normalise(decision: str) -> str:
     return " ".join(text.split())
 
 
+def similar(a: str, b: str, similarity: float) -> bool:
+    """Two normalised decisions are one when fuzzy-equal, unless they differ in a number or a
+    single letter: "option a" and "option b" are 88% alike by edit distance, yet opposite."""
+    if a == b:
+        return True
+    if any(token.isdigit() or len(token) == 1 for token in set(a.split()) ^ set(b.split())):
+        return False
+    return fuzz.ratio(a, b) >= similarity
+
+
 def group(ballots: list[Ballot], similarity: float) -> list[tuple[str, list[Ballot]]]:
     """Greedy grouping in label order: a ballot joins the first group it is similar enough to."""
     groups: list[tuple[str, list[Ballot]]] = []
     for ballot in sorted(ballots, key=lambda b: b.label):
         key = normalise(ballot.decision)
         for canonical, members in groups:
-            if fuzz.ratio(key, canonical) >= similarity:
+            if similar(key, canonical, similarity):
                 members.append(ballot)
                 break
         else:

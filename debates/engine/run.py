@@ -62,13 +62,16 @@ class Engine:
         calls_planned = planned_calls(
             self.spec.protocol, len(self.spec.seats), self.spec.rounds, self.spec.merge_critique, self.spec.force_panel
         )
-        await self.sink.emit(PanelChanged(self.panel.report(calls_planned)))
+        reported = self.panel.report(calls_planned)
+        await self.sink.emit(PanelChanged(reported))
         for step in self.steps:
             await self.sink.emit(PhaseChanged(step.title, step.index + 1, len(self.steps)))
             outcome = await getattr(self, f"step_{step.kind}")(step)
             if isinstance(outcome, RunFinished):
                 return outcome
-            await self.sink.emit(PanelChanged(self.panel.report(calls_planned)))
+            if (report := self.panel.report(calls_planned)) != reported:
+                reported = report
+                await self.sink.emit(PanelChanged(report))
         raise AssertionError("every protocol ends with a synthesis or a decision")  # pragma: no cover
 
     async def one(self, step: Step, seat: Seat, kind: str, messages, check=lambda _text: "") -> VoteResult:

@@ -113,3 +113,12 @@ def test_consensus_is_reached_exactly_when_the_largest_share_meets_the_threshold
 
 def test_normalise_drops_case_punctuation_and_articles():
     assert normalise("  The  Answer, is: YES! ") == "answer is yes"
+
+
+@pytest.mark.parametrize(("a", "b"), [("Option A", "option B"), ("class 1", "class 2"), ("plan 10", "plan 11")])
+def test_decisions_differing_in_a_number_or_a_letter_are_never_grouped(a, b):
+    assert len(evaluate(ballots(a, b, a), "low", 85).groups) == 2
+
+
+def test_spelling_variants_of_one_decision_are_grouped():
+    assert len(evaluate(ballots("approved", "Approve", "approve."), "low", 85).groups) == 1
