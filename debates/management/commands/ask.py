@@ -1,0 +1,144 @@
+"""``python manage.py ask "…" --panel SLUG``: run a debate here and follow it in the terminal.
+
+The run is the web's run (runs.execute: same lease, recorder and live sink); the terminal
+follows it the way a viewer does, from the live state in the cache and the stored votes:
+round headers, each voice when it completes, the synthesis as it streams, then the verdict
+and who was who. Exit status: 0 done or answered, 1 failed or cancelled, 2 needs human review.
+"""
+
+import asyncio
+import sys
+
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from debates import runs
+from debates.cards import FINISHED_STATUSES
+from debates.forms import AskForm
+from debates.live import group_name, read_state
+from debates.models import Question, Status, Vote
+
+EXIT = {Status.DONE: 0, Status.ANSWERED: 0, Status.NEEDS_REVIEW: 2}
+
+
+class Command(BaseCommand):
+    help = "Ask the panel a question and stream the debate to the terminal."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("text", help="the question")
+        parser.add_argument("--panel", help="panel slug (default: the default panel)")
+        parser.add_argument("--criticality", choices=["low", "medium", "high"], help="default: the panel's")
+        parser.add_argument("--context", default="", help="optional context for the panel")
+        parser.add_argument("--force-panel", action="store_true", help="always run the full panel (no triage)")
+        parser.add_argument("--user", help="username that owns the question (default: none, staff-only)")
+
+    def handle(self, *args, text: str, panel: str | None, user: str | None, **options) -> None:
+        form = AskForm(
+            {
+                "text": text,
+                "panel": panel or AskForm().fields["panel"].initial or "",
+                "criticality": options["criticality"] or "",
+                "context": options["context"],
+                "force_panel": options["force_panel"],
+            }
+        )
+        if not form.is_valid():
+            raise CommandError(" ".join(e["message"] for errs in form.errors.get_json_data().values() for e in errs))
+        owner = get_user_model().objects.filter(username=user).first() if user else None
+        if user and owner is None:
+            raise CommandError(f"There is no user “{user}”.")
+        question = form.save(owner=owner)
+        self.stdout.write(self.style.MIGRATE_HEADING(f"Question {question.pk} · panel {question.panel.name}"))
+        try:
+            status = asyncio.run(Follower(question.pk, self).run())
+        except KeyboardInterrupt:
+            runs.cancel(question.pk)
+            self.stderr.write("Cancelled.")
+            sys.exit(130)
+        if status not in EXIT:
+            sys.exit(1)
+        if EXIT[status]:
+            sys.exit(EXIT[status])
+
+
+class Follower:
+    """Runs the question on this loop and prints what a viewer would see, as it happens."""
+
+    def __init__(self, question_id: int, command: Command) -> None:
+        self.question_id = question_id
+        self.out = command.stdout
+        self.style = command.style
+        self.phase = ""
+        self.printed: set[str] = set()  # vote keys already printed whole
+        self.streamed: dict[str, int] = {}  # synthesis vote key -> characters printed so far
+
+    async def run(self) -> str:
+        layer = get_channel_layer()
+        channel = await layer.new_channel()
+        await layer.group_add(group_name(self.question_id), channel)
+        task = asyncio.create_task(runs.execute(self.question_id))
+        while True:
+            receiving = asyncio.create_task(layer.receive(channel))
+            await asyncio.wait({receiving, task}, return_when=asyncio.FIRST_COMPLETED)
+            if not receiving.done():
+                receiving.cancel()
+                break
+            await self.show(read_state(self.question_id))
+            if receiving.result().get("final"):
+                break
+        await task
+        return await sync_to_async(self.finish)()
+
+    async def show(self, state: dict) -> None:
+        if state.get("phase") and state["phase"] != self.phase:
+            self.phase = state["phase"]
+            self.out.write("\n" + self.style.MIGRATE_HEADING(f"== {self.phase} =="))
+        for key, vote in state.get("votes", {}).items():
+            if vote.get("status") in FINISHED_STATUSES and key not in self.printed:
+                self.printed.add(key)
+                await sync_to_async(self.print_vote)(key, vote["round"], vote["seat"])
+            elif vote.get("kind") == "synthesis" and vote.get("text"):
+                self.stream(key, vote["label"], vote["text"])
+
+    def stream(self, key: str, label: str, text: str) -> None:
+        """The synthesis, one voice, is printed as it arrives."""
+        if key not in self.streamed:
+            self.out.write(self.style.MIGRATE_LABEL(f"\n{label}:"))
+        elif len(text) < self.streamed[key]:
+            self.out.write(self.style.WARNING("\n[the moderator's answer restarts]"))
+            self.streamed[key] = 0
+        self.out.write(text[self.streamed.get(key, 0) :], ending="")
+        self.out.flush()
+        self.streamed[key] = len(text)
+
+    def print_vote(self, key: str, round_index: int, seat: str) -> None:
+        vote = Vote.objects.filter(round__question_id=self.question_id, round__index=round_index, seat=seat).first()
+        if vote is None:
+            return
+        if vote.kind == "synthesis" and vote.status == "done":
+            self.stream(key, vote.label, vote.text)  # the rest of it, from the stored vote
+            self.out.write("")
+            return
+        stats = f"{vote.tokens_in + vote.tokens_out} tokens · ${vote.cost:.4f} · {vote.latency_ms / 1000:.1f} s"
+        self.out.write(self.style.MIGRATE_LABEL(f"\n{vote.label} · {vote.kind} · {vote.status} · {stats}"))
+        if vote.status != "done":
+            self.out.write(self.style.ERROR(vote.error or vote.status))
+        self.out.write(vote.text.strip())
+
+    def finish(self) -> str:
+        question = Question.objects.get(pk=self.question_id)
+        self.out.write("\n\n" + self.style.MIGRATE_HEADING(f"== {question.get_status_display()} =="))
+        if question.error:
+            self.out.write(self.style.ERROR(question.error))
+        consensus = question.consensus
+        if consensus:
+            self.out.write(f"Consensus: agreement {consensus['agreement']} against threshold {consensus['threshold']}")
+        if question.verdict:
+            self.out.write(self.style.SUCCESS(f"Verdict: {question.verdict}"))
+        for voice in (question.panel_run.get("reveal") or {}).values():
+            self.out.write(f"  {voice['label']}: {voice['name']} ({voice['model']}, {voice['provider']})")
+        cost = f"{question.calls} calls · {question.tokens_in + question.tokens_out} tokens · ${question.cost:.4f}"
+        self.out.write(cost)
+        return question.status

@@ -1,0 +1,54 @@
+"""``manage.py ask``: the debate streamed to the terminal, and an exit status scripts can trust."""
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from debates.models import Question
+from tests.fakes.provider_server import Script
+
+pytestmark = pytest.mark.django_db(transaction=True)
+QUESTION = "Should we add read replicas or shard the database?"
+SYNTHESIS = "## Agreement\nReplicas first.\n\n## Conflicts\nNone lasting.\n\n## Verdict\nUse read replicas."
+
+
+@pytest.fixture
+def scripted(fake_provider, panel):
+    for family in ("alpha", "beta", "gamma"):
+        fake_provider.script(
+            f"model-{family}",
+            f"{family.upper()} says: add read replicas because reads dominate the database load; "
+            "shard only if writes grow. Confidence 70%, fails if writes triple.",
+        )
+    fake_provider.script("model-moderator", Script(answer=SYNTHESIS, tokens_per_second=200))
+    return fake_provider
+
+
+def test_the_debate_streams_to_the_terminal_voice_by_voice(scripted, capsys):
+    call_command("ask", QUESTION, "--panel", "house", "--criticality", "low")
+    out = capsys.readouterr().out
+    assert "== Round 0 — independent answers ==" in out
+    for label in ("Panelist A", "Panelist B", "Panelist C"):
+        assert f"{label} · answer · done" in out
+    assert "ALPHA says: add read replicas" in out
+    assert "Moderator:\n" + SYNTHESIS in out  # streamed whole, nothing doubled
+    assert "Verdict: Use read replicas." in out
+    assert "model-alpha" in out  # who was who, after the synthesis
+    assert Question.objects.get().status == "done"
+
+
+def test_a_failed_run_exits_non_zero_and_says_why(scripted, capsys):
+    scripted.script("model-moderator", Script(status=401, error="invalid x-api-key"))
+    with pytest.raises(SystemExit) as exit_:
+        call_command("ask", QUESTION, "--panel", "house")
+    assert exit_.value.code == 1
+    out = capsys.readouterr().out
+    assert "== Failed ==" in out
+    assert "The moderator failed" in out
+
+
+def test_invalid_input_is_refused_before_anything_runs(panel):
+    with pytest.raises(CommandError, match=r"There is no panel “nope”\."):
+        call_command("ask", QUESTION, "--panel", "nope")
+    with pytest.raises(CommandError, match=r"Write a question: it is empty\."):
+        call_command("ask", "   ")
+    assert not Question.objects.exists()
