@@ -26,6 +26,14 @@ def decrypt(token: str) -> str:
         raise KeyUnreadable("The stored API key cannot be decrypted with TEOREMA_FERNET_KEYS: enter it again.") from exc
 
 
+def rotate(token: str) -> str:
+    """Re-encrypt a stored key with the first Fernet key (after a rotation)."""
+    try:
+        return _fernet().rotate(token.encode()).decode()
+    except InvalidToken as exc:
+        raise KeyUnreadable("A stored API key cannot be decrypted with TEOREMA_FERNET_KEYS.") from exc
+
+
 def mask(key: str) -> str:
     """`sk-…abcd`: enough to recognise a key, never enough to use it."""
     if not key:

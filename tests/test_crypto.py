@@ -1,9 +1,11 @@
 """Provider keys at rest: encrypted with keys kept outside the database, rotatable, never shown."""
 
+import io
 from collections.abc import Callable, Iterator
 
 import pytest
 from cryptography.fernet import Fernet
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test import Client
 from django.urls import reverse
@@ -90,3 +92,28 @@ def test_the_admin_says_an_unreadable_key_must_be_entered_again(fernet_keys, adm
 )
 def test_a_masked_key_shows_too_little_to_use(key: str, masked: str) -> None:
     assert crypto.mask(key) == masked
+
+
+def test_rotate_keys_reencrypts_every_stored_key_with_the_new_fernet_key(fernet_keys):
+    fernet_keys(OLD)
+    provider = Provider.objects.create(name="Rotated", protocol="openai", base_url="http://127.0.0.1:9/v1")
+    provider.set_api_key(KEY)
+    provider.save()
+    fernet_keys(NEW, OLD)
+    call_command("rotate_keys", stdout=io.StringIO())
+    fernet_keys(NEW)
+    provider.refresh_from_db()
+    assert provider.api_key == KEY
+
+
+def test_rotate_keys_changes_nothing_when_a_key_is_unreadable(fernet_keys):
+    fernet_keys(OLD)
+    provider = Provider.objects.create(name="Lost", protocol="openai", base_url="http://127.0.0.1:9/v1")
+    provider.set_api_key(KEY)
+    provider.save()
+    stored = provider.api_key_encrypted
+    fernet_keys(NEW)
+    with pytest.raises(CommandError, match="Lost"):
+        call_command("rotate_keys", stdout=io.StringIO())
+    provider.refresh_from_db()
+    assert provider.api_key_encrypted == stored
