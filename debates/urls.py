@@ -1,6 +1,7 @@
 from django.urls import path
 
 from debates import api, views
+from debates.telegram import views as telegram
 
 app_name = "debates"
 
@@ -11,4 +12,5 @@ urlpatterns = [
     path("history/", views.history, name="history"),
     path("api/questions", api.create, name="api_questions"),
     path("api/questions/<int:pk>", api.detail, name="api_question"),
+    path("telegram/webhook/<str:secret>/", telegram.webhook, name="telegram_webhook"),
 ]

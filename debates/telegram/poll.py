@@ -1,0 +1,46 @@
+"""Long polling: the Telegram channel for a machine that Telegram cannot reach by webhook."""
+
+import asyncio
+import contextlib
+import logging
+
+from telegram.error import TelegramError
+
+from debates.telegram.bot import handle
+from debates.telegram.config import Config
+
+log = logging.getLogger(__name__)
+
+LONG_POLL_S = 25
+RETRY_S = (1, 2, 5, 10, 30)
+
+
+async def poll(config: Config, stop: asyncio.Event | None = None, long_poll_s: int = LONG_POLL_S) -> None:
+    """Fetch and answer updates until ``stop`` is set; a failing Telegram is retried, never fatal."""
+    stop = stop or asyncio.Event()
+    async with config.bot() as bot:
+        await bot.delete_webhook()  # Telegram refuses getUpdates while a webhook is set
+        offset, failures = 0, 0
+        while not stop.is_set():
+            try:
+                updates = await bot.get_updates(
+                    offset=offset, timeout=long_poll_s, allowed_updates=["message", "callback_query"]
+                )
+            except TelegramError as error:
+                wait = RETRY_S[min(failures, len(RETRY_S) - 1)]
+                failures += 1
+                log.warning("Telegram getUpdates failed (%s); trying again in %d s.", error, wait)
+                await wait_or_stop(stop, wait)
+                continue
+            failures = 0
+            for update in updates:
+                offset = update.update_id + 1
+                try:
+                    await handle(update, config, bot)
+                except Exception:
+                    log.exception("Could not answer update %s; going on with the next.", update.update_id)
+
+
+async def wait_or_stop(stop: asyncio.Event, seconds: float) -> None:
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), seconds)
