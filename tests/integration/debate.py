@@ -1,0 +1,130 @@
+"""One debate on the fake providers, as the server setup stores it: roster, answers, rows.
+
+Each voice answers with text that names its model and step, so every stored vote can be
+traced to the one request that produced it in the fake server's log.
+"""
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+
+from tests.fakes.provider_server import FakeProviderServer, FakeRequest, Script
+from tests.integration.cluster import API_KEY_ENV, Credentials
+
+PANEL = "scale-out"
+# Paces (tokens per second) differ so that, mid-round, some votes are stored while others stream.
+VOICES = {"it-alpha": 40.0, "it-beta": 20.0, "it-gamma": 12.0}
+WORDS = 80
+MODERATOR = "it-moderator"
+# The step a request is for, told by its prompt template (debates/prompts/).
+STEP_MARKERS = {
+    "answer": "Answer the question on your own",
+    "debate": "Now debate.",
+    "synthesis": "You are the moderator.",
+}
+FILLER = (
+    "The reporting load is read heavy, so replicas absorb it while the primary keeps the writes; "
+    "sharding would split data that the reports join across, and the operational cost is higher. "
+)
+
+
+def roster_toml(server: FakeProviderServer, voices: dict[str, float]) -> str:
+    """A provider on the fake server, one panelist per model, a moderator, the default panel."""
+    lines = [
+        "[[providers]]",
+        'name = "Fake"',
+        'protocol = "openai"',
+        f'base_url = "{server.base_url("openai")}"',
+        f'api_key_env = "{API_KEY_ENV}"',
+        "max_retries = 0",
+        "stall_timeout = 60.0",
+    ]
+    for model in [*voices, MODERATOR]:
+        lines += ["", "[[panelists]]", f'name = "{model}"', 'provider = "Fake"', f'model = "{model}"']
+        lines.append(f'family = "{model.removeprefix("it-")}"')
+    members = ", ".join(f'"{model}"' for model in voices)
+    lines += ["", "[[panels]]", 'name = "Scale-out"', f'slug = "{PANEL}"', 'protocol = "teorema"']
+    lines += [f"members = [{members}]", f'moderator = "{MODERATOR}"', "is_default = true"]
+    return "\n".join(lines) + "\n"
+
+
+def step_of(request: FakeRequest) -> str:
+    return next((step for step, marker in STEP_MARKERS.items() if marker in request.prompt), "other")
+
+
+def answer(request: FakeRequest, words: int) -> str:
+    """A deterministic answer for (model, step): a repeated request gets the same text."""
+    step = step_of(request)
+    body = " ".join((FILLER * (words // len(FILLER.split()) + 1)).split()[:words])
+    if step == "synthesis":
+        return f"## Consensus\n{request.model} synthesis: {body}\n\n## Disagreements\nNone.\n\n## Verdict\nReplicas."
+    return f"{request.model} {step}: {body}"
+
+
+def script_voices(server: FakeProviderServer, voices: dict[str, float], words: int, moderator_tps: float) -> None:
+    """Each voice streams at its own pace (tokens per second), so votes finish at different times."""
+    for model, pace in {**voices, MODERATOR: moderator_tps}.items():
+        server.script(model, Script(answer=lambda r: answer(r, words), tokens_per_second=pace or None))
+
+
+def requests_about(server: FakeProviderServer, question: str) -> list[FakeRequest]:
+    """The fake server's log for one question (the brief quotes it in every prompt)."""
+    return [r for r in server.requests if question in r.prompt]
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """What the integration tests share: the fake providers and a migrated, populated database."""
+
+    server: FakeProviderServer
+    env: dict[str, str]
+    database_url: str
+    credentials: Credentials
+
+
+@dataclass(frozen=True)
+class StoredVote:
+    round: int
+    seat: str
+    kind: str
+    status: str
+    text: str
+    model: str
+
+
+class Store:
+    """Reads the deployment's PostgreSQL directly: what the runs left behind."""
+
+    def __init__(self, database_url: str) -> None:
+        self.connection = psycopg.connect(database_url, autocommit=True)
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def question(self, question_id: int) -> dict:
+        row = self.connection.execute(
+            "SELECT status, lease_owner, error, calls, roster FROM debates_question WHERE id = %s", [question_id]
+        ).fetchone()
+        status, owner, error, calls, roster = row
+        roster = roster if isinstance(roster, list) else json.loads(roster or "[]")
+        return {"status": status, "lease_owner": owner, "error": error, "calls": calls, "roster": roster}
+
+    def votes(self, question_id: int) -> list[StoredVote]:
+        models = {e["seat"]: e["model"] for e in self.question(question_id)["roster"]}
+        rows = self.connection.execute(
+            "SELECT r.index, v.seat, v.kind, v.status, v.text FROM debates_vote v"
+            " JOIN debates_round r ON r.id = v.round_id WHERE r.question_id = %s ORDER BY r.index, v.seat",
+            [question_id],
+        ).fetchall()
+        return [StoredVote(*row, model=models.get(row[1], "")) for row in rows]
+
+    def calls(self, question_id: int) -> list[StoredVote]:
+        """The stored votes that were model calls (grounding is local)."""
+        return [vote for vote in self.votes(question_id) if vote.kind != "grounding"]
+
+
+def write_roster(path: Path, server: FakeProviderServer, voices: dict[str, float]) -> Path:
+    path.write_text(roster_toml(server, voices))
+    return path
