@@ -1,11 +1,21 @@
 """OpenAI chat completions, and every server that speaks it (DeepSeek, Mistral, xAI, Perplexity,
 OpenRouter, Ollama, vLLM, LM Studio, llama.cpp server)."""
 
+import re
 from collections.abc import AsyncIterator
 
 from debates.providers.base import Chunk, Message, Usage, Voice
 from debates.providers.client import decode_json, ended_early, post_sse
 from debates.providers.faults import status_error, status_of
+
+# OpenAI's reasoning models refuse max_tokens and any temperature but the default.
+REASONING_MODEL = re.compile(r"^(?:openai/)?(?:o\d|gpt-5)")
+
+
+def sampling(voice: Voice) -> dict:
+    if REASONING_MODEL.match(voice.model):
+        return {"max_completion_tokens": voice.max_tokens}
+    return {"temperature": voice.temperature, "max_tokens": voice.max_tokens}
 
 
 async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncIterator[Chunk | Usage]:
@@ -15,8 +25,7 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
     body = {
         "model": voice.model,
         "messages": [{"role": m.role, "content": m.content} for m in messages],
-        "temperature": voice.temperature,
-        "max_tokens": voice.max_tokens,
+        **sampling(voice),
         "stream": True,
         "stream_options": {"include_usage": True},
     }

@@ -39,6 +39,15 @@ async def test_openai_sends_bearer_key_model_and_streaming_options(fake_provider
     }
 
 
+@pytest.mark.parametrize("model", ["o3-mini", "gpt-5", "openai/o4-mini"])
+async def test_openai_reasoning_models_get_max_completion_tokens_and_no_temperature(fake_provider, model):
+    await collect(fake_provider.voice("openai", model, temperature=0.2, max_tokens=99))
+    (request,) = fake_provider.requests
+    assert request.body["max_completion_tokens"] == 99
+    assert "max_tokens" not in request.body
+    assert "temperature" not in request.body
+
+
 async def test_openai_compatible_server_without_key_gets_no_authorization_header(fake_provider):
     await collect(fake_provider.voice("openai", api_key=""))
     assert "authorization" not in fake_provider.requests[0].headers
