@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from debates import providers
+from debates import grounding, providers
 from debates.engine import run as engine
 from debates.engine.dossier import shuffled_labels
 from debates.engine.events import Event, RunFinished, VoteResult
@@ -151,9 +151,10 @@ async def execute(question_id: int) -> str | None:
     sink = Tee(Recorder(question_id, {e["seat"]: e["panelist_id"] for e in question.roster}), live)
     watcher = asyncio.create_task(_watch(question_id, asyncio.current_task()))
     try:
-        spec = await sync_to_async(spec_for)(question)
+        grounder = Grounder()
+        spec = replace(await sync_to_async(spec_for)(question), extra={"contradicts": grounder.contradicts})
         prior = await sync_to_async(prior_for)(question_id)
-        finished = await engine.run(spec, sink, prior, grounder=_grounder())
+        finished = await engine.run(spec, sink, prior, grounder=grounder)
     except asyncio.CancelledError:
         asyncio.current_task().uncancel()
         if not await Question.objects.filter(pk=question_id, cancel_requested=True).aexists():
@@ -189,17 +190,19 @@ async def _watch(question_id: int, task: asyncio.Task) -> None:
             renewed = asyncio.get_running_loop().time()
 
 
-def _grounder():
-    """SymPy grounding when the module is available: verified facts for the brief."""
-    try:
-        from debates.grounding import ground
-    except ImportError:
-        return None
+class Grounder:
+    """The pre-panel SymPy step, and the checker the moderator's contradictions come from."""
 
-    async def grounder(question: str, context: str) -> str:
-        return (await ground(question, context)).as_brief()
+    def __init__(self) -> None:
+        self.facts: tuple = ()
 
-    return grounder
+    async def __call__(self, question: str, context: str) -> str:
+        grounded = await grounding.ground(question, context)
+        self.facts = grounded.facts
+        return grounded.as_brief()
+
+    def contradicts(self, text: str) -> list[str]:
+        return grounding.contradictions(self.facts, text)
 
 
 def submit(question: Question) -> None:

@@ -128,3 +128,26 @@ async def test_the_worker_runs_queued_debates_and_resumes_orphans(scripted):
         worker.stopping.set()
         await serving
     assert len(scripted.requests) == 14
+
+
+async def test_maths_is_verified_before_the_panel_and_contradictions_reach_the_moderator(fake_provider):
+    for model in MODELS:
+        fake_provider.script(model, "91 is prime. So the hashing scheme holds for our table sizes.")
+    fake_provider.script("model-moderator", SYNTHESIS)
+    panel = await sync_to_async(make_panel)(fake_provider)
+    question = await sync_to_async(make_question)(panel, text="Is 91 prime? Our hashing scheme assumes it.")
+    assert await runs.execute(question.pk) == Status.DONE
+    grounding = await Vote.objects.aget(round__question=question, kind="grounding")
+    assert "isprime" in grounding.text
+    assert "False" in grounding.text
+    blind = [r for r in fake_provider.requests if "on your own" in r.prompt]
+    assert all("Verified facts" in r.prompt for r in blind)
+    moderator = fake_provider.requests_for("model-moderator")[0].prompt
+    assert "contradicting the verified facts" in moderator
+
+
+async def test_a_question_without_maths_skips_the_grounding_step(scripted):
+    question = await sync_to_async(make_question)(await sync_to_async(make_panel)(scripted))
+    assert await runs.execute(question.pk) == Status.DONE
+    assert not await Vote.objects.filter(round__question=question, kind="grounding").aexists()
+    assert all("Verified facts" not in r.prompt for r in scripted.requests)
