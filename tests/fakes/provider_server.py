@@ -39,7 +39,6 @@ import asyncio
 import contextlib
 import json
 import re
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -49,6 +48,7 @@ from typing import Any
 from aiohttp import web
 
 from debates.providers.base import Endpoint, Voice
+from tests.fakes.threaded import ThreadedServer
 from tests.fakes.wire import ANTHROPIC, GEMINI, OPENAI
 
 FOREVER = 3600.0
@@ -93,20 +93,19 @@ class Script:
     citations: tuple[str, ...] = ()
 
 
-class FakeProviderServer:
+class FakeProviderServer(ThreadedServer):
     """Start with ``start()`` (or as a context manager); see the module docstring."""
 
+    name = "fake-provider"
+
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        self.host, self.port = host, port
+        super().__init__(host, port)
         self.default = Script()
         self.requests: list[FakeRequest] = []
         self.in_flight = self.max_in_flight = 0
         self._scripts: dict[str, list[Script]] = {}
         self._counts: dict[str, int] = {}
         self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._ready = threading.Event()
-        self._thread: threading.Thread | None = None
 
     # --- scripting and inspection (from any thread) -------------------------------------
     def script(self, model: str, *steps: Script | Answer) -> None:
@@ -123,10 +122,6 @@ class FakeProviderServer:
 
     def requests_for(self, model: str) -> list[FakeRequest]:
         return [r for r in self.requests if r.model == model]
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
 
     def base_url(self, wire: str) -> str:
         """The base URL a Provider row would hold for this wire."""
@@ -145,43 +140,8 @@ class FakeProviderServer:
             **fields,
         )
 
-    # --- lifecycle ------------------------------------------------------------------------
-    def start(self) -> "FakeProviderServer":
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((self.host, self.port))
-        self.port = sock.getsockname()[1]
-        self._thread = threading.Thread(target=self._run, args=(sock,), name="fake-provider", daemon=True)
-        self._thread.start()
-        self._ready.wait(10)
-        return self
-
-    def stop(self) -> None:
-        if self._loop and self._thread:
-            self._loop.call_soon_threadsafe(self._stopping.set)
-            self._thread.join(10)
-
-    def __enter__(self) -> "FakeProviderServer":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def _run(self, sock: socket.socket) -> None:
-        self._loop = asyncio.new_event_loop()
-        self._loop.run_until_complete(self._serve(sock))
-        self._loop.close()
-
-    async def _serve(self, sock: socket.socket) -> None:
-        self._stopping = asyncio.Event()
-        app = web.Application()
+    def routes(self, app: web.Application) -> None:
         app.router.add_post("/{tail:.*}", self._handle)
-        runner = web.AppRunner(app, access_log=None, handler_cancellation=True, shutdown_timeout=0.1)
-        await runner.setup()
-        await web.SockSite(runner, sock).start()
-        self._ready.set()
-        await self._stopping.wait()
-        await runner.cleanup()
 
     # --- answering ------------------------------------------------------------------------
     async def _handle(self, request: web.Request) -> web.StreamResponse:

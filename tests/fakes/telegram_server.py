@@ -17,12 +17,13 @@ import asyncio
 import contextlib
 import json
 import re
-import socket
 import threading
 import time
 from typing import Any
 
 from aiohttp import web
+
+from tests.fakes.threaded import ThreadedServer
 
 LIMIT = 4096
 TAGS = {"b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "code", "pre", "a", "blockquote", "tg-spoiler"}
@@ -92,11 +93,14 @@ def check_entities(text: str, entities: list[dict]) -> None:
             raise BadRequest(f"Can't parse entities: entity ends at {offset + size}, after the end of the text")
 
 
-class FakeTelegramServer:
+class FakeTelegramServer(ThreadedServer):
     """Start with ``start()`` or as a context manager; see the module docstring."""
 
+    name = "fake-telegram"
+
     def __init__(self, token: str, host: str = "127.0.0.1") -> None:
-        self.token, self.host, self.port = token, host, 0
+        super().__init__(host)
+        self.token = token
         self.sent: list[dict[str, Any]] = []
         self.rejected: list[dict[str, Any]] = []
         self.calls: list[tuple[str, dict[str, Any]]] = []
@@ -105,13 +109,7 @@ class FakeTelegramServer:
         self._failures: dict[str, int] = {}
         self._next_update = 1
         self._lock = threading.Lock()
-        self._ready = threading.Event()
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._new_update: asyncio.Event | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
 
     # --- scripting (from any thread) ------------------------------------------------------
     def push(self, update: dict[str, Any]) -> int:
@@ -143,43 +141,11 @@ class FakeTelegramServer:
     def texts(self, chat_id: int) -> list[str]:
         return [call["visible"] for call in self.sent if call["chat_id"] == chat_id]
 
-    # --- lifecycle ------------------------------------------------------------------------
-    def start(self) -> "FakeTelegramServer":
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.bind((self.host, 0))
-        self.port = sock.getsockname()[1]
-        self._thread = threading.Thread(target=self._run, args=(sock,), name="fake-telegram", daemon=True)
-        self._thread.start()
-        self._ready.wait(10)
-        return self
+    def on_loop(self) -> None:
+        self._new_update = asyncio.Event()
 
-    def stop(self) -> None:
-        if self._loop:
-            self._loop.call_soon_threadsafe(self._stopping.set)
-            self._thread.join(10)
-
-    def __enter__(self) -> "FakeTelegramServer":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def _run(self, sock: socket.socket) -> None:
-        self._loop = asyncio.new_event_loop()
-        self._loop.run_until_complete(self._serve(sock))
-        self._loop.close()
-
-    async def _serve(self, sock: socket.socket) -> None:
-        self._stopping, self._new_update = asyncio.Event(), asyncio.Event()
-        app = web.Application()
+    def routes(self, app: web.Application) -> None:
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
-        # No access log: the real server's URLs carry the token, and so do ours.
-        runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.1)
-        await runner.setup()
-        await web.SockSite(runner, sock).start()
-        self._ready.set()
-        await self._stopping.wait()
-        await runner.cleanup()
 
     # --- the API --------------------------------------------------------------------------
     async def _handle(self, request: web.Request) -> web.Response:
