@@ -155,11 +155,11 @@ class LiveSink:
     def _append(self, key: str, text: str) -> dict:
         round_index, seat = key.split(":", 1)
         entry = self._vote(int(round_index), seat)
-        html = format_html('<div hx-swap-oob="beforeend:#{}-text">{}</div>', dom_id(int(round_index), seat), text)
-        if entry.get("status") != "streaming":
-            entry.update(status="streaming", reason="")
-            html = fragment("card_head.html", card=Card.from_live(entry)) + html
         entry["text"] = entry.get("text", "") + text
+        if entry.get("status") != "streaming":  # the first text: the whole card changes state
+            entry.update(status="streaming", reason="")
+            return {"vote": key, "chunk": True, "html": fragment("card.html", card=Card.from_live(entry))}
+        html = format_html('<div hx-swap-oob="beforeend:#{}-text">{}</div>', dom_id(int(round_index), seat), text)
         return {"vote": key, "chunk": True, "html": html}
 
     def _apply(self, event: Event) -> list[dict]:
@@ -189,8 +189,7 @@ class LiveSink:
                 )
                 if event.discard:
                     entry["text"] = ""
-                template = "card.html" if event.discard else "card_head.html"
-                return [self._part(template, vote=vote_key(event.round, event.seat), card=Card.from_live(entry))]
+                return [self._part("card.html", vote=vote_key(event.round, event.seat), card=Card.from_live(entry))]
             case VoteFinished():
                 return self._vote_finished(event)
             case RoundFinished():
