@@ -6,6 +6,7 @@ the vote with every attempt, so the protocol's failure policy can decide what ha
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from debates import providers
@@ -18,25 +19,42 @@ from debates.providers.base import Attempt, Chunk, Completion, Message, Provider
 GATE_TRIES = 2
 
 
-def _attempt_dict(attempt: Attempt) -> dict:
-    return {"number": attempt.number, "latency_ms": attempt.latency_ms, "error": attempt.error, "fault": attempt.fault}
+@dataclass
+class Tally:
+    """What every try of one contribution cost, summed over gate retries."""
+
+    seat: Seat
+    round: int
+    kind: str
+    started: float = field(default_factory=time.monotonic)
+    attempts: list[dict] = field(default_factory=list)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: Decimal = Decimal("0")
+
+    def add(self, attempts: tuple[Attempt, ...], completion: Completion | None = None) -> None:
+        self.attempts += [
+            {"number": a.number, "latency_ms": a.latency_ms, "error": a.error, "fault": a.fault} for a in attempts
+        ]
+        if completion is not None:
+            self.tokens_in += completion.tokens_in
+            self.tokens_out += completion.tokens_out
+            self.cost += completion.cost
+
+    def result(self, status: str, **fields) -> VoteResult:
+        return VoteResult(
+            round=self.round, seat=self.seat.key, label=self.seat.label, kind=self.kind, status=status,
+            attempts=tuple(self.attempts), tokens_in=self.tokens_in, tokens_out=self.tokens_out, cost=self.cost,
+            latency_ms=int((time.monotonic() - self.started) * 1000), **fields,
+        )  # fmt: skip
 
 
 async def call(
-    sink: Sink,
-    round_index: int,
-    seat: Seat,
-    kind: str,
-    messages: list[Message],
-    check: Callable[[str], str],
+    sink: Sink, round_index: int, seat: Seat, kind: str, messages: list[Message], check: Callable[[str], str]
 ) -> VoteResult:
     """Run one contribution; ``check(text)`` returns why the text is not acceptable, or ""."""
     await sink.emit(VoteStarted(round_index, seat.key, seat.label, kind))
-    attempts: list[dict] = []
-    tokens_in = tokens_out = 0
-    cost = Decimal("0")
-    started = time.monotonic()
-    reason = ""
+    tally = Tally(seat, round_index, kind)
     for gate_try in range(1, GATE_TRIES + 1):
         streamed = False
         try:
@@ -50,94 +68,19 @@ async def call(
                 elif isinstance(event, Completion):
                     completion = event
         except ProviderError as error:
-            attempts += [_attempt_dict(a) for a in error.attempts]
-            return _result(
-                seat,
-                round_index,
-                kind,
-                "failed",
-                error=error.message,
-                attempts=attempts,
-                tokens_in=tokens_in,
-                tokens_out=tokens_out,
-                cost=cost,
-                started=started,
-            )
-        attempts += [_attempt_dict(a) for a in completion.attempts]
-        tokens_in += completion.tokens_in
-        tokens_out += completion.tokens_out
-        cost += completion.cost
+            tally.add(error.attempts)
+            return tally.result("failed", error=error.message)
+        tally.add(completion.attempts, completion)
         reason = check(completion.text)
         if not reason:
-            return _result(
-                seat,
-                round_index,
-                kind,
-                "done",
-                text=completion.text,
-                attempts=attempts,
-                tokens_in=tokens_in,
-                tokens_out=tokens_out,
-                cost=cost,
-                started=started,
-                citations=completion.citations,
-                estimated=completion.tokens_estimated,
-                finish_reason=completion.finish_reason,
+            return tally.result(
+                "done", text=completion.text, citations=tuple(completion.citations),
+                tokens_estimated=completion.tokens_estimated, finish_reason=completion.finish_reason,
                 flags=gates.flags(kind, completion.text),
-            )
+            )  # fmt: skip
         if gate_try < GATE_TRIES:
             await sink.emit(VoteRetrying(round_index, seat.key, gate_try + 1, f"not an answer: {reason}", streamed))
-    return _result(
-        seat,
-        round_index,
-        kind,
-        "gated",
-        error=f"gated out after {GATE_TRIES} tries: {reason}",
-        text=completion.text,
-        attempts=attempts,
-        tokens_in=tokens_in,
-        tokens_out=tokens_out,
-        cost=cost,
-        started=started,
-    )
-
-
-def _result(
-    seat: Seat,
-    round_index: int,
-    kind: str,
-    status: str,
-    *,
-    started: float,
-    text: str = "",
-    error: str = "",
-    attempts: list[dict],
-    tokens_in: int,
-    tokens_out: int,
-    cost: Decimal,
-    citations: tuple[str, ...] = (),
-    estimated: bool = False,
-    finish_reason: str = "",
-    flags: tuple[str, ...] = (),
-) -> VoteResult:
-    return VoteResult(
-        round=round_index,
-        seat=seat.key,
-        label=seat.label,
-        kind=kind,
-        status=status,
-        text=text,
-        error=error,
-        citations=tuple(citations),
-        flags=flags,
-        attempts=tuple(attempts),
-        tokens_in=tokens_in,
-        tokens_out=tokens_out,
-        tokens_estimated=estimated,
-        cost=cost,
-        latency_ms=int((time.monotonic() - started) * 1000),
-        finish_reason=finish_reason,
-    )
+    return tally.result("gated", text=completion.text, error=f"gated out after {GATE_TRIES} tries: {reason}")
 
 
 async def finish(sink: Sink, result: VoteResult, replayed: bool = False) -> VoteResult:
