@@ -252,10 +252,10 @@ class Engine:
             raise RunStopped(f"The moderator failed: {result.error}")
         sections = split_sections(result.text)
         verdict_key = next((k for k in sections if k.casefold() in {"verdict", "conclusion"}), None)
-        verdict = sections.get(verdict_key, result.text) if verdict_key else result.text
+        verdict = headline(sections[verdict_key] if verdict_key else result.text)
         return RunFinished(
             "done",
-            verdict=verdict.strip()[:500],
+            verdict=verdict,
             synthesis=result.text,
             sections=sections,
             evidence_strength=heterogeneity.strength,
@@ -393,3 +393,17 @@ def split_sections(text: str) -> dict[str, str]:
         m.group(1): text[m.end() : marks[i + 1].start() if i + 1 < len(marks) else len(text)].strip()
         for i, m in enumerate(marks)
     }
+
+
+HEADING = re.compile(r"^\s*#{1,6}\s.*$", re.MULTILINE)
+VERDICT_CHARS = 400
+
+
+def headline(text: str) -> str:
+    """The verdict as one line for lists: no headings, cut at a sentence near 400 characters."""
+    plain = " ".join(HEADING.sub("", text).split())
+    if len(plain) <= VERDICT_CHARS:
+        return plain
+    cut = plain[:VERDICT_CHARS]
+    end = max(cut.rfind(". "), cut.rfind("! "), cut.rfind("? "))
+    return cut[: end + 1] if end > VERDICT_CHARS // 2 else cut.rstrip() + "…"

@@ -18,6 +18,8 @@ from typing import Any
 from debates.providers.base import Chunk, Fault, Message, ProviderError, Usage, Voice
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+# A 135M model loops easily ("Question … Answer … Question …"); a firmer penalty curbs it.
+REPEAT_PENALTY = 1.3
 N_CTX = 4096
 TEMPLATE_TOKENS = 8  # ChatML markers around each message
 ELLIPSIS = "[…] "
@@ -134,6 +136,7 @@ def _generate(voice: Voice, messages: list[Message], emit: Callable[[Any], None]
                 stream=True,
                 max_tokens=max_tokens,
                 temperature=voice.temperature,
+                repeat_penalty=REPEAT_PENALTY,
             )
             tokens_out, finish, pending, flushed = 0, "", "", time.monotonic()
             with closing(parts):

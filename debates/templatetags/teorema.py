@@ -6,6 +6,7 @@ from django import template
 from django.utils.safestring import SafeString
 
 from debates import render
+from debates.models import Method
 
 register = template.Library()
 
@@ -25,3 +26,9 @@ def seconds(value: int | float | timedelta | None) -> str:
     if total < 60:
         return f"{total:.1f} s"
     return f"{int(total // 60)} min {int(total % 60)} s"
+
+
+@register.filter
+def method_label(value: str) -> str:
+    """The method's label ("first_principles" is "First principles"); unknown values as they are."""
+    return dict(Method.choices).get(value or "none", value)

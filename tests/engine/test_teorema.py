@@ -107,3 +107,15 @@ async def test_homogeneous_panel_is_marked_weak_evidence(fake_provider, spec_fac
     assert finished.evidence_strength == "weak"
     moderator_prompt = fake_provider.requests_for("model-moderator")[0].prompt
     assert "weak evidence" in moderator_prompt
+
+
+async def test_the_verdict_is_one_line_without_headings_even_when_the_moderator_ignores_the_sections(
+    fake_provider, spec_factory, sink
+):
+    for model in ("model-alpha", "model-beta", "model-gamma"):
+        fake_provider.script(model, Script(answer=panelist_answer(model)))
+    fake_provider.script("model-moderator", "# Answer\n\nNo. " + "It depends on the lock mode. " * 40)
+    finished = await run(spec_factory(3), sink)
+    assert finished.verdict.startswith("No. It depends")
+    assert "#" not in finished.verdict
+    assert len(finished.verdict) <= 400
