@@ -255,10 +255,17 @@ class ResumeOnFirstCall:
     def __init__(self, app) -> None:
         self.app = app
         self.started = False
+        self.second_look: asyncio.Task | None = None
 
     async def __call__(self, scope, receive, send) -> None:
         if not self.started and scope["type"] in {"http", "websocket"}:
             self.started = True
             if settings.RUN_IN_PROCESS:
                 await resume_interrupted()
+                # A run of a process that died just before this one started is still leased.
+                self.second_look = asyncio.create_task(self._resume_once_leases_lapse())
         await self.app(scope, receive, send)
+
+    async def _resume_once_leases_lapse(self) -> None:
+        await asyncio.sleep(LEASE.total_seconds())
+        await resume_interrupted()
