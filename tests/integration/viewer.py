@@ -119,9 +119,11 @@ async def watch(viewer: Viewer, question_id: int, session: str, opened=None) -> 
     """
     url = f"ws://127.0.0.1:{viewer.port}/ws/questions/{question_id}/"
     headers = {"Cookie": f"sessionid={session}"}
+    # No keepalive pings: on a loaded machine a late pong would close a healthy loopback socket.
     async with connect(
-        url, origin=f"http://127.0.0.1:{viewer.port}", additional_headers=headers, proxy=None, max_size=None
-    ) as socket:
+        url, origin=f"http://127.0.0.1:{viewer.port}", additional_headers=headers, proxy=None, max_size=None,
+        ping_interval=None,
+    ) as socket:  # fmt: skip
         if opened is not None:
             opened.set()
         try:
