@@ -36,7 +36,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def app_url(provider_server: FakeProviderServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Daphne serving Teorema; migrated and seeded in the subprocess's own environment."""
     if not Path(CHROMIUM).exists():
@@ -46,8 +46,7 @@ def app_url(provider_server: FakeProviderServer, tmp_path_factory: pytest.TempPa
     env |= {"TEOREMA_DATA_DIR": str(data), "DJANGO_SETTINGS_MODULE": "teorema.settings", "PYTHONPATH": str(ROOT)}
     manage = [sys.executable, str(ROOT / "manage.py")]
     subprocess.run([*manage, "migrate", "--no-input", "-v0"], cwd=ROOT, env=env, check=True)
-    # WhiteNoise serves STATIC_ROOT (settings do not use finders), as in a deployment.
-    subprocess.run([*manage, "collectstatic", "--no-input", "-v0"], cwd=ROOT, env=env, check=True)
+    # No collectstatic: local mode serves static files as `make run` does.
     seed = SEED.format(base_url=provider_server.base_url("openai"))
     subprocess.run([*manage, "shell", "-c", seed], cwd=ROOT, env=env, check=True)
     port = free_port()
@@ -77,8 +76,10 @@ def wait_until_up(url: str, server: subprocess.Popen, patience: float = 60.0) ->
     raise RuntimeError("Daphne did not answer within a minute")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """Module-scoped: Playwright's sync API keeps an event loop running in this thread while it
+    is open, and every async test after it would find that loop and refuse to start."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

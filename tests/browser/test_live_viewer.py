@@ -100,10 +100,10 @@ def test_a_debate_streams_live_survives_a_reload_and_reveals_who_was_who(provide
 
 
 def test_an_xss_payload_in_an_answer_never_runs(provider_server, signed_in):
-    script(provider_server, {family: f"{family.upper()} says: {XSS}" for family in FAMILIES}, tokens_per_second=40)
+    script(provider_server, {family: f"{family.upper()} says: {XSS}" for family in FAMILIES}, tokens_per_second=10)
     page = signed_in("alice")
     ask(page)
-    page.wait_for_selector(".kind-answer .card.status-streaming")
+    page.wait_for_selector(".kind-answer .card-body")  # the payload reaches the page, streaming or done
     wait_for_the_end(page)
     assert page.evaluate("window.__pwned") == 0
     assert page.evaluate("window.__alerts") == []
