@@ -186,8 +186,15 @@ async def _watch(question_id: int, task: asyncio.Task) -> None:
             task.cancel()
             return
         if asyncio.get_running_loop().time() - renewed >= RENEW_EVERY:
-            await questions.filter(lease_owner=OWNER).aupdate(lease_expires=timezone.now() + LEASE)
             renewed = asyncio.get_running_loop().time()
+            if await questions.filter(lease_owner=OWNER).aupdate(lease_expires=timezone.now() + LEASE):
+                continue
+            if await questions.filter(status=Status.RUNNING).exclude(lease_owner=OWNER).aexists():
+                # We stalled past the lease and another runner took over: two runners would bill
+                # every call twice and interleave the stream, so this one stops.
+                log.warning("question %s: lease lost to another runner, stopping here", question_id)
+                task.cancel()
+                return
 
 
 class Grounder:
@@ -222,14 +229,17 @@ def cancel(question_id: int) -> None:
 
 
 def resumable_ids(include_queued: bool = True) -> list[int]:
-    """Runs nobody holds: running ones whose lease lapsed, and (local mode) queued ones.
-
-    In the server setup a queued question is in the task queue already, so only orphans count.
-    """
+    """Runs nobody holds: running ones whose lease lapsed, and queued ones (in the server setup,
+    only those queued for long: the others are in the task queue)."""
     now = timezone.now()
+    lapsed = Q(lease_expires__isnull=True) | Q(lease_expires__lt=now)
+    queued = Q(status=Status.QUEUED) & lapsed
+    if not include_queued:
+        # Queued far longer than a claim takes: its worker died between claiming the task and
+        # taking the lease, and the task row will never be claimed again.
+        queued &= Q(created_at__lt=now - 5 * LEASE)
     return list(
-        Question.objects.filter(status__in=RESUMABLE if include_queued else [Status.RUNNING])
-        .filter(Q(lease_expires__isnull=True) | Q(lease_expires__lt=now))
+        Question.objects.filter((Q(status=Status.RUNNING) & lapsed) | queued)
         .order_by("created_at")
         .values_list("pk", flat=True)
     )

@@ -151,3 +151,31 @@ async def test_a_question_without_maths_skips_the_grounding_step(scripted):
     assert await runs.execute(question.pk) == Status.DONE
     assert not await Vote.objects.filter(round__question=question, kind="grounding").aexists()
     assert all("Verified facts" not in r.prompt for r in scripted.requests)
+
+
+async def test_a_runner_that_lost_its_lease_to_another_stops(fake_provider, monkeypatch):
+    monkeypatch.setattr(runs, "RENEW_EVERY", 0.1)
+    monkeypatch.setattr(runs, "CANCEL_POLL", 0.05)
+    for model in MODELS:
+        fake_provider.script(model, Script(answer="slow " * 400, tokens_per_second=20))
+    question = await sync_to_async(make_question)(await sync_to_async(make_panel)(fake_provider))
+    running = asyncio.create_task(runs.execute(question.pk))
+    for _ in range(400):
+        if fake_provider.in_flight:
+            break
+        await asyncio.sleep(0.05)
+    later = timezone.now() + timedelta(minutes=5)
+    await Question.objects.filter(pk=question.pk).aupdate(lease_owner="other:1", lease_expires=later)
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    taken = await Question.objects.aget(pk=question.pk)
+    assert taken.status == Status.RUNNING
+    assert taken.lease_owner == "other:1"  # the new holder's lease is left alone
+
+
+def test_in_the_server_setup_only_long_queued_questions_count_as_orphans(scripted):
+    panel = make_panel(scripted)
+    fresh = make_question(panel)
+    stuck = make_question(panel, created_at=timezone.now() - 10 * runs.LEASE)
+    assert runs.resumable_ids(include_queued=False) == [stuck.pk]
+    assert set(runs.resumable_ids()) == {fresh.pk, stuck.pk}
