@@ -165,22 +165,16 @@ class Engine:
         )
 
     async def step_critique(self, step: Step) -> None:
+        """Each voice attacks the others' blind answers (merged runs: and states its final position)."""
         await self.panel_round(
             step,
             lambda s: prompts.messages(
-                s.method, "critique", brief=self.brief(), label=s.label, dossier=self.fenced("answer", s.key)
+                s.method, step.kind, brief=self.brief(), label=s.label, dossier=self.fenced("answer", s.key)
             ),
             check=gates.phantom,
         )
 
-    async def step_critique_final(self, step: Step) -> None:
-        await self.panel_round(
-            step,
-            lambda s: prompts.messages(
-                s.method, "critique_final", brief=self.brief(), label=s.label, dossier=self.fenced("answer", s.key)
-            ),
-            check=gates.phantom,
-        )
+    step_critique_final = step_critique
 
     async def step_final(self, step: Step) -> None:
         await self.panel_round(
