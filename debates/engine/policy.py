@@ -10,6 +10,7 @@ The report always says what ran, never what was intended.
 from dataclasses import dataclass
 
 from debates.engine.events import VoteResult
+from debates.engine.prompts import PROMPTS_VERSION
 from debates.engine.spec import RunSpec, Seat
 
 FORCED_METHODS = ("counter_evidence", "first_principles", "outside_view", "reproduce")
@@ -124,6 +125,7 @@ class Panel:
             "note": het.note,
             "policy": self.spec.failure_policy,
             "calls_planned": calls_planned,
+            "prompts_version": PROMPTS_VERSION,  # which wording of debates/prompts/ this run used
         }
 
     def reveal(self) -> dict:
