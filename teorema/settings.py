@@ -161,7 +161,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
+STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns on every start when it is missing
 # Local mode serves static files straight from the app folders (no collectstatic step);
 # production serves the collected, hashed copies (`manage.py collectstatic`).
 WHITENOISE_USE_FINDERS = not PRODUCTION
