@@ -43,6 +43,9 @@ class QuestionConsumer(AsyncWebsocketConsumer):
         await self.accept()
         await self.send_snapshot()
 
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """The socket is one-way: whatever a client sends (nothing, from our pages) is ignored."""
+
     async def disconnect(self, code: int) -> None:
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)

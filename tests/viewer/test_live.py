@@ -203,6 +203,19 @@ async def test_a_vote_finishing_between_cache_and_db_reads_shows_once_complete(
     assert viewer.page.text("v0-p1").strip() == "Complete answer."
 
 
+async def test_whatever_a_client_sends_is_ignored_and_the_stream_goes_on(question, sink, headers, alice):
+    await start_round(sink)
+    viewer = Viewer(question.pk, headers(alice))
+    assert await viewer.open()
+    await viewer.socket.send_to(text_data='{"HEADERS": {"HX-Trigger": "cancel"}, "x": "<script>"}')
+    await viewer.socket.send_to(text_data="not json at all" * 1000)
+    await viewer.socket.send_to(bytes_data=b"\x00\xff" * 512)
+    await sink.emit(VoteChunk(0, "p1", "Still streaming."))
+    await viewer.shows("v0-p1", "Still streaming.")
+    assert await viewer.socket.receive_nothing(timeout=0.2)
+    await viewer.socket.disconnect()
+
+
 async def test_a_finished_question_sends_the_final_page_and_closes(question, headers, alice):
     await sync_to_async(type(question).objects.filter(pk=question.pk).update)(status="done", verdict="Shard.")
     viewer = Viewer(question.pk, headers(alice))
