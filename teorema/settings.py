@@ -33,6 +33,18 @@ def env_bool(name: str, default: bool = False) -> bool:
     raise ImproperlyConfigured(f"{name}={raw!r} is not a yes/no value (use 1 or 0).")
 
 
+def env_number(name: str, default: float, minimum: float, cast: type = int) -> float:
+    """A number from the environment, at least ``minimum``; anything else names the variable."""
+    raw = os.environ.get(name, "")
+    try:
+        value = cast(raw) if raw.strip() else default
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a{'n integer' if cast is int else ' number'}.") from None
+    if value < minimum:
+        raise ImproperlyConfigured(f"{name}={raw!r} must be at least {minimum}.")
+    return value
+
+
 def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
@@ -195,7 +207,7 @@ SESSION_COOKIE_HTTPONLY = True
 if PRODUCTION:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
+    SECURE_HSTS_SECONDS = env_number("SECURE_HSTS_SECONDS", 31536000, 0)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
     SESSION_COOKIE_SECURE = True
@@ -217,17 +229,17 @@ LOGGING = {
 # --- Teorema ---------------------------------------------------------------------------
 TEOREMA = {
     # Documented in README ("Limits"); the form and the API enforce them.
-    "MAX_QUESTION_CHARS": int(os.environ.get("TEOREMA_MAX_QUESTION_CHARS", "8000")),
-    "MAX_CONTEXT_CHARS": int(os.environ.get("TEOREMA_MAX_CONTEXT_CHARS", "20000")),
-    "QUESTIONS_PER_HOUR": int(os.environ.get("TEOREMA_QUESTIONS_PER_HOUR", "30")),
+    "MAX_QUESTION_CHARS": env_number("TEOREMA_MAX_QUESTION_CHARS", 8000, 1),
+    "MAX_CONTEXT_CHARS": env_number("TEOREMA_MAX_CONTEXT_CHARS", 20000, 0),
+    "QUESTIONS_PER_HOUR": env_number("TEOREMA_QUESTIONS_PER_HOUR", 30, 1),
     # Live fragments: one per voice per flush interval.
-    "FLUSH_INTERVAL_MS": int(os.environ.get("TEOREMA_FLUSH_INTERVAL_MS", "75")),
+    "FLUSH_INTERVAL_MS": env_number("TEOREMA_FLUSH_INTERVAL_MS", 75, 1),
     # Vote protocol: decisions whose normalised similarity reaches this share one group.
-    "VOTE_SIMILARITY": float(os.environ.get("TEOREMA_VOTE_SIMILARITY", "85")),
+    "VOTE_SIMILARITY": env_number("TEOREMA_VOTE_SIMILARITY", 85.0, 0, float),
     # A run's lease: a runner that stops renewing it for this long is presumed dead.
-    "LEASE_SECONDS": float(os.environ.get("TEOREMA_LEASE_SECONDS", "60")),
+    "LEASE_SECONDS": env_number("TEOREMA_LEASE_SECONDS", 60.0, 1, float),
     # Debates one worker process runs at once (they wait on the network, not the CPU).
-    "WORKER_CONCURRENCY": int(os.environ.get("TEOREMA_WORKER_CONCURRENCY", "8")),
+    "WORKER_CONCURRENCY": env_number("TEOREMA_WORKER_CONCURRENCY", 8, 1),
 }
 
 # Debates run outside the request either way, through django.tasks. Local mode runs them on

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from teorema.settings import env_bool
+from teorema.settings import env_bool, env_number
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,6 +67,29 @@ def test_an_unknown_yes_no_value_is_a_configuration_error(monkeypatch) -> None:
 
     with pytest.raises(ImproperlyConfigured, match="TEOREMA_SOMETHING='maybe' is not a yes/no value"):
         env_bool("TEOREMA_SOMETHING")
+
+
+@pytest.mark.parametrize(
+    ("raw", "why"),
+    [
+        ("abc", "is not an integer"),
+        ("12.5", "is not an integer"),
+        ("0", "must be at least 1"),
+        ("-3", "must be at least 1"),
+    ],
+)
+def test_a_bad_number_is_a_configuration_error_naming_the_variable(monkeypatch, raw: str, why: str) -> None:
+    monkeypatch.setenv("TEOREMA_QUESTIONS_PER_HOUR", raw)
+
+    with pytest.raises(ImproperlyConfigured, match=f"TEOREMA_QUESTIONS_PER_HOUR='{raw}' {why}"):
+        env_number("TEOREMA_QUESTIONS_PER_HOUR", 30, 1)
+
+
+def test_a_bad_number_stops_startup_with_its_name(tmp_path: Path) -> None:
+    result = manage("check", env={"TEOREMA_LEASE_SECONDS": "soon"}, data_dir=tmp_path)
+
+    assert result.returncode != 0
+    assert "TEOREMA_LEASE_SECONDS='soon' is not a number." in result.stderr
 
 
 def test_local_secrets_are_generated_outside_the_repository(tmp_path: Path) -> None:
