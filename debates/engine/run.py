@@ -80,6 +80,13 @@ class Engine(VoteSteps):
         result = await calls.call(self.sink, step.index, seat, kind, messages, check)
         return await calls.finish(self.sink, self.enrich(result))
 
+    async def solo(self, step: Step, seat: Seat, messages, check=lambda _text: "") -> VoteResult:
+        """A step of one call (triage, synthesis, tie-break), shown as a round of its own."""
+        await self.sink.emit(RoundStarted(step.index, step.kind, step.title, (seat.key,), (seat.label,)))
+        result = await self.one(step, seat, step.kind, messages, check)
+        await self.sink.emit(RoundFinished(step.index, "done" if result.ok else "failed"))
+        return result
+
     async def panel_round(self, step: Step, build, check=lambda _text: "") -> dict[str, VoteResult]:
         """Every active voice in parallel; the failure policy decides about the failed ones."""
         seats = self.panel.active
@@ -181,11 +188,9 @@ class Engine(VoteSteps):
             return None  # the asker's explicit request always opens the panel
         moderator = self.spec.moderator
         calls_planned = planned_calls("adversarial", len(self.spec.seats), self.spec.rounds, self.spec.merge_critique)
-        await self.sink.emit(RoundStarted(step.index, "triage", step.title, (moderator.key,), (moderator.label,)))
-        result = await self.one(
-            step, moderator, "triage", prompts.messages("none", "triage", brief=self.brief(), calls=str(calls_planned))
+        result = await self.solo(
+            step, moderator, prompts.messages("none", "triage", brief=self.brief(), calls=str(calls_planned))
         )
-        await self.sink.emit(RoundFinished(step.index, "done" if result.ok else "failed"))
         verdict = parse_triage(result.text) if result.ok else None
         if verdict is None or verdict.get("panel", True) or verdict.get("stakes") != "low":
             return None  # unclear or high stakes: the panel is worth its cost
@@ -212,11 +217,9 @@ class Engine(VoteSteps):
         note = f"\nEvidence strength: {heterogeneity.note}\n"
         template = "synthesis_teorema" if self.spec.protocol == "teorema" else "synthesis_adversarial"
         moderator = self.spec.moderator
-        await self.sink.emit(RoundStarted(step.index, "synthesis", step.title, (moderator.key,), (moderator.label,)))
-        result = await self.one(
+        result = await self.solo(
             step,
             moderator,
-            "synthesis",
             prompts.messages(
                 "none",
                 template,
@@ -227,7 +230,6 @@ class Engine(VoteSteps):
             ),
             check=gates.phantom,
         )
-        await self.sink.emit(RoundFinished(step.index, "done" if result.ok else "failed"))
         if not result.ok:
             raise RunStopped(f"The moderator failed: {result.error}")
         sections = split_sections(result.text)

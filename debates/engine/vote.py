@@ -7,7 +7,7 @@ import json
 from dataclasses import replace
 
 from debates.engine import consensus, dossier, gates, prompts
-from debates.engine.events import ConsensusEvaluated, RoundFinished, RoundStarted, RunFinished, VoteResult
+from debates.engine.events import ConsensusEvaluated, RunFinished, VoteResult
 from debates.engine.protocols import Step
 
 BALLOT_KINDS = {"vote", "revote", "tiebreak"}
@@ -72,17 +72,14 @@ class VoteSteps:
             dossier.fence(b.label, json.dumps({"decision": b.decision, "reasoning": b.reasoning}))
             for b in (ballot(r) for k in ("revote", "vote") for r in self.done.get(k, {}).values())
         )
-        await self.sink.emit(RoundStarted(step.index, "tiebreak", step.title, (breaker.key,), (breaker.label,)))
-        result = await self.one(
+        result = await self.solo(
             step,
             breaker,
-            "tiebreak",
             prompts.messages(
                 "none", "tiebreak", brief=self.brief(), dossier=dossier.scrub(votes, self.spec.all_names())
             ),
             check=ballot_problem,
         )
-        await self.sink.emit(RoundFinished(step.index, "done" if result.ok else "failed"))
         if not result.ok:
             return self.review(f"the tie-breaker failed: {result.error}")
         decided = ballot(result)
