@@ -92,3 +92,15 @@ def test_get_accepts_the_session_and_hides_other_users_questions(client, alice, 
     assert client.get(f"/api/questions/{question.pk}", **bearer(bob)).status_code == 404
     client.logout()
     assert client.get(f"/api/questions/{question.pk}").status_code == 401
+
+
+def test_identities_stay_hidden_until_the_run_is_over(client, token, alice, offline_panel, make_question):
+    roster = [{"seat": "p1", "label": "Panelist A", "name": "Claude", "model": "claude-x", "family": "claude",
+               "provider": "Anthropic", "method": "none"}]  # fmt: skip
+    question = make_question(alice, offline_panel, status="running", roster=roster)
+    running = client.get(f"/api/questions/{question.pk}", **token).json()
+    assert running["identities"] == []
+    assert "claude" not in json.dumps(running).casefold()
+    Question.objects.filter(pk=question.pk).update(status="done")
+    finished = client.get(f"/api/questions/{question.pk}", **token).json()
+    assert [who["model"] for who in finished["identities"]] == ["claude-x"]
