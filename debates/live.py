@@ -40,6 +40,7 @@ from debates.engine.events import (
     VoteRetrying,
     VoteStarted,
 )
+from debates.models import Question
 
 log = logging.getLogger(__name__)
 STATE_TTL = 24 * 3600
@@ -96,6 +97,7 @@ class LiveSink:
         self.timer: asyncio.Task | None = None
 
     async def emit(self, event: Event) -> None:
+        await self._load()
         if isinstance(event, VoteChunk):
             key = vote_key(event.round, event.seat)
             self.pending[key] = self.pending.get(key, "") + event.text
@@ -125,16 +127,21 @@ class LiveSink:
         if not self.pending:
             return
         pending, self.pending = self.pending, {}
-        self._load()
         await self._broadcast([self._append(key, text) for key, text in pending.items()])
 
-    def _load(self) -> None:
-        # A resumed run continues the seq of the run before it, so connected viewers keep up.
-        if not self.state:
-            self.state = read_state(self.question_id) or fresh_state()
+    async def _load(self) -> None:
+        """The state once per run: a resumed run continues the seq of the run before it, so
+        connected viewers keep up, and its totals start from what is stored (replayed votes are
+        in them already, whether or not the cached state survived the crash)."""
+        if self.state:
+            return
+        self.state = read_state(self.question_id) or fresh_state()
+        stored = await Question.objects.only("calls", "tokens_in", "tokens_out", "cost").aget(pk=self.question_id)
+        self.state["totals"] = {
+            "calls": stored.calls, "tokens": stored.tokens_in + stored.tokens_out, "cost": str(stored.cost)
+        }  # fmt: skip
 
     async def _broadcast(self, parts: list[dict], final: bool = False) -> None:
-        self._load()
         self.state["seq"] += 1
         message = {"type": "live.batch", "seq": self.state["seq"], "parts": parts, "final": final}
         # A broken cache or channel layer must not stop a paid-for debate: viewers can reload.
@@ -163,7 +170,6 @@ class LiveSink:
         return {"vote": key, "chunk": True, "html": html}
 
     def _apply(self, event: Event) -> list[dict]:
-        self._load()
         state = self.state
         match event:
             case PhaseChanged():
@@ -233,9 +239,10 @@ class LiveSink:
         # The text is in the DB now (the recorder saw this event first): keep only the status.
         self._vote(result.round, result.seat, label=result.label, kind=result.kind, status=result.status, text="")
         totals = self.state["totals"]
-        totals["calls"] += result.kind != "grounding"
-        totals["tokens"] += result.tokens_in + result.tokens_out
-        totals["cost"] = str(Decimal(totals["cost"]) + result.cost)
+        if not event.replayed:  # a replayed vote is counted in the stored totals already
+            totals["calls"] += result.kind != "grounding"
+            totals["tokens"] += result.tokens_in + result.tokens_out
+            totals["cost"] = str(Decimal(totals["cost"]) + result.cost)
         return [
             self._part("card.html", vote=vote_key(result.round, result.seat), card=Card.from_result(result)),
             self._part("totals.html", totals=totals, calls_planned=self.state["panel_run"].get("calls_planned")),

@@ -6,12 +6,9 @@ page, the socket's snapshot and the history all draw this one value.
 """
 
 from dataclasses import dataclass, field
-from decimal import Decimal
-
-from django.db.models import Count, Q, Sum
 
 from debates.cards import FINISHED_STATUSES, Card, RoundView, vote_key
-from debates.models import Question, Round, Synthesis, Vote
+from debates.models import Question, Round, Synthesis
 
 
 @dataclass
@@ -78,11 +75,6 @@ def build(question_id: int, state: dict) -> Debate:
             )
         )
 
-    votes = Vote.objects.filter(round__question=question)
-    sums = votes.aggregate(
-        calls=Count("pk", filter=~Q(kind="grounding")), tokens_in=Sum("tokens_in"), tokens_out=Sum("tokens_out")
-    )
-    cost = votes.aggregate(cost=Sum("cost"))["cost"] or Decimal("0")
     return Debate(
         question=question,
         seq=state.get("seq", 0),
@@ -93,7 +85,8 @@ def build(question_id: int, state: dict) -> Debate:
         rounds=rounds,
         panel_run=live.get("panel_run") or question.panel_run,
         consensus=live.get("consensus") or question.consensus,
-        totals={"calls": sums["calls"], "tokens": (sums["tokens_in"] or 0) + (sums["tokens_out"] or 0), "cost": cost},
+        # The recorder keeps these with every stored vote.
+        totals={"calls": question.calls, "tokens": question.tokens_in + question.tokens_out, "cost": question.cost},
         synthesis=Synthesis.objects.filter(question=question).first(),
         reveal=list(revealed.values()),
         complete=complete,

@@ -12,6 +12,7 @@ from decimal import Decimal
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
@@ -27,7 +28,7 @@ from debates.engine.events import (
     VoteResult,
     VoteStarted,
 )
-from debates.live import LiveSink
+from debates.live import LiveSink, read_state, state_key
 from debates.recorder import Recorder
 from debates.runs import Tee
 from teorema.asgi import application
@@ -239,3 +240,18 @@ async def test_another_users_private_question_is_refused_a_shared_one_is_not(que
 
 async def test_an_unknown_question_is_refused(headers, alice):
     assert not await Viewer(999_999, headers(alice)).open()
+
+
+@pytest.mark.parametrize("cache_survived", [True, False])
+async def test_a_resumed_run_does_not_count_its_replayed_votes_twice(question, sink, cache_survived):
+    await start_round(sink)
+    await sink.emit(finished("p1", "Shard."))
+    if not cache_survived:
+        await sync_to_async(cache.delete)(state_key(question.pk))
+    resumed = Tee(Recorder(question.pk, {}), LiveSink(question.pk))
+    replay = finished("p1", "Shard.")
+    await resumed.emit(VoteFinished(replay.result, replayed=True))
+    totals = read_state(question.pk)["totals"]
+    assert totals["calls"] == 1
+    assert totals["tokens"] == 30
+    assert Decimal(totals["cost"]) == Decimal("0.01")
