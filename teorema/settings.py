@@ -240,6 +240,10 @@ TEOREMA = {
     "LEASE_SECONDS": env_number("TEOREMA_LEASE_SECONDS", 60.0, 1, float),
     # Debates one worker process runs at once (they wait on the network, not the CPU).
     "WORKER_CONCURRENCY": env_number("TEOREMA_WORKER_CONCURRENCY", 8, 1),
+    # Provider retries: exponential waits from the base up to the max; a Retry-After is capped.
+    "RETRY_BASE_SECONDS": env_number("TEOREMA_RETRY_BASE_SECONDS", 1.0, 0, float),
+    "RETRY_MAX_SECONDS": env_number("TEOREMA_RETRY_MAX_SECONDS", 20.0, 0, float),
+    "RETRY_AFTER_CAP_SECONDS": env_number("TEOREMA_RETRY_AFTER_CAP_SECONDS", 60.0, 0, float),
 }
 
 # Debates run outside the request either way, through django.tasks. Local mode runs them on

@@ -6,6 +6,7 @@ drop) and exactly one ``Completion``; a call that fails for good raises ``Provid
 """
 
 import asyncio
+import itertools
 import math
 import time
 from collections.abc import AsyncIterator, Callable
@@ -13,11 +14,10 @@ from contextlib import aclosing
 from dataclasses import replace
 from decimal import Decimal
 
-import stamina
-
 from debates.presets import PRESETS
 from debates.providers import anthropic, gemini, local, openai, retry
 from debates.providers.base import (
+    TRUNCATED,
     Attempt,
     Chunk,
     Completion,
@@ -30,6 +30,7 @@ from debates.providers.base import (
     Usage,
     Voice,
 )
+from debates.providers.faults import without_key
 
 __all__ = ["check", "endpoint_from_provider", "stream", "voice_from_panelist"]
 
@@ -50,38 +51,34 @@ async def stream(voice: Voice, messages: list[Message]) -> AsyncIterator[StreamE
     deadline = loop.time() + voice.endpoint.total_timeout
     started = time.perf_counter()
     attempts: list[Attempt] = []
-    try:
-        async for trial in stamina.retry_context(
-            on=retry.backoff, attempts=voice.endpoint.max_retries + 1, timeout=None
-        ):
-            began = time.perf_counter()
-            parts: list[str] = []
-            usage = None
-            try:
-                async with aclosing(attempt(voice, messages, deadline)) as items:
-                    async for item in items:
-                        if isinstance(item, Chunk):
-                            parts.append(item.text)
-                            yield item
-                        else:
-                            usage = item
-                if not "".join(parts).strip():
-                    raise ProviderError(Fault.EMPTY, f"{voice.endpoint.name} returned an empty answer")
-            except ProviderError as error:
-                attempts.append(Attempt(trial.num, _ms_since(began), error.message, error.fault))
-                error.attempts = tuple(attempts)
-                delay = retry.delay_before_retry(error, trial.num, voice.endpoint.max_retries, deadline - loop.time())
-                if delay is None:
-                    raise
-                yield Retrying(trial.num + 1, error.message, delay, discard=bool(parts))
-                with trial:  # stamina counts the failure and sleeps ``delay`` before the next one
-                    raise retry.RetryAfter(delay, error) from error
-            else:
-                attempts.append(Attempt(trial.num, _ms_since(began)))
-                yield _completion(voice, messages, "".join(parts), usage, _ms_since(started), attempts)
-                return
-    except retry.RetryAfter as gave_up:  # stamina stopped early (its testing or inactive mode)
-        raise gave_up.error from None
+    for number in itertools.count(1):
+        began = time.perf_counter()
+        parts: list[str] = []
+        usage = None
+        try:
+            async with aclosing(attempt(voice, messages, deadline)) as items:
+                async for item in items:
+                    if isinstance(item, Chunk):
+                        parts.append(item.text)
+                        yield item
+                    else:
+                        usage = item
+            if not "".join(parts).strip():
+                raise ProviderError(Fault.EMPTY, _empty(voice, usage))
+        except ProviderError as failed:
+            # The one exit of every failure: some servers echo the key in their error message.
+            error = without_key(failed, voice.endpoint.api_key)
+            attempts.append(Attempt(number, _ms_since(began), error.message, error.fault))
+            error.attempts = tuple(attempts)
+            delay = retry.delay_before_retry(error, number, voice.endpoint.max_retries, deadline - loop.time())
+            if delay is None:
+                raise
+            yield Retrying(number + 1, error.message, discard=bool(parts))
+            await asyncio.sleep(delay)
+        else:
+            attempts.append(Attempt(number, _ms_since(began)))
+            yield _completion(voice, messages, "".join(parts), usage, _ms_since(started), attempts)
+            return
 
 
 async def check(voice: Voice) -> str:
@@ -94,7 +91,8 @@ async def check(voice: Voice) -> str:
         async with aclosing(attempt(probe, [Message("user", "ping")], deadline)) as items:
             async for _ in items:
                 pass
-    except ProviderError as error:
+    except ProviderError as failed:
+        error = without_key(failed, voice.endpoint.api_key)
         error.attempts = (Attempt(1, _ms_since(began), error.message, error.fault),)
         raise
     return f"{voice.endpoint.name} answered as {voice.model} in {_ms_since(began)} ms."
@@ -167,6 +165,16 @@ def _completion(
         attempts=tuple(attempts),
         citations=usage.citations,
     )
+
+
+def _empty(voice: Voice, usage: Usage | None) -> str:
+    said = f"{voice.endpoint.name} returned an empty answer"
+    if usage is not None and usage.finish_reason == TRUNCATED:
+        return (
+            f"{said}: it reached its limit of {voice.max_tokens} tokens before writing any text "
+            "(a reasoning model can spend it all on thinking: raise the panelist's max tokens)"
+        )
+    return said
 
 
 def _ms_since(began: float) -> int:

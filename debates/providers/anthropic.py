@@ -2,12 +2,12 @@
 
 from collections.abc import AsyncIterator
 
-from debates.providers.base import Chunk, Message, Usage, Voice, split_system
+from debates.providers.base import STOP, TRUNCATED, Chunk, Message, Usage, Voice, split_system
 from debates.providers.client import decode_json, ended_early, post_sse
 from debates.providers.faults import status_error
 
 VERSION = "2023-06-01"
-FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
+FINISH = {"end_turn": STOP, "stop_sequence": STOP, "max_tokens": TRUNCATED, "model_context_window_exceeded": TRUNCATED}
 # Error events mid-stream carry a type, not a status; map them so they fault like the HTTP ones.
 ERROR_STATUS = {
     "invalid_request_error": 400,
@@ -22,7 +22,11 @@ ERROR_STATUS = {
 
 
 async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncIterator[Chunk | Usage]:
-    """One streamed call: text chunks, then the Usage from message_start and message_delta."""
+    """One streamed call: text chunks, then the Usage from message_start and message_delta.
+
+    ``voice.json_output`` changes nothing here: the Messages API has no JSON mode (only tools or
+    a prefilled "{", and a prefill breaks with thinking models), so the prompt alone asks.
+    """
     endpoint = voice.endpoint
     system, conversation = split_system(messages)
     headers = {"x-api-key": endpoint.api_key, "anthropic-version": VERSION}

@@ -35,6 +35,9 @@ class Voice:
     max_tokens: int = 1500
     price_in: Decimal = Decimal("0")
     price_out: Decimal = Decimal("0")
+    # Ask for a JSON object where the wire has a mode for it (OpenAI, Gemini, llama.cpp);
+    # Anthropic has none, so there the prompt alone asks for JSON.
+    json_output: bool = False
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,13 @@ class ProviderError(Exception):
         return self.fault in TRANSIENT
 
 
+# Completion.finish_reason: "stop" (the model ended its answer) or TRUNCATED (the token limit cut
+# it off: OpenAI "length", Anthropic "max_tokens", Gemini "MAX_TOKENS"); anything else is the
+# provider's own reason in lower case ("content_filter", "safety", "refusal").
+STOP = "stop"
+TRUNCATED = "length"
+
+
 @dataclass(frozen=True)
 class Usage:
     """How one attempt ended, as the provider reported it (None where it said nothing)."""
@@ -138,7 +148,6 @@ class Retrying:
 
     attempt: int
     reason: str
-    delay: float
     discard: bool  # True when the failed attempt had already streamed text
 
 

@@ -7,6 +7,9 @@ from email.utils import parsedate_to_datetime
 from debates.providers.base import Fault, ProviderError
 
 _DETAIL_CHARS = 300
+KEY_REMOVED = "[key removed]"
+# A server may echo a truncated or masked key: any piece this long is removed too.
+KEY_PIECE = 8
 
 
 def status_error(name: str, status: int, body: str = "", retry_after: str | None = None) -> ProviderError:
@@ -28,6 +31,38 @@ def status_error(name: str, status: int, body: str = "", retry_after: str | None
     if status >= 500:
         return ProviderError(Fault.SERVER, f"{name} had a server error ({status}){said}", status=status)
     return ProviderError(Fault.BAD_REQUEST, f"{name} refused the request ({status}){said}", status=status)
+
+
+def without_key(error: ProviderError, key: str) -> ProviderError:
+    """The same error with the endpoint's key, and every piece of it, removed from its message."""
+    clean = redact(error.message, key)
+    if clean != error.message:
+        error.message = clean
+        error.args = (clean,)
+    return error
+
+
+def redact(text: str, secret: str) -> str:
+    """``text`` with ``secret`` and any substring of it of KEY_PIECE+ characters replaced.
+
+    A secret shorter than four characters is no secret (and would blank common words).
+    """
+    if len(secret) < 4:
+        return text
+    piece = min(KEY_PIECE, len(secret))
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        if i + piece <= len(text) and text[i : i + piece] in secret:
+            end = i + piece
+            while end < len(text) and text[i : end + 1] in secret:
+                end += 1
+            out.append(KEY_REMOVED)
+            i = end
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
 
 
 def status_of(code: object) -> int:

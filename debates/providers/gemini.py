@@ -3,11 +3,11 @@
 
 from collections.abc import AsyncIterator
 
-from debates.providers.base import Chunk, Fault, Message, ProviderError, Usage, Voice, split_system
+from debates.providers.base import STOP, TRUNCATED, Chunk, Fault, Message, ProviderError, Usage, Voice, split_system
 from debates.providers.client import decode_json, ended_early, post_sse
 from debates.providers.faults import status_error, status_of
 
-FINISH = {"STOP": "stop", "MAX_TOKENS": "length"}
+FINISH = {"STOP": STOP, "MAX_TOKENS": TRUNCATED}
 BLOCKING = frozenset({"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"})
 
 
@@ -21,6 +21,8 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
         ],
         "generationConfig": {"temperature": voice.temperature, "maxOutputTokens": voice.max_tokens},
     }
+    if voice.json_output:
+        body["generationConfig"]["responseMimeType"] = "application/json"
     if system:
         body["systemInstruction"] = {"parts": [{"text": system}]}
     model = voice.model.removeprefix("models/")

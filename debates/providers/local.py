@@ -131,6 +131,8 @@ def _generate(voice: Voice, messages: list[Message], emit: Callable[[Any], None]
                 messages,
                 voice.max_tokens,
             )
+            # No response_format for json_output: llama.cpp's JSON grammar made SmolLM2-135M run
+            # to the token limit (5 s instead of 1 s) and still echo the prompt's placeholders.
             parts = llm.create_chat_completion(
                 [{"role": m.role, "content": m.content} for m in fitted],
                 stream=True,

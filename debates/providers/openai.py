@@ -4,12 +4,16 @@ OpenRouter, Ollama, vLLM, LM Studio, llama.cpp server)."""
 import re
 from collections.abc import AsyncIterator
 
-from debates.providers.base import Chunk, Message, Usage, Voice
+from debates.providers.base import STOP, TRUNCATED, Chunk, Message, Usage, Voice
 from debates.providers.client import decode_json, ended_early, post_sse
 from debates.providers.faults import status_error, status_of
 
 # OpenAI's reasoning models refuse max_tokens and any temperature but the default.
 REASONING_MODEL = re.compile(r"^(?:openai/)?(?:o\d|gpt-5)")
+# Compatible servers name the same ends differently (Mistral "model_length", TGI "eos_token").
+FINISH = {"length": TRUNCATED, "max_tokens": TRUNCATED, "model_length": TRUNCATED, "eos": STOP, "eos_token": STOP}
+# Servers that refuse {"type": "json_object"} (Perplexity takes only a JSON schema): the prompt asks instead.
+NO_JSON_MODE = ("api.perplexity.ai",)
 
 
 def sampling(voice: Voice) -> dict:
@@ -29,6 +33,8 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
         "stream": True,
         "stream_options": {"include_usage": True},
     }
+    if voice.json_output and not any(host in endpoint.base_url for host in NO_JSON_MODE):
+        body["response_format"] = {"type": "json_object"}  # OpenAI wants "JSON" in the prompt: ours says it
     url = f"{endpoint.base_url.rstrip('/')}/chat/completions"
     finish, usage, done = "", None, False
     citations: dict[str, None] = {}  # ordered and unique
@@ -55,6 +61,6 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
     yield Usage(
         tokens_in=usage.get("prompt_tokens"),
         tokens_out=usage.get("completion_tokens"),
-        finish_reason=finish,
+        finish_reason=FINISH.get(finish, finish.lower()),
         citations=tuple(citations),
     )

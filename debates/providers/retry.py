@@ -1,39 +1,24 @@
-"""When and how long to wait before trying a failed call again.
+"""When to try a failed call again, and how long to wait first.
 
 Waits are exponential with jitter, or what the provider's Retry-After says (capped, so a
-provider cannot park a debate for an hour). The base and caps come from the environment and
-are plain attributes of ``POLICY`` so tests can shrink them.
+provider cannot park a debate for an hour). ``POLICY`` holds safe defaults; the Django app
+replaces it from settings at startup (``TEOREMA["RETRY_*"]``) and tests shrink it.
 """
 
-import os
 import random
 from dataclasses import dataclass
 
 from debates.providers.base import ProviderError
 
 
-@dataclass
+@dataclass(frozen=True)
 class RetryPolicy:
-    base_seconds: float = float(os.environ.get("TEOREMA_RETRY_BASE_SECONDS", "1.0"))
-    max_seconds: float = float(os.environ.get("TEOREMA_RETRY_MAX_SECONDS", "20"))
-    retry_after_cap: float = float(os.environ.get("TEOREMA_RETRY_AFTER_CAP_SECONDS", "60"))
+    base_seconds: float = 1.0
+    max_seconds: float = 20.0
+    retry_after_cap: float = 60.0
 
 
 POLICY = RetryPolicy()
-
-
-class RetryAfter(Exception):
-    """Raised inside a stamina attempt to ask for another one after ``delay`` seconds."""
-
-    def __init__(self, delay: float, error: ProviderError) -> None:
-        super().__init__(error.message)
-        self.delay = delay
-        self.error = error
-
-
-def backoff(exc: Exception) -> bool | float:
-    """stamina's hook: retry only what we decided to retry, after the delay we announced."""
-    return exc.delay if isinstance(exc, RetryAfter) else False
 
 
 def delay_before_retry(error: ProviderError, failed_attempt: int, max_retries: int, time_left: float) -> float | None:

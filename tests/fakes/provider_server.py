@@ -27,9 +27,13 @@ Each request takes the next step; the last step repeats. A ``Script`` has:
     promptFeedback block).
   first_token_delay, tokens_per_second: pacing. usage: True (counted by words), False (absent)
     or a fixed (tokens_in, tokens_out). citations: URLs, sent as Perplexity does.
+  finish: how the answer ends: "stop", or "length" for a cut-off answer, sent as each wire's own
+    marker (OpenAI finish_reason "length", Anthropic stop_reason "max_tokens", Gemini
+    finishReason "MAX_TOKENS"); any other string is sent as it is.
 
 Every request is recorded in ``server.requests`` (method, path, query, headers, JSON body, model,
-time); ``server.in_flight`` and ``server.max_in_flight`` count concurrent requests.
+time, and ``json_output``: whether it asked for the wire's JSON mode); ``server.in_flight`` and
+``server.max_in_flight`` count concurrent requests.
 
 Run alone for manual trials and benchmarks: ``python -m tests.fakes.provider_server --port 8765``.
 """
@@ -68,6 +72,7 @@ class FakeRequest:
     messages: list[tuple[str, str]]
     stream: bool
     number: int  # 1 for the first request to this model
+    json_output: bool = False  # asked for a JSON object (OpenAI response_format, Gemini responseMimeType)
     at: float = field(default_factory=time.monotonic)
 
     @property
@@ -91,6 +96,7 @@ class Script:
     tokens_per_second: float | None = None
     usage: bool | tuple[int, int] = True
     citations: tuple[str, ...] = ()
+    finish: str = "stop"
 
 
 class FakeProviderServer(ThreadedServer):
@@ -128,7 +134,9 @@ class FakeProviderServer(ThreadedServer):
         return {"openai": f"{self.url}/v1", "anthropic": self.url, "gemini": f"{self.url}/v1beta"}[wire]
 
     def endpoint(self, wire: str, **fields: Any) -> Endpoint:
-        defaults = {"name": f"Fake {wire}", "base_url": self.base_url(wire), "api_key": f"key-{wire}"}
+        # A key like a real one: random-looking, sharing no 8 characters with any message (it gets removed).
+        key = {"openai": "sk-fake-4Gq9Lx2V", "anthropic": "sk-ant-fake-7Rw3Nc8T", "gemini": "AIza-fake-5Hm1Pz6K"}
+        defaults = {"name": f"Fake {wire}", "base_url": self.base_url(wire), "api_key": key.get(wire, "")}
         return Endpoint(wire=wire, **(defaults | {"stall_timeout": 5.0} | fields))
 
     def voice(self, wire: str, model: str = "fake-model", **fields: Any) -> Voice:
@@ -159,7 +167,7 @@ class FakeProviderServer(ThreadedServer):
         fake = FakeRequest(
             wire.name, request.method, request.path, request.query_string,
             {k.lower(): v for k, v in request.headers.items()}, body,
-            parsed.model, parsed.system, parsed.messages, parsed.stream, number,
+            parsed.model, parsed.system, parsed.messages, parsed.stream, number, wire.json_output(body),
         )  # fmt: skip
         self.requests.append(fake)
         self.in_flight += 1
@@ -190,7 +198,7 @@ class FakeProviderServer(ThreadedServer):
         usage = self._usage(step, fake, pieces)
         if not fake.stream:
             await asyncio.sleep(step.first_token_delay)
-            return web.json_response(wire.full(fake.model, "".join(pieces), usage, step.citations))
+            return web.json_response(wire.full(fake.model, "".join(pieces), usage, step.citations, step.finish))
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await response.prepare(request)
         for event in wire.head(fake.model, usage):
@@ -205,7 +213,7 @@ class FakeProviderServer(ThreadedServer):
             await response.write(wire.piece(fake.model, piece))
             if step.tokens_per_second:
                 await asyncio.sleep(1 / step.tokens_per_second)
-        for event in wire.tail(fake.model, usage, step.citations):
+        for event in wire.tail(fake.model, usage, step.citations, step.finish):
             await response.write(event)
         await response.write_eof()
         return response

@@ -34,6 +34,7 @@ def _text(content: Any) -> str:
 
 class OpenAI:
     name = "openai"
+    FINISH = {"stop": "stop", "length": "length"}
 
     def parse(self, body: dict) -> Parsed:
         turns = body.get("messages") or []
@@ -41,14 +42,19 @@ class OpenAI:
         messages = [(m["role"], _text(m.get("content"))) for m in turns if m.get("role") != "system"]
         return Parsed(body.get("model", ""), system, messages, bool(body.get("stream")))
 
+    def json_output(self, body: dict) -> bool:
+        return (body.get("response_format") or {}).get("type") == "json_object"
+
     def head(self, model: str, usage: tuple[int, int] | None) -> list[bytes]:
         return [sse(self._chunk(model, {"role": "assistant", "content": ""}))]
 
     def piece(self, model: str, text: str) -> bytes:
         return sse(self._chunk(model, {"content": text}))
 
-    def tail(self, model: str, usage: tuple[int, int] | None, citations: tuple[str, ...]) -> list[bytes]:
-        last = self._chunk(model, {}, finish="stop")
+    def tail(
+        self, model: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str = "stop"
+    ) -> list[bytes]:
+        last = self._chunk(model, {}, finish=self.FINISH.get(finish, finish))
         if citations:
             last["citations"] = list(citations)
             last["search_results"] = [{"title": f"Source {i}", "url": u} for i, u in enumerate(citations)]
@@ -60,10 +66,12 @@ class OpenAI:
     def error_event(self, status: int, message: str) -> bytes:
         return sse({"error": {"message": message, "type": "server_error", "code": status}})
 
-    def full(self, model: str, text: str, usage: tuple[int, int] | None, citations: tuple[str, ...]) -> dict:
+    def full(
+        self, model: str, text: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str = "stop"
+    ) -> dict:
         message = {"role": "assistant", "content": text}
         body = {"id": "chatcmpl-fake", "object": "chat.completion", "model": model}
-        body["choices"] = [{"index": 0, "message": message, "finish_reason": "stop"}]
+        body["choices"] = [{"index": 0, "message": message, "finish_reason": self.FINISH.get(finish, finish)}]
         if usage:
             body["usage"] = self._usage(usage)
         if citations:
@@ -85,6 +93,7 @@ class Anthropic:
     name = "anthropic"
     ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error"}
     ERROR_TYPES |= {404: "not_found_error", 429: "rate_limit_error", 529: "overloaded_error"}
+    FINISH = {"stop": "end_turn", "length": "max_tokens"}
 
     def parse(self, body: dict) -> Parsed:
         messages = [(m["role"], _text(m.get("content"))) for m in body.get("messages") or []]
@@ -105,8 +114,14 @@ class Anthropic:
         delta = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}
         return sse(delta, "content_block_delta")
 
-    def tail(self, model: str, usage: tuple[int, int] | None, citations: tuple[str, ...]) -> list[bytes]:
-        delta: dict = {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}}
+    def json_output(self, body: dict) -> bool:
+        return False  # the Messages API has no JSON mode
+
+    def tail(
+        self, model: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str = "stop"
+    ) -> list[bytes]:
+        reason = self.FINISH.get(finish, finish)
+        delta: dict = {"type": "message_delta", "delta": {"stop_reason": reason, "stop_sequence": None}}
         if usage:
             delta["usage"] = {"output_tokens": usage[1]}
         return [
@@ -118,9 +133,11 @@ class Anthropic:
     def error_event(self, status: int, message: str) -> bytes:
         return sse({"type": "error", "error": {"type": self._type(status), "message": message}}, "error")
 
-    def full(self, model: str, text: str, usage: tuple[int, int] | None, citations: tuple[str, ...]) -> dict:
+    def full(
+        self, model: str, text: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str = "stop"
+    ) -> dict:
         body = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model}
-        body |= {"content": [{"type": "text", "text": text}], "stop_reason": "end_turn"}
+        body |= {"content": [{"type": "text", "text": text}], "stop_reason": self.FINISH.get(finish, finish)}
         if usage:
             body["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1]}
         return body
@@ -135,6 +152,7 @@ class Anthropic:
 class Gemini:
     name = "gemini"
     PATH = re.compile(r"/models/(?P<model>[^/:]+):(?P<method>streamGenerateContent|generateContent)$")
+    FINISH = {"stop": "STOP", "length": "MAX_TOKENS"}
 
     def parse(self, body: dict, model: str = "", method: str = "") -> Parsed:
         parts = lambda node: "".join(p.get("text", "") for p in (node or {}).get("parts") or ())  # noqa: E731
@@ -147,8 +165,13 @@ class Gemini:
     def piece(self, model: str, text: str) -> bytes:
         return sse({"candidates": [self._candidate(text)], "modelVersion": model})
 
-    def tail(self, model: str, usage: tuple[int, int] | None, citations: tuple[str, ...]) -> list[bytes]:
-        last: dict = {"candidates": [self._candidate("", "STOP")], "modelVersion": model}
+    def json_output(self, body: dict) -> bool:
+        return (body.get("generationConfig") or {}).get("responseMimeType") == "application/json"
+
+    def tail(
+        self, model: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str = "stop"
+    ) -> list[bytes]:
+        last: dict = {"candidates": [self._candidate("", self.FINISH.get(finish, finish))], "modelVersion": model}
         if usage:
             last["usageMetadata"] = self._usage(usage)
         return [sse(last)]
@@ -159,8 +182,10 @@ class Gemini:
     def error_event(self, status: int, message: str) -> bytes:
         return sse(self.error_body(status, message))
 
-    def full(self, model: str, text: str, usage: tuple[int, int] | None, citations: tuple[str, ...]) -> dict:
-        body: dict = {"candidates": [self._candidate(text, "STOP")], "modelVersion": model}
+    def full(
+        self, model: str, text: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str = "stop"
+    ) -> dict:
+        body: dict = {"candidates": [self._candidate(text, self.FINISH.get(finish, finish))], "modelVersion": model}
         if usage:
             body["usageMetadata"] = self._usage(usage)
         return body

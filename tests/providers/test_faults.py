@@ -5,8 +5,9 @@ import socket
 
 import pytest
 
-from debates.providers import stream
-from debates.providers.base import TRANSIENT, Fault
+from debates.providers import check, stream
+from debates.providers.base import TRANSIENT, Fault, ProviderError
+from debates.providers.faults import redact
 from tests.fakes.provider_server import Script
 from tests.providers.helpers import WIRES, collect, completion, failure, retries, text_of
 
@@ -76,16 +77,17 @@ async def test_retries_stop_at_max_retries(fake_provider, wire):
 async def test_retry_after_is_honoured(fake_provider, wire):
     fake_provider.script("m", Script(status=429, retry_after="0.3"), "after the wait")
     events = await collect(fake_provider.voice(wire, "m"))
-    (retry,) = retries(events)
-    assert retry.delay == 0.3
+    assert len(retries(events)) == 1
     first, second = fake_provider.requests
     assert second.at - first.at >= 0.3
 
 
 async def test_retry_after_is_capped(fake_provider, fast_retries):
     fake_provider.script("m", Script(status=429, retry_after="3600"), "ok")
-    (retry,) = retries(await collect(fake_provider.voice("openai", "m")))
-    assert retry.delay == fast_retries.retry_after_cap
+    events = await collect(fake_provider.voice("openai", "m"))  # an hour's wait would outlast the call
+    assert completion(events).text == "ok"
+    first, second = fake_provider.requests
+    assert second.at - first.at >= fast_retries.retry_after_cap
 
 
 @pytest.mark.parametrize("wire", WIRES)
@@ -137,3 +139,64 @@ async def test_closing_the_stream_early_cancels_the_http_request(fake_provider):
             break
         await asyncio.sleep(0.01)
     assert fake_provider.in_flight == 0
+
+
+KEY = "sk-proj-Zq8VtR2mXk41LpW9sYb7NcE3"
+
+
+def echoes(text: str) -> list[Script]:
+    """Each way a server can send an error that quotes the key: an HTTP error body or a mid-stream event."""
+    return [Script(status=401, error=text), Script(status=500, error=text), Script(fault="error_event", error=text)]
+
+
+@pytest.mark.parametrize("wire", WIRES)
+@pytest.mark.parametrize(
+    "echoed",
+    [
+        f"Incorrect API key provided: {KEY}.",  # the whole key
+        f"Incorrect API key provided: {KEY[:14]}…",  # a truncated key
+        f"key={KEY[5:]} is not valid for this project",  # a key without its prefix
+    ],
+)
+async def test_the_key_never_leaks_through_an_error_message(fake_provider, wire, echoed):
+    for script in echoes(echoed):
+        fake_provider.reset()
+        fake_provider.script("m", script)
+        error, events = await failure(fake_provider.voice(wire, "m", api_key=KEY, max_retries=1))
+        said = [error.message, str(error), *(a.error for a in error.attempts), *(r.reason for r in retries(events))]
+        for text in said:
+            assert "[key removed]" in text
+            assert not any(KEY[i : i + 8] in text for i in range(len(KEY) - 7)), text
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_a_failed_attempt_that_echoed_the_key_leaves_no_trace_in_a_successful_call(fake_provider, wire):
+    fake_provider.script("m", Script(status=503, error=f"upstream rejected {KEY}"), "fine")
+    events = await collect(fake_provider.voice(wire, "m", api_key=KEY))
+    first = completion(events).attempts[0]
+    assert first.error.endswith("upstream rejected [key removed]")
+    assert KEY not in retries(events)[0].reason
+
+
+async def test_the_connection_check_removes_the_key_too(fake_provider):
+    fake_provider.script("m", Script(status=401, error=f"bad key {KEY}"))
+    with pytest.raises(ProviderError) as caught:
+        await check(fake_provider.voice("openai", "m", api_key=KEY))
+    assert caught.value.message.endswith("bad key [key removed]")
+    assert KEY not in caught.value.attempts[0].error
+
+
+@pytest.mark.parametrize(
+    ("text", "secret", "expected"),
+    [
+        ("key sk-abcdefghijkl here", "sk-abcdefghijkl", "key [key removed] here"),
+        ("key abcdefgh… here", "sk-abcdefghijkl", "key [key removed]… here"),
+        ("a 7-char piece abcdefg stays", "sk-abcdefghijkl", "a 7-char piece abcdefg stays"),
+        ("twice: sk-abcdefghijkl and ghijkl-sk-abcd", "sk-abcdefghijkl", "twice: [key removed] and ghijkl-sk-abcd"),
+        ("short key ollama stays visible? ollama", "ollama", "short key [key removed] stays visible? [key removed]"),
+        ("no key at all", "", "no key at all"),
+        ("a 3-char key abc is no secret", "abc", "a 3-char key abc is no secret"),
+    ],
+)
+def test_redact_removes_the_key_and_every_long_piece_of_it(text, secret, expected):
+    assert redact(text, secret) == expected

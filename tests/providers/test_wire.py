@@ -5,9 +5,9 @@ from decimal import Decimal
 
 import pytest
 
-from debates.providers.base import Chunk, Completion, Message
+from debates.providers.base import Chunk, Completion, Fault, Message
 from tests.fakes.provider_server import Script
-from tests.providers.helpers import QUESTION, WIRES, collect, completion, text_of
+from tests.providers.helpers import QUESTION, WIRES, collect, completion, failure, text_of
 
 
 @pytest.mark.parametrize("wire", WIRES)
@@ -120,3 +120,70 @@ async def test_concurrent_calls_are_all_in_flight_at_once(fake_provider, wire):
     results = await asyncio.gather(*(collect(fake_provider.voice(wire, "m")) for _ in range(5)))
     assert fake_provider.max_in_flight == 5
     assert all(isinstance(events[-1], Completion) for events in results)
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_an_answer_cut_off_by_the_token_limit_ends_as_length_on_every_wire(fake_provider, wire):
+    fake_provider.script("m", Script(answer="The answer is cut off here", finish="length"))
+    done = completion(await collect(fake_provider.voice(wire, "m")))
+    assert done.text == "The answer is cut off here"
+    assert done.finish_reason == "length"
+
+
+@pytest.mark.parametrize(
+    ("wire", "raw", "expected"),
+    [
+        ("openai", "model_length", "length"),  # Mistral's name for the context limit
+        ("openai", "content_filter", "content_filter"),
+        ("anthropic", "refusal", "refusal"),
+        ("gemini", "OTHER", "other"),
+    ],
+)
+async def test_other_finish_reasons_are_kept_in_lower_case(fake_provider, wire, raw, expected):
+    fake_provider.script("m", Script(answer="Some text", finish=raw))
+    assert completion(await collect(fake_provider.voice(wire, "m"))).finish_reason == expected
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_an_empty_answer_cut_off_by_the_limit_says_the_budget_went_on_thinking(fake_provider, wire):
+    fake_provider.script("m", Script(fault="empty", finish="length"))
+    error, _ = await failure(fake_provider.voice(wire, "m", max_retries=0, max_tokens=64))
+    assert error.fault == Fault.EMPTY
+    assert "limit of 64 tokens" in error.message
+
+
+async def test_openai_json_output_asks_for_a_json_object(fake_provider):
+    await collect(fake_provider.voice("openai", "m", json_output=True))
+    (request,) = fake_provider.requests
+    assert request.body["response_format"] == {"type": "json_object"}
+    assert request.json_output
+
+
+async def test_gemini_json_output_asks_for_application_json(fake_provider):
+    await collect(fake_provider.voice("gemini", "m", json_output=True))
+    (request,) = fake_provider.requests
+    assert request.body["generationConfig"]["responseMimeType"] == "application/json"
+    assert request.json_output
+
+
+async def test_anthropic_has_no_json_mode_so_the_request_is_unchanged(fake_provider):
+    await collect(fake_provider.voice("anthropic", "m", json_output=True))
+    await collect(fake_provider.voice("anthropic", "m"))
+    with_json, without = fake_provider.requests
+    assert with_json.body == without.body
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_no_json_mode_is_asked_unless_the_voice_wants_it(fake_provider, wire):
+    await collect(fake_provider.voice(wire, "m"))
+    (request,) = fake_provider.requests
+    assert not request.json_output
+    assert "response_format" not in request.body
+
+
+async def test_perplexity_which_refuses_json_object_is_not_sent_it(fake_provider):
+    # The fake answers on any path ending in /chat/completions, so a base URL naming the host will do.
+    base_url = f"{fake_provider.base_url('openai')}/api.perplexity.ai"
+    await collect(fake_provider.voice("openai", "sonar", base_url=base_url, json_output=True))
+    (request,) = fake_provider.requests
+    assert "response_format" not in request.body
