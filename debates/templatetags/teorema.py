@@ -1,4 +1,4 @@
-"""Template filters of the viewer: sanitised markdown and durations in words."""
+"""Template filters of the viewer: sanitised markdown, durations in words, synthesis sections."""
 
 from datetime import timedelta
 
