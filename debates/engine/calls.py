@@ -15,8 +15,9 @@ from debates.engine.events import Sink, VoteChunk, VoteFinished, VoteResult, Vot
 from debates.engine.spec import Seat
 from debates.providers.base import Attempt, Chunk, Completion, Message, ProviderError, Retrying
 
-# A gated answer is asked again once: two failures and the voice is out (seed 002).
+# A gated answer is asked again once: two failures and the voice is out.
 GATE_TRIES = 2
+TRUNCATED = "truncated: cut off by the token limit ({limit} tokens), so the text is incomplete"
 
 
 @dataclass
@@ -73,10 +74,11 @@ async def call(
         tally.add(completion.attempts, completion)
         reason = check(completion.text)
         if not reason:
+            cut = (TRUNCATED.format(limit=seat.voice.max_tokens),) if completion.finish_reason == "length" else ()
             return tally.result(
                 "done", text=completion.text, citations=tuple(completion.citations),
                 tokens_estimated=completion.tokens_estimated, finish_reason=completion.finish_reason,
-                flags=gates.flags(kind, completion.text),
+                flags=(*gates.flags(kind, completion.text), *cut),
             )  # fmt: skip
         if gate_try < GATE_TRIES:
             await sink.emit(VoteRetrying(round_index, seat.key, gate_try + 1, f"not an answer: {reason}", streamed))

@@ -59,6 +59,10 @@ class VoteRetrying(Event):
     discard: bool
 
 
+# Contributions that are not model calls (the one rule for the calls counted, stored and live).
+NOT_CALLS = frozenset({"grounding"})
+
+
 @dataclass(frozen=True)
 class VoteResult:
     """A completed (or failed, or gated-out) contribution: what the Vote row holds."""
@@ -86,6 +90,10 @@ class VoteResult:
     @property
     def ok(self) -> bool:
         return self.status == "done"
+
+    @property
+    def is_call(self) -> bool:
+        return self.kind not in NOT_CALLS
 
 
 @dataclass(frozen=True)
@@ -122,8 +130,9 @@ class RunFinished(Event):
     verdict: str = ""
     error: str = ""
     synthesis: str = ""
-    sections: dict = field(default_factory=dict)
+    sections: list = field(default_factory=list)  # [heading, body] pairs, in the order written
     evidence_strength: str = ""
+    confidence: float | None = None  # the moderator's, when its closing block gives one
     reveal: dict = field(default_factory=dict)  # label -> {"name", "model", "family", "provider"}
 
 

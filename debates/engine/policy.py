@@ -1,20 +1,25 @@
 """The panel actually running: failure policies, degradation and heterogeneity, as measured.
 
-strict (seed 000): any failed voice stops the run — better no answer than a three-voice
-monologue posing as a five-voice panel. degrade (seed 002): a voice that failed twice in the
-blind round is replaced by a surviving voice's model with a forced method (one step down the
-heterogeneity ladder); later it is dropped. quorum (seed 001): go on while enough voices answer.
-The report always says what ran, never what was intended.
+strict: any failed voice stops the run — better no answer than a three-voice monologue posing
+as a five-voice panel. degrade: a voice that failed twice in the blind round is replaced by a
+surviving voice's model with a forced method (one step down the heterogeneity ladder); later,
+and in a vote always, it is dropped: a stand-in would let one model vote twice. quorum: go on
+while enough voices answer. The report always says what ran, never what was intended.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from debates.engine.events import VoteResult
 from debates.engine.prompts import PROMPTS_VERSION
 from debates.engine.spec import RunSpec, Seat
 
 FORCED_METHODS = ("counter_evidence", "first_principles", "outside_view", "reproduce")
-FIRST_ROUNDS = {"answer", "vote"}
+BALLOT_ROUNDS = {"vote", "revote"}
+
+
+def reason(result: VoteResult) -> str:
+    """Why a voice failed, for reports that reach prompts: a gated text's quote stays out of them."""
+    return "its text was not an answer (gated out)" if result.status == "gated" else result.error or result.status
 
 
 class RunStopped(Exception):
@@ -41,14 +46,16 @@ class Panel:
 
     def on_failure(self, seat: Seat, result: VoteResult, step, survivors: dict[str, VoteResult]) -> Seat | None:
         """Apply the policy to a failed voice; returns a substitute to call, if any."""
-        why = result.error or result.status
+        why = reason(result)
         if self.spec.failure_policy == "strict":
             raise RunStopped(
                 f"{seat.label} ({seat.name}, {seat.voice.model} via {seat.provider}) failed in "
                 f"{step.title.split(' — ')[0].lower()}: {why}. The run stopped: a panel missing a voice "
                 "is not the panel you asked for."
             )
-        if self.spec.failure_policy == "degrade" and step.kind in FIRST_ROUNDS and not seat.key.endswith("~"):
+        # A ballot is one model's vote: a stand-in on another voter's model would vote twice.
+        stand_in_allowed = step.kind == "answer" and not seat.key.endswith("~")
+        if self.spec.failure_policy == "degrade" and stand_in_allowed:
             donors = [s for s in self.active if s.key in survivors]
             if donors:
                 used = {s.method for s in self.active}
@@ -66,8 +73,32 @@ class Panel:
 
     def drop(self, seat: Seat, result: VoteResult, step) -> None:
         self.active = [s for s in self.active if s.key != seat.key]
-        self.dropped[seat.key] = result.error or result.status
-        self.degradations.append(f"{seat.label} dropped in {step.title}: {self.dropped[seat.key]}.")
+        self.dropped[seat.key] = reason(result)
+        if step.kind in BALLOT_ROUNDS:
+            self.degradations.append(
+                f"{seat.label} failed in {step.title} ({self.dropped[seat.key]}): it does not vote, and the "
+                "threshold applies to the votes cast."
+            )
+        else:
+            self.degradations.append(f"{seat.label} dropped in {step.title}: {self.dropped[seat.key]}.")
+
+    def moderator_stand_in(self, failed: VoteResult) -> Seat | None:
+        """Who writes the synthesis when the moderator failed: the panel's fallback, else the
+        tie-breaker, else a voice of another family — never silently, never the same model."""
+        moderator = self.spec.moderator
+        candidates = [self.spec.fallback_moderator, self.spec.tie_breaker]
+        candidates += [s for s in self.active if s.family.casefold() != moderator.family.casefold()]
+        candidates += self.active
+        chosen = next((s for s in candidates if s is not None and s.voice.model != moderator.voice.model), None)
+        if chosen is None:
+            return None
+        stand_in = replace(chosen, key=f"{moderator.key}~", label=f"{moderator.label} (stand-in)", method="none")
+        self.used[stand_in.key] = stand_in
+        self.degradations.append(
+            f"The {moderator.label.lower()} failed ({reason(failed)}); the synthesis was written by "
+            f"a stand-in on another model ({chosen.label})."
+        )
+        return stand_in
 
     def _replace(self, seat: Seat, substitute: Seat) -> None:
         self.active = [substitute if s.key == seat.key else s for s in self.active]
@@ -84,8 +115,17 @@ class Panel:
             raise RunStopped(f"Only one voice is left after {step.title}: that is a monologue, not a panel.")
 
     def heterogeneity(self) -> Heterogeneity:
+        """Measured on the voices that answered: a stand-in on another voice's model is that model again."""
         seats = self.active
         families = {s.family.casefold() for s in seats}
+        models = {s.voice.model for s in seats}
+        if len(families) > 1 and len(models) < len(seats):
+            return Heterogeneity(
+                "families",
+                "weak",
+                f"the panel spans {len(families)} model families, but its {len(seats)} answers came from only "
+                f"{len(models)} models (a stand-in shares a model): convergence is weak evidence.",
+            )
         if len(families) > 1:
             return Heterogeneity(
                 "families",

@@ -8,7 +8,7 @@ from debates.providers.base import Message
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 # Bump when a template changes meaning; recorded with each run.
-PROMPTS_VERSION = 1
+PROMPTS_VERSION = 2
 
 METHODS = {
     "none": "",
@@ -45,7 +45,15 @@ def brief(question: str, context: str = "", grounding: str = "") -> str:
     return render("brief", question=question.strip(), context_block=context_block, grounding_block=grounding_block)
 
 
-def messages(method: str, step: str, **values: str) -> list[Message]:
-    """System prompt (with the voice's method) plus the step's user prompt."""
-    system = render("system", method=METHODS.get(method, ""))
+ROLES = ("panelist", "moderator", "facilitator", "tiebreaker")
+
+
+def messages(step: str, method: str = "none", role: str = "panelist", **values: str) -> list[Message]:
+    """The role's system prompt (a panelist's with its method) plus the step's user prompt.
+
+    Each role gets its own: a moderator told it is "one voice on a panel" argues instead of judging.
+    """
+    if role not in ROLES:
+        raise ValueError(f"unknown role {role!r}")
+    system = render(f"system_{role}", method=METHODS.get(method, ""))
     return [Message("system", system), Message("user", render(step, **values))]

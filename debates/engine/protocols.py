@@ -1,66 +1,98 @@
 """The three protocols as data: which steps run, in which order, at which round index.
 
-Round indices are fixed by the plan (not by what happened), so a resumed run finds its stored
-votes at the same places. Conditional steps (revote, tie-break, grounding) keep their index
-whether or not they run.
+A step carries the function that runs it. Round indices are fixed by the plan (not by what
+happened), so a resumed run finds its stored contributions at the same places; conditional
+steps (grounding, revote, tie-break) keep their index whether or not they run.
 """
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from debates.engine.spec import RunSpec
+from debates.engine import steps, vote
+from debates.engine.events import RunFinished
+
+if TYPE_CHECKING:
+    from debates.engine.run import Run
+
+Action = Callable[["Run", "Step"], Awaitable[RunFinished | None]]
+
+DEFAULT_ROUNDS = {"teorema": 1, "adversarial": 2, "vote": 0}
 
 
 @dataclass(frozen=True)
 class Step:
     index: int
-    kind: str  # grounding | triage | answer | vote | debate | critique | final | critique_final
+    kind: str  # grounding | triage | answer | debate | critique | final | critique_final | vote
     # | dissent | revote | tiebreak | synthesis
     title: str
-    panel: bool = True  # every active voice takes part (else: one call by moderator/tie-breaker)
+    action: Action
+    panel: bool = True  # every active voice takes part (else one call, by the moderator or tie-breaker)
+    planned: bool = True  # counted in the calls a run usually makes (escalations and grounding are not)
 
 
-DEFAULT_ROUNDS = {"teorema": 1, "adversarial": 2, "vote": 0}
+@dataclass(frozen=True)
+class Shape:
+    """What decides a plan: the protocol and the panel's settings (a RunSpec or a Panel row has them)."""
+
+    protocol: str
+    rounds: int = 0
+    merge_critique: bool = False
+    revote_on_dissent: bool = False
+    force_panel: bool = False
 
 
-def plan(spec: RunSpec) -> list[Step]:
-    kinds: list[tuple[str, str, bool]] = [("grounding", "Verified maths (SymPy)", False)]
-    rounds = spec.rounds or DEFAULT_ROUNDS[spec.protocol]
-    if spec.protocol == "teorema":
-        kinds.append(("answer", "Round 0 — independent answers", True))
-        kinds += [("debate", f"Round {i} — debate on the dossier", True) for i in range(1, rounds + 1)]
-        kinds.append(("synthesis", "Moderator — synthesis", False))
-    elif spec.protocol == "adversarial":
-        kinds.append(("triage", "Triage — is a panel worth it?", False))
-        kinds.append(("answer", "Round 1 — blind answers", True))
-        if spec.merge_critique or rounds < 2:
-            kinds.append(("critique_final", "Round 2 — critique and final positions", True))
+def plan(shape: Shape) -> list[Step]:
+    """The steps of a run, in order; ``shape`` may be a RunSpec (it has the same fields)."""
+    rounds = shape.rounds or DEFAULT_ROUNDS.get(shape.protocol, 0)
+    entries: list[tuple[str, str, Action, bool, bool]] = [
+        ("grounding", "Verified maths (SymPy)", steps.grounding, False, False)
+    ]
+    if shape.protocol == "teorema":
+        entries.append(("answer", "Round 0 — independent answers", steps.answer, True, True))
+        entries += [
+            ("debate", f"Round {i} — debate on the dossier", steps.debate, True, True) for i in range(1, rounds + 1)
+        ]
+        entries.append(("synthesis", "Moderator — synthesis", steps.synthesis, False, True))
+    elif shape.protocol == "adversarial":
+        entries.append(("triage", "Triage — is a panel worth it?", steps.triage, False, not shape.force_panel))
+        entries.append(("answer", "Round 1 — blind answers", steps.answer, True, True))
+        if shape.merge_critique or rounds < 2:
+            entries.append(("critique_final", "Round 2 — critique and final positions", steps.critique, True, True))
         else:
-            kinds.append(("critique", "Round 2 — cross-critique", True))
-            kinds.append(("final", "Round 3 — final positions", True))
-        kinds.append(("synthesis", "Facilitator — synthesis", False))
-    elif spec.protocol == "vote":
-        kinds.append(("vote", "Vote — independent decisions", True))
-        if spec.revote_on_dissent:
-            kinds.append(("dissent", "Debate on the dissent", True))
-            kinds.append(("revote", "Re-vote", True))
-        kinds.append(("tiebreak", "Tie-breaker", False))
+            # rounds - 1 rounds of cross-critique (each reads the latest positions), then final positions.
+            entries += [
+                ("critique", f"Round {i} — cross-critique", steps.critique, True, True) for i in range(2, rounds + 1)
+            ]
+            entries.append(("final", f"Round {rounds + 1} — final positions", steps.final, True, True))
+        entries.append(("synthesis", "Facilitator — synthesis", steps.synthesis, False, True))
+    elif shape.protocol == "vote":
+        entries.append(("vote", "Vote — independent decisions", vote.vote, True, True))
+        if shape.revote_on_dissent:
+            for i in range(1, max(rounds, 1) + 1):
+                suffix = f" {i}" if rounds > 1 else ""
+                entries.append(("dissent", f"Debate on the dissent{suffix}", vote.dissent, True, False))
+                entries.append(("revote", f"Re-vote{suffix}", vote.revote, True, False))
+        entries.append(("tiebreak", "Tie-breaker", vote.tiebreak, False, False))
     else:
-        raise ValueError(f"unknown protocol {spec.protocol!r}")
-    return [Step(i, kind, title, panel) for i, (kind, title, panel) in enumerate(kinds)]
+        raise ValueError(f"unknown protocol {shape.protocol!r}")
+    return [
+        Step(index, kind, title, action, panel, planned)
+        for index, (kind, title, action, panel, planned) in enumerate(entries)
+    ]
 
 
-def planned_calls(
-    protocol: str, voices: int, rounds: int = 0, merge_critique: bool = False, force_panel: bool = False
-) -> int:
+def planned_calls(steps_: list[Step], voices: int) -> int:
     """Model calls of a run that goes the usual way (a five-voice teorema run: 5 + 5 + 1 = 11).
 
-    Vote escalations (re-vote, tie-breaker) and the triage's direct answer change it; the
-    question page shows the calls actually made.
+    Escalations (re-vote, tie-breaker, a moderator's stand-in) and the triage's direct answer
+    change it; the question page shows the calls actually made.
     """
-    rounds = rounds or DEFAULT_ROUNDS[protocol]
-    if protocol == "teorema":
-        return voices * (1 + rounds) + 1
-    if protocol == "adversarial":
-        panel_rounds = 2 if merge_critique or rounds < 2 else 3
-        return (0 if force_panel else 1) + voices * panel_rounds + 1
-    return voices
+    panel_steps, solo_steps = call_steps(steps_)
+    return panel_steps * voices + solo_steps
+
+
+def call_steps(steps_: list[Step]) -> tuple[int, int]:
+    """(panel steps, single-call steps) a run usually makes, for cost estimates per voice."""
+    planned = [s for s in steps_ if s.planned]
+    return sum(s.panel for s in planned), sum(not s.panel for s in planned)

@@ -1,6 +1,6 @@
 """The frozen input of a run: the question, the voices with their labels, the protocol settings."""
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from debates.providers.base import Voice
 
@@ -39,6 +39,8 @@ class Seat:
 
 @dataclass(frozen=True)
 class RunSpec:
+    """Everything a run needs, frozen when it starts (protocols.plan reads its shape fields)."""
+
     question: str
     protocol: str  # teorema | adversarial | vote
     seats: tuple[Seat, ...]
@@ -54,8 +56,10 @@ class RunSpec:
     tie_breaker: Seat | None = None
     similarity: float = 85.0
     grounding: str = ""  # verified facts (markdown) computed before the panel, if any
-    extra: dict = field(default_factory=dict)
+    options: tuple[str, ...] = ()  # the asker's options: voters pick one verbatim
+    fallback_moderator: Seat | None = None  # writes the synthesis if the moderator fails
 
     def all_names(self) -> set[str]:
-        seats = [*self.seats, self.moderator, *([self.tie_breaker] if self.tie_breaker else [])]
+        extras = (self.tie_breaker, self.fallback_moderator)
+        seats = [*self.seats, self.moderator, *(s for s in extras if s is not None)]
         return set().union(*(seat.names() for seat in seats))

@@ -1,129 +1,159 @@
-"""The vote protocol's steps (seed 001): structured votes, consensus, re-vote, escalation.
+"""The vote protocol's steps: structured votes, consensus, debate of the dissent, escalation.
 
-A mixin of the Engine: the steps use its panel rounds, dossier and sink like every protocol.
+Plain functions over a ``Run`` like every protocol's steps. A failed voter does not vote: the
+threshold applies to the votes cast, and the result says how many that was.
 """
 
 import json
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from debates.engine import consensus, dossier, gates, prompts
+from debates.engine import consensus, dossier, gates, prompts, steps
 from debates.engine.events import ConsensusEvaluated, RunFinished, VoteResult
-from debates.engine.protocols import Step
 
-BALLOT_KINDS = {"vote", "revote", "tiebreak"}
+if TYPE_CHECKING:
+    from debates.engine.protocols import Step
+    from debates.engine.run import Run
 
-
-class VoteSteps:
-    def enrich(self, result: VoteResult) -> VoteResult:
-        """Structured fields of a vote, and the sycophancy flag of a changed vote, before storing."""
-        if not result.ok or result.kind not in BALLOT_KINDS:
-            return result
-        parsed = consensus.parse_ballot(result.label, result.text)
-        result = replace(result, decision=parsed.decision, confidence=parsed.confidence, reasoning=parsed.reasoning)
-        before = self.done.get("vote", {}).get(result.seat)
-        changed = before and consensus.normalise(before.decision) != consensus.normalise(result.decision)
-        if result.kind == "revote" and changed and not gates.REASON.search(result.reasoning):
-            result = replace(result, flags=(*result.flags, "sycophancy: changed vote without giving reasons"))
-        return result
-
-    async def step_vote(self, step: Step) -> RunFinished | None:
-        brief = self.brief()
-        results = await self.panel_round(
-            step, lambda s: prompts.messages(s.method, "vote", brief=brief), check=ballot_problem
-        )
-        return await self.judge(results, last=not self.spec.revote_on_dissent)
-
-    async def step_dissent(self, step: Step) -> None:
-        tally = self.fenced("vote")
-        await self.panel_round(
-            step,
-            lambda s: prompts.messages(s.method, "debate", brief=self.brief(), label=s.label, dossier=tally),
-            check=gates.phantom,
-        )
-
-    async def step_revote(self, step: Step) -> RunFinished | None:
-        arguments = self.fenced("dissent")
-        results = await self.panel_round(
-            step,
-            lambda s: prompts.messages(s.method, "revote", brief=self.brief(), dossier=arguments),
-            check=ballot_problem,
-        )
-        return await self.judge(results, last=True)
-
-    async def judge(self, results: dict[str, VoteResult], last: bool) -> RunFinished | None:
-        ballots = [ballot(r) for r in results.values()]
-        self.consensus = consensus.evaluate(ballots, self.spec.criticality, self.spec.similarity)
-        await self.sink.emit(ConsensusEvaluated(self.consensus.as_dict()))
-        if self.consensus.reached:
-            return self.decided(self.consensus.decision or "", "")
-        if not last:
-            return None
-        return await self.escalate() if self.consensus.escalation == "tie_breaker" else self.review()
-
-    async def step_tiebreak(self, step: Step) -> RunFinished:
-        return self.review()  # only reached when nothing decided before
-
-    async def escalate(self) -> RunFinished:
-        breaker = self.spec.tie_breaker
-        if breaker is None:
-            return self.review("no tie-breaker is configured for this panel")
-        step = next(s for s in self.steps if s.kind == "tiebreak")
-        votes = "\n\n".join(
-            dossier.fence(b.label, json.dumps({"decision": b.decision, "reasoning": b.reasoning}))
-            for b in (ballot(r) for k in ("revote", "vote") for r in self.done.get(k, {}).values())
-        )
-        result = await self.solo(
-            step,
-            breaker,
-            prompts.messages(
-                "none", "tiebreak", brief=self.brief(), dossier=dossier.scrub(votes, self.spec.all_names())
-            ),
-            check=ballot_problem,
-        )
-        if not result.ok:
-            return self.review(f"the tie-breaker failed: {result.error}")
-        decided = ballot(result)
-        record = {
-            **self.consensus.as_dict(),
-            "tie_breaker": {
-                "decision": decided.decision,
-                "confidence": decided.confidence,
-                "reasoning": decided.reasoning,
-            },
-        }
-        await self.sink.emit(ConsensusEvaluated(record))
-        return self.decided(decided.decision, " (decided by the tie-breaker: no consensus)")
-
-    def decided(self, decision: str, suffix: str) -> RunFinished:
-        agreement = self.consensus.as_dict()["agreement"] if self.consensus else ""
-        return RunFinished(
-            "done",
-            verdict=f"{decision}{suffix}",
-            synthesis=f"**Decision:** {decision}{suffix}\n\n"
-            f"Agreement {agreement} (threshold {self.consensus.as_dict()['threshold']}).",
-            reveal=self.panel.reveal(),
-            evidence_strength=self.panel.heterogeneity().strength,
-        )
-
-    def review(self, why: str = "") -> RunFinished:
-        c = self.consensus.as_dict()
-        reason = why or f"agreement {c['agreement']} is below the {self.spec.criticality} threshold {c['threshold']}"
-        return RunFinished(
-            "needs_review",
-            verdict=f"No consensus: {reason}. Needs human review.",
-            synthesis=f"**No consensus.** {reason[0].upper() + reason[1:]}; a person decides.",
-            reveal=self.panel.reveal(),
-            evidence_strength=self.panel.heterogeneity().strength,
-        )
+BALLOT_KINDS = frozenset({"vote", "revote", "tiebreak"})
 
 
-def ballot_problem(text: str) -> str:
-    try:
-        consensus.parse_ballot("", text)
-    except consensus.VoteParseError as error:
-        return f"unusable vote: {error}"
-    return ""
+def enrich(run: "Run", result: VoteResult) -> VoteResult:
+    """Structured fields of a ballot, and the sycophancy flag of a changed vote, before storing."""
+    parsed = consensus.parse_ballot(result.label, result.text, run.spec.options)
+    result = replace(result, decision=parsed.decision, confidence=parsed.confidence, reasoning=parsed.reasoning)
+    earlier = run.latest("vote", "revote")
+    before = run.results[earlier.index].get(result.seat) if earlier else None
+    changed = before is not None and not consensus.relation(before.decision, result.decision, run.spec.similarity).same
+    if result.kind == "revote" and changed and not gates.substantive(result.reasoning):
+        result = replace(result, flags=(*result.flags, "sycophancy: changed vote without giving reasons"))
+    return result
+
+
+def ballot_prompt(run: "Run", step_kind: str, **values: str) -> list:
+    role = "tiebreaker" if step_kind == "tiebreak" else "panelist"
+    return prompts.messages(step_kind, values.pop("method", "none"), role=role, brief=run.brief(),
+                            options_block=consensus.options_block(run.spec.options), **values)  # fmt: skip
+
+
+async def vote(run: "Run", step: "Step") -> RunFinished | None:
+    """Every voter decides on its own."""
+    results = await run.panel_round(
+        step, lambda seat, _position: ballot_prompt(run, "vote", method=seat.method), check=ballot_problem(run)
+    )
+    return await judge(run, results)
+
+
+async def dissent(run: "Run", step: "Step") -> None:
+    """No consensus yet: every voter reads the latest ballots with their reasons and argues."""
+    await steps.discuss(run, step, run.latest("vote", "revote", before=step))
+
+
+async def revote(run: "Run", step: "Step") -> RunFinished | None:
+    """Vote again after the debate of the dissent."""
+    arguments = run.latest("dissent", before=step)
+    results = await run.panel_round(
+        step,
+        lambda seat, position: ballot_prompt(
+            run, "revote", method=seat.method, dossier=run.fenced(arguments, rotation=position)
+        ),
+        check=ballot_problem(run),
+    )
+    return await judge(run, results)
+
+
+async def judge(run: "Run", results: dict[str, VoteResult]) -> RunFinished | None:
+    """The run ends here when the ballots reach the threshold; otherwise the next step decides."""
+    ballots = [ballot(r) for r in results.values()]
+    run.consensus = consensus.evaluate(
+        ballots, run.spec.criticality, run.spec.similarity, options=run.spec.options, seats=len(run.spec.seats)
+    )
+    await run.sink.emit(ConsensusEvaluated(run.consensus.as_dict()))
+    return decided(run, run.consensus.decision or "", "") if run.consensus.reached else None
+
+
+async def tiebreak(run: "Run", step: "Step") -> RunFinished:
+    """No consensus after every vote: a tie-breaker decides, or (high criticality) a person."""
+    if run.consensus is not None and run.consensus.escalation == "tie_breaker":
+        return await escalate(run, step)
+    return review(run)
+
+
+async def escalate(run: "Run", step: "Step") -> RunFinished:
+    breaker = run.spec.tie_breaker
+    if breaker is None:
+        return review(run, "no tie-breaker is configured for this panel")
+    ballots_step = run.latest("vote", "revote")
+    votes = "\n\n".join(
+        dossier.fence(b.label, json.dumps({"decision": b.decision, "reasoning": b.reasoning}, ensure_ascii=False))
+        for b in (ballot(r) for r in run.results[ballots_step.index].values())
+    )
+    result = await run.solo(
+        step,
+        breaker,
+        ballot_prompt(run, "tiebreak", dossier=dossier.scrub(votes, run.spec.all_names())),
+        check=ballot_problem(run),
+    )
+    if not result.ok:
+        return review(run, f"the tie-breaker failed: {result.error}")
+    decided_by = ballot(result)
+    record = {
+        **run.consensus.as_dict(),
+        "tie_breaker": {
+            "decision": decided_by.decision,
+            "confidence": decided_by.confidence,
+            "reasoning": decided_by.reasoning,
+        },
+    }
+    await run.sink.emit(ConsensusEvaluated(record))
+    return decided(run, decided_by.decision, " (decided by the tie-breaker: no consensus)")
+
+
+def decided(run: "Run", decision: str, suffix: str) -> RunFinished:
+    summary = run.consensus.as_dict()
+    return RunFinished(
+        "done",
+        verdict=f"{decision}{suffix}",
+        synthesis=f"**Decision:** {decision}{suffix}\n\n{counted(summary)}",
+        reveal=run.panel.reveal(),
+        evidence_strength=run.panel.heterogeneity().strength,
+    )
+
+
+def review(run: "Run", why: str = "") -> RunFinished:
+    summary = run.consensus.as_dict()
+    reason = why or (
+        f"agreement {summary['agreement']} is below the {run.spec.criticality} threshold {summary['threshold']}"
+    )
+    return RunFinished(
+        "needs_review",
+        verdict=f"No consensus: {reason}. Needs human review.",
+        synthesis=f"**No consensus.** {reason[0].upper() + reason[1:]}; a person decides.\n\n{counted(summary)}",
+        reveal=run.panel.reveal(),
+        evidence_strength=run.panel.heterogeneity().strength,
+    )
+
+
+def counted(summary: dict) -> str:
+    """The agreement in words, on the votes that exist (the page shows the grouping's notes)."""
+    line = f"Agreement {summary['agreement']} (threshold {summary['threshold']})"
+    if summary.get("seats", summary["votes"]) > summary["votes"]:
+        line += f", on the {summary['votes']} votes cast of {summary['seats']} voters: a failed voter does not vote"
+    return line + "."
+
+
+def ballot_problem(run: "Run"):
+    """The gate of a ballot step: a text with no usable decision is not a vote."""
+
+    def check(text: str) -> str:
+        try:
+            consensus.parse_ballot("", text, run.spec.options)
+        except consensus.VoteParseError as error:
+            return f"unusable vote: {error}"
+        return ""
+
+    return check
 
 
 def ballot(result: VoteResult) -> consensus.Ballot:
-    return consensus.Ballot(result.label, result.decision, result.confidence or 0.0, result.reasoning)
+    return consensus.Ballot(result.label, result.decision, result.confidence, result.reasoning)

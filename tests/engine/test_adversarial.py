@@ -4,10 +4,9 @@ import json
 
 from debates.engine.events import RunFinished, VoteFinished
 from debates.engine.run import run
+from tests.fakes.answers import ADVERSARIAL_SYNTHESIS
 from tests.fakes.provider_server import Script
 
-SYNTHESIS = ("## Agreement\nReplicas.\n\n## Conflicts\nPanelist B vs A on cost; decision: A (benchmarks).\n\n"
-             "## Conclusion\nReplicas, confidence 70%; changes if writes triple.")  # fmt: skip
 HIGH_STAKES = json.dumps({"stakes": "high", "panel": True, "reason": "an outage costs money", "direct_answer": ""})
 LOW_STAKES = json.dumps({"stakes": "low", "panel": False, "reason": "trivia", "direct_answer": "Paris."})
 
@@ -29,14 +28,16 @@ def voice(model: str):
 def script(server, triage: str = HIGH_STAKES) -> None:
     for model in ("model-alpha", "model-beta", "model-gamma"):
         server.script(model, Script(answer=voice(model)))
-    server.script("model-moderator", lambda r: triage if "facilitator of an expert panel" in r.prompt else SYNTHESIS)
+    server.script(
+        "model-moderator", lambda r: triage if "facilitator of an expert panel" in r.prompt else ADVERSARIAL_SYNTHESIS
+    )
 
 
 async def test_an_adversarial_run_has_triage_blind_critique_final_and_synthesis(fake_provider, spec_factory, sink):
     script(fake_provider)
     finished = await run(spec_factory(2, protocol="adversarial"), sink)
     assert finished.status == "done"
-    assert list(finished.sections) == ["Agreement", "Conflicts", "Conclusion"]
+    assert [heading for heading, _ in finished.sections] == ["Agreement", "Conflicts", "Conclusion"]
     kinds = [e.result.kind for e in sink.of(VoteFinished)]
     assert kinds == ["triage", "answer", "answer", "critique", "critique", "final", "final", "synthesis"]
     assert len(fake_provider.requests) == 1 + 2 * 3 + 1
@@ -79,7 +80,9 @@ async def test_final_positions_see_the_critiques_received(fake_provider, spec_fa
 async def test_merged_rounds_make_one_call_per_voice_after_the_blind_round(fake_provider, spec_factory, sink):
     for model in ("model-alpha", "model-beta"):
         fake_provider.script(model, f"{model} answer: replicas because reads dominate; 'x' is wrong.")
-    fake_provider.script("model-moderator", lambda r: HIGH_STAKES if "facilitator of" in r.prompt else SYNTHESIS)
+    fake_provider.script(
+        "model-moderator", lambda r: HIGH_STAKES if "facilitator of" in r.prompt else ADVERSARIAL_SYNTHESIS
+    )
     finished = await run(spec_factory(2, protocol="adversarial", merge_critique=True), sink)
     assert finished.status == "done"
     assert [e.result.kind for e in sink.of(VoteFinished)].count("critique_final") == 2

@@ -4,9 +4,9 @@ import pytest
 
 from debates.engine.events import PanelChanged, VoteFinished
 from debates.engine.run import run
+from tests.fakes.answers import SYNTHESIS
 from tests.fakes.provider_server import Script
 
-SYNTHESIS = "## Consensus\nx\n## Disagreements\ny\n## Verdict\nUse replicas."
 GOOD = "Replicas, because reads dominate the database workload; fails if writes triple."
 FAULTS = {
     "auth": Script(status=401),
@@ -62,9 +62,10 @@ async def test_quorum_continues_with_enough_voices_and_stops_below(panel, spec_f
 async def test_a_gated_answer_never_reaches_a_dossier_or_the_synthesis(panel, spec_factory, sink):
     panel.script("model-beta", "Task started")
     await run(spec_factory(3, failure_policy="quorum", quorum=2), sink)
-    for request in panel.requests:
-        if "dossier" in request.prompt or "moderator" in request.prompt:
-            assert "Task started" not in request.prompt
+    later = [r for r in panel.requests if "dossier" in r.prompt or "moderator" in r.prompt]
+    assert later, "no dossier or moderator prompt was sent"
+    for request in later:
+        assert "Task started" not in request.prompt
 
 
 async def test_a_gated_answer_is_retried_once_before_it_counts_as_failed(panel, spec_factory, sink):

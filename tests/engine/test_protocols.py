@@ -1,16 +1,27 @@
-"""Protocols are data: the plan of steps, and the calls a run costs."""
+"""Protocols are data: the plan of steps, and the calls a run costs counted from the plan."""
 
-from debates.engine.protocols import plan, planned_calls
+import pytest
+
+from debates.engine.protocols import Shape, call_steps, plan, planned_calls
+
+
+def calls(protocol: str, voices: int, **shape) -> int:
+    return planned_calls(plan(Shape(protocol, **shape)), voices)
 
 
 def test_a_five_voice_teorema_run_costs_eleven_calls():
-    assert planned_calls("teorema", 5) == 11
+    assert calls("teorema", 5) == 11
 
 
 def test_adversarial_default_is_triage_plus_three_panel_rounds_plus_synthesis():
-    assert planned_calls("adversarial", 2) == 1 + 2 * 3 + 1
-    assert planned_calls("adversarial", 2, merge_critique=True) == 1 + 2 * 2 + 1
-    assert planned_calls("adversarial", 2, force_panel=True) == 2 * 3 + 1
+    assert calls("adversarial", 2) == 1 + 2 * 3 + 1
+    assert calls("adversarial", 2, merge_critique=True) == 1 + 2 * 2 + 1
+    assert calls("adversarial", 2, force_panel=True) == 2 * 3 + 1
+
+
+def test_a_vote_costs_one_call_per_voter_and_its_escalations_are_not_planned():
+    assert calls("vote", 5) == 5
+    assert calls("vote", 5, revote_on_dissent=True) == 5
 
 
 def test_round_indices_are_fixed_by_the_plan(spec_factory):
@@ -19,3 +30,23 @@ def test_round_indices_are_fixed_by_the_plan(spec_factory):
     kinds = [step.kind for step in plan(spec_factory(protocol="vote", revote_on_dissent=True))]
     assert kinds == ["grounding", "vote", "dissent", "revote", "tiebreak"]
     assert [s.index for s in plan(spec_factory())] == list(range(4))
+
+
+@pytest.mark.parametrize("rounds", range(7))
+@pytest.mark.parametrize("protocol", ["teorema", "adversarial", "vote"])
+def test_every_round_asked_for_is_in_the_plan_once(protocol, rounds):
+    steps = plan(Shape(protocol, rounds=rounds, revote_on_dissent=True))
+    panel_rounds = [s for s in steps if s.panel]
+    expected = {
+        "teorema": 1 + (rounds or 1),
+        "adversarial": 1 + (rounds or 2),
+        "vote": 1 + 2 * max(rounds, 1),
+    }[protocol]
+    assert len(panel_rounds) == expected
+    assert len({s.index for s in steps}) == len(steps)
+    assert len({s.title for s in steps}) == len(steps)
+
+
+def test_the_cost_split_counts_panel_steps_and_single_calls():
+    assert call_steps(plan(Shape("teorema", rounds=2))) == (3, 1)
+    assert call_steps(plan(Shape("adversarial"))) == (3, 2)

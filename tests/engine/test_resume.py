@@ -5,13 +5,14 @@ from asgiref.sync import sync_to_async
 
 from debates.engine.events import PhaseChanged, VoteFinished
 from debates.engine.run import run
-from debates.models import Panel, Panelist, Provider, Question, Seat, Status, Vote
+from debates.models import Question, Status, Vote
 from debates.recorder import Recorder
 from debates.runs import freeze_roster, prior_for, spec_for
+from tests.fakes.answers import SYNTHESIS
+from tests.fakes.roster import make_panel, make_question
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-SYNTHESIS = "## Consensus\nx\n## Disagreements\ny\n## Verdict\nUse replicas."
 MODELS = ("model-alpha", "model-beta", "model-gamma")
 
 
@@ -37,15 +38,7 @@ def question(fake_provider) -> Question:
     for model in MODELS:
         fake_provider.script(model, lambda r, m=model: f"{m} says replicas, because reads dominate the database.")
     fake_provider.script("model-moderator", SYNTHESIS)
-    provider = Provider.objects.create(name="Fake", protocol="openai", base_url=fake_provider.base_url("openai"))
-    provider.set_api_key("sk-fake-123456")
-    provider.save()
-    voices = [Panelist.objects.create(name=m, provider=provider, model=m, family=m) for m in MODELS]
-    moderator = Panelist.objects.create(name="mod", provider=provider, model="model-moderator", family="mod")
-    panel = Panel.objects.create(name="P", slug="p", moderator=moderator)
-    for position, voice in enumerate(voices):
-        Seat.objects.create(panel=panel, panelist=voice, position=position)
-    question = Question.objects.create(panel=panel, text="Replicas or sharding?", criticality="medium")
+    question = make_question(make_panel(fake_provider.base_url("openai"), voices=len(MODELS)))
     question.roster = freeze_roster(question)
     question.save()
     return question
@@ -86,6 +79,7 @@ async def test_a_run_killed_mid_round_never_asks_a_completed_vote_again(question
 
     with pytest.raises(Crash):
         await run_once(question, dies_when)
+    assert len(finished_votes) == stored_before_kill
     assert (await run_once(question)).status == "done"
     seat_model = {e["seat"]: e["model"] for e in question.roster}
     for seat in finished_votes:

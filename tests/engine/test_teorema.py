@@ -7,9 +7,8 @@ import pytest
 
 from debates.engine.events import PanelChanged, RunFinished, VoteChunk, VoteFinished
 from debates.engine.run import run
+from tests.fakes.answers import SYNTHESIS
 from tests.fakes.provider_server import Script
-
-SYNTHESIS = "## Consensus\nReplicas first.\n\n## Disagreements\nNone lasting.\n\n## Verdict\nUse read replicas."
 
 
 def panelist_answer(model: str):
@@ -39,7 +38,7 @@ async def test_a_teorema_run_goes_blind_round_debate_moderator(scripted, spec_fa
     finished = await run(spec_factory(3), sink)
     assert finished.status == "done"
     assert finished.verdict == "Use read replicas."
-    assert list(finished.sections) == ["Consensus", "Disagreements", "Verdict"]
+    assert [heading for heading, _ in finished.sections] == ["Consensus", "Disagreements", "Verdict"]
     assert len(scripted.requests) == 3 + 3 + 1
     assert sink.of(RunFinished) == [finished]
 
@@ -72,7 +71,9 @@ async def test_identities_are_revealed_only_at_the_end(scripted, spec_factory, s
     finished = await run(spec_factory(3), sink)
     assert {v["model"] for k, v in finished.reveal.items() if k.startswith("p")} == {
         "model-alpha", "model-beta", "model-gamma"}  # fmt: skip
-    for event in sink.of(PanelChanged):
+    reports = sink.of(PanelChanged)
+    assert reports
+    for event in reports:
         assert "model-alpha" not in repr(event.panel_run)
 
 
@@ -82,7 +83,10 @@ async def test_panelist_text_reaches_later_prompts_fenced_as_quoted_material(fak
         fake_provider.script(model, lambda r: f"Replicas are fine for the database workload. {injection}")
     fake_provider.script("model-moderator", SYNTHESIS)
     await run(spec_factory(3), sink)
-    for request in (r for r in fake_provider.requests if "dossier" in r.prompt):
+    dossiers = [r for r in fake_provider.requests if "dossier" in r.prompt]
+    assert dossiers, "no prompt carried a dossier"
+    assert any(injection in r.prompt for r in dossiers), "the panelists' text never reached a dossier"
+    for request in dossiers:
         for match in re.finditer(re.escape(injection), request.prompt):
             before = request.prompt[: match.start()]
             assert before.rfind("<<<BEGIN") > before.rfind("<<<END"), "injection outside a fence"

@@ -1,0 +1,182 @@
+"""The steps of the teorema and adversarial protocols: plain functions over a ``Run``.
+
+Each takes the run and its step, calls voices through the run, and returns a RunFinished when
+the run ends there (a direct answer, the synthesis) or None to go on.
+"""
+
+import json
+from typing import TYPE_CHECKING
+
+from debates.engine import calls, gates, prompts
+from debates.engine import synthesis as reader
+from debates.engine.events import RoundFinished, RoundStarted, RunFinished, VoteResult
+from debates.engine.policy import RunStopped
+from debates.providers.base import Message
+
+if TYPE_CHECKING:
+    from debates.engine.protocols import Step
+    from debates.engine.run import Run
+
+SYMPY = "sympy"
+
+
+async def grounding(run: "Run", step: "Step") -> None:
+    """SymPy before the panel: verified facts the brief carries (skipped cleanly with no maths)."""
+    stored = run.prior.get((step.index, SYMPY))
+    if stored is None:
+        if run.grounder is None:
+            return
+        text = await run.grounder.ground(run.spec.question, run.spec.context)
+        if not text.strip():
+            return
+        stored = VoteResult(step.index, SYMPY, "SymPy", "grounding", "done", text=text)
+    await run.sink.emit(RoundStarted(step.index, "grounding", step.title, (SYMPY,), ("SymPy",)))
+    await calls.finish(run.sink, stored, replayed=(step.index, SYMPY) in run.prior)
+    await run.sink.emit(RoundFinished(step.index, "done"))
+    run.grounding = stored.text
+
+
+async def answer(run: "Run", step: "Step") -> None:
+    """The blind round: the brief only, nobody else's answer."""
+    brief = run.brief()
+    await run.panel_round(
+        step,
+        lambda seat, _position: prompts.messages("answer", seat.method, brief=brief),
+        check=lambda text: gates.gate(text, run.spec.question),
+    )
+
+
+async def debate(run: "Run", step: "Step") -> None:
+    """Teorema: each voice confirms, corrects or refutes the latest dossier (answers, then debates)."""
+    await discuss(run, step, run.latest("answer", "debate", before=step))
+
+
+async def discuss(run: "Run", step: "Step", source: "Step | None") -> None:
+    """Every voice reads ``source``'s contributions (its own included) and confirms or refutes them."""
+    await run.panel_round(
+        step,
+        lambda seat, position: prompts.messages(
+            "debate", seat.method, brief=run.brief(), label=seat.label, dossier=run.fenced(source, rotation=position)
+        ),
+        check=gates.phantom,
+    )
+
+
+async def critique(run: "Run", step: "Step") -> None:
+    """Each voice attacks the others' latest positions (merged runs: and states its final position)."""
+    source = run.latest("answer", "critique", before=step)
+    await run.panel_round(
+        step,
+        lambda seat, position: prompts.messages(
+            step.kind,
+            seat.method,
+            brief=run.brief(),
+            label=seat.label,
+            dossier=run.fenced(source, seat.key, rotation=position),
+        ),
+        check=gates.phantom,
+    )
+
+
+async def final(run: "Run", step: "Step") -> None:
+    """Each voice answers the critiques of the last cross-critique round, from its own blind answer."""
+    blind, critiques = run.latest("answer", before=step), run.latest("critique", before=step)
+    await run.panel_round(
+        step,
+        lambda seat, position: prompts.messages(
+            "final",
+            seat.method,
+            brief=run.brief(),
+            label=seat.label,
+            own=run.own(blind, seat),
+            dossier=run.fenced(critiques, seat.key, rotation=position),
+        ),
+        check=gates.phantom,
+    )
+
+
+async def triage(run: "Run", step: "Step") -> RunFinished | None:
+    """Is a panel worth its cost? Judged by the stakes; a high criticality always opens it."""
+    spec = run.spec
+    if spec.force_panel or spec.criticality == "high":
+        return None  # the asker's explicit request, or stakes the asker called high
+    result = await run.solo(
+        step,
+        spec.moderator,
+        prompts.messages(
+            "triage",
+            role="facilitator",
+            brief=run.brief(),
+            calls=str(run.calls_planned),
+            criticality=spec.criticality,
+        ),
+    )
+    verdict = parse_triage(result.text) if result.ok else None
+    if verdict is None or verdict.get("panel", True) or verdict.get("stakes") != "low":
+        return None  # unclear or high stakes: the panel is worth its cost
+    direct = str(verdict.get("direct_answer") or "").strip()
+    if not direct:
+        return None
+    note = (
+        f"Triage judged this question low-stakes ({verdict.get('reason', 'no reason given')}), so it "
+        'got a direct answer. Ask again with "always run the full panel" for a debate.'
+    )
+    return RunFinished(
+        "answered",
+        verdict=reader.headline(direct),
+        synthesis=f"{direct}\n\n*{note}*",
+        sections=[("Answer", direct), ("Triage", note)],
+        reveal=run.panel.reveal(),
+    )
+
+
+def parse_triage(text: str) -> dict | None:
+    try:
+        found = json.loads(text[text.index("{") : text.rindex("}") + 1])
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None
+
+
+async def synthesis(run: "Run", step: "Step") -> RunFinished:
+    """The moderator reads every round once; if it fails, a disclosed stand-in writes it."""
+    record = "\n\n".join(f"### {s.title}\n\n{run.fenced(s)}" for s in run.panel_steps())
+    heterogeneity = run.panel.heterogeneity()
+    role = "moderator" if run.spec.protocol == "teorema" else "facilitator"
+
+    def ask() -> list[Message]:
+        weigh = block("What to weigh besides the text", run.notes())
+        return prompts.messages(
+            "synthesis_teorema" if run.spec.protocol == "teorema" else "synthesis_adversarial",
+            role=role,
+            brief=run.brief(),
+            dossier=record,
+            evidence_note=f"\nEvidence strength: {heterogeneity.note}\n{weigh}",
+            contradictions=block("Claims contradicting the verified facts", run.contradictions()),
+        )
+
+    result = await run.solo(step, run.spec.moderator, ask(), check=gates.phantom)
+    if not result.ok:
+        stand_in = run.panel.moderator_stand_in(result)
+        if stand_in is None:
+            raise RunStopped(f"The {role} failed: {result.error}. The panel's work is kept: retry the synthesis.")
+        result = await run.one(step, stand_in, ask(), check=gates.phantom)
+        await run.sink.emit(RoundFinished(step.index, "done" if result.ok else "failed"))
+        if not result.ok:
+            raise RunStopped(
+                f"The {role} and its stand-in failed ({result.error}). The panel's work is kept: retry the synthesis."
+            )
+    reading = reader.read(result.text)
+    return RunFinished(
+        "done",
+        verdict=reading.verdict,
+        confidence=reading.confidence,
+        synthesis=result.text,
+        sections=[list(pair) for pair in reading.sections],
+        evidence_strength=heterogeneity.strength,
+        reveal=run.panel.reveal(),
+    )
+
+
+def block(title: str, lines: list[str]) -> str:
+    return f"\n{title}:\n" + "\n".join(f"- {line}" for line in lines) + "\n" if lines else ""
