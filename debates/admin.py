@@ -103,13 +103,13 @@ class PanelAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
     fieldsets = [
         (None, {"fields": ["name", "slug", "description", "protocol", "is_default"]}),
-        ("Roles", {"fields": ["moderator", "tie_breaker"]}),
+        ("Roles", {"fields": ["moderator", "tie_breaker", "fallback_moderator"]}),
         (
             "Run",
             {
                 "fields": [
                     *("rounds", "merge_critique", "revote_on_dissent", "failure_policy", "quorum"),
-                    "default_criticality",
+                    *("default_criticality", "options"),
                 ]
             },
         ),
@@ -117,6 +117,11 @@ class PanelAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Panel]:
         return super().get_queryset(request).prefetch_related("seats__panelist")
+
+    def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
+        super().save_related(request, form, formsets, change)  # the seats are saved here
+        for warning in form.instance.self_judging():
+            self.message_user(request, warning, messages.WARNING)
 
     @admin.display(description="Roster (in order)")
     def voices(self, panel: Panel) -> str:

@@ -4,6 +4,7 @@ import json
 
 from django import forms
 
+from debates.forms import OptionsField
 from debates.models import Panel, Provider
 from debates.presets import PRESETS
 
@@ -53,11 +54,17 @@ class ProviderForm(forms.ModelForm):
 
 
 class PanelForm(forms.ModelForm):
+    options = OptionsField(
+        required=False,
+        help_text="Vote: the decisions voters must choose from, one per line (verbatim). Empty: free decisions.",
+    )
+
     class Meta:
         model = Panel
         fields = [
-            *("name", "slug", "description", "protocol", "is_default", "moderator", "tie_breaker", "rounds"),
-            *("merge_critique", "revote_on_dissent", "failure_policy", "quorum", "default_criticality"),
+            *("name", "slug", "description", "protocol", "is_default", "moderator", "tie_breaker"),
+            *("fallback_moderator", "rounds", "merge_critique", "revote_on_dissent", "failure_policy", "quorum"),
+            *("default_criticality", "options"),
         ]
 
     def clean_is_default(self) -> bool:

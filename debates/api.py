@@ -89,11 +89,23 @@ def create(request: HttpRequest) -> JsonResponse:
 @require_GET
 @authenticated(allow_session=True)
 def detail(request: HttpRequest, pk: int) -> JsonResponse:
-    question = Question.objects.filter(pk=pk).first()
-    if question is None or not question.visible_to(request.user):
+    if not Question.objects.visible_to(request.user).filter(pk=pk).exists():
         return error(404, "No such question.")
     debate = snapshot.build(pk, read_state(pk))
     return JsonResponse(represent(request, debate))
+
+
+@csrf_exempt  # token auth only, as for create
+@require_POST
+@authenticated(allow_session=False)
+def retry_synthesis(request: HttpRequest, pk: int) -> JsonResponse:
+    """Write a failed synthesis again from the stored panel work (202), or say why not (409)."""
+    question = Question.objects.visible_to(request.user).filter(pk=pk).first()
+    if question is None or not question.can_act(request.user):
+        return error(404, "No such question.")
+    if not runs.retry_synthesis(question):
+        return error(409, "There is no failed synthesis to write again: only a run whose synthesis failed can.")
+    return JsonResponse({"id": question.pk, "status": "queued", **urls(request, question)}, status=202)
 
 
 def represent(request: HttpRequest, debate: snapshot.Debate) -> dict:
@@ -109,6 +121,7 @@ def represent(request: HttpRequest, debate: snapshot.Debate) -> dict:
         "protocol": q.panel.protocol,
         "criticality": q.criticality,
         "force_panel": q.force_panel,
+        "options": q.options,
         "status": q.status,
         "phase": debate.phase,
         "error": q.error,
@@ -126,7 +139,7 @@ def represent(request: HttpRequest, debate: snapshot.Debate) -> dict:
                         "kind": c.kind,
                         "status": c.status,
                         "text": c.text,
-                        "error": c.reason,
+                        "error": c.error,
                         "decision": c.decision,
                         "confidence": c.confidence,
                         "flags": c.flags,
@@ -141,7 +154,12 @@ def represent(request: HttpRequest, debate: snapshot.Debate) -> dict:
             for r in debate.rounds
         ],
         "synthesis": synthesis
-        and {"text": synthesis.text, "sections": synthesis.sections, "evidence_strength": synthesis.evidence_strength},
+        and {
+            "text": synthesis.text,
+            "sections": synthesis.sections,
+            "evidence_strength": synthesis.evidence_strength,
+            "confidence": synthesis.confidence,
+        },
         "consensus": debate.consensus or None,
         "panel_run": {k: v for k, v in debate.panel_run.items() if k != "reveal"},
         "identities": debate.reveal,

@@ -12,7 +12,6 @@ from functools import cached_property
 from django.utils.safestring import SafeString
 
 from debates.engine.events import VoteResult
-from debates.models import Vote
 from debates.render import markdown
 
 FINISHED_STATUSES = {"done", "failed", "gated"}
@@ -37,7 +36,7 @@ class Card:
     kind: str
     status: str = "waiting"  # waiting | streaming | retrying | done | failed | gated
     text: str = ""
-    reason: str = ""  # why it is retrying, failed or gated
+    error: str = ""  # why it is retrying, failed or gated
     attempt: int = 1
     tokens_in: int = 0
     tokens_out: int = 0
@@ -49,10 +48,6 @@ class Card:
     confidence: float | None = None
     flags: list[str] = field(default_factory=list)
     identity: dict | None = None
-
-    @property
-    def key(self) -> str:
-        return vote_key(self.round, self.seat)
 
     @property
     def dom(self) -> str:
@@ -72,44 +67,9 @@ class Card:
         return markdown(self.text)
 
     @classmethod
-    def from_vote(cls, vote: Vote, round_index: int) -> "Card":
-        return cls(
-            round=round_index,
-            seat=vote.seat,
-            label=vote.label,
-            kind=vote.kind,
-            status=vote.status,
-            text=vote.text,
-            reason=vote.error,
-            tokens_in=vote.tokens_in,
-            tokens_out=vote.tokens_out,
-            tokens_estimated=vote.tokens_estimated,
-            cost=vote.cost,
-            latency_ms=vote.latency_ms,
-            decision=vote.decision,
-            confidence=vote.confidence,
-            flags=list(vote.flags or []),
-        )
-
-    @classmethod
     def from_result(cls, result: VoteResult) -> "Card":
-        return cls(
-            round=result.round,
-            seat=result.seat,
-            label=result.label,
-            kind=result.kind,
-            status=result.status,
-            text=result.text,
-            reason=result.error,
-            tokens_in=result.tokens_in,
-            tokens_out=result.tokens_out,
-            tokens_estimated=result.tokens_estimated,
-            cost=result.cost,
-            latency_ms=result.latency_ms,
-            decision=result.decision,
-            confidence=result.confidence,
-            flags=list(result.flags),
-        )
+        """A finished card: from the engine's result, or a stored Vote's (``vote.as_result()``)."""
+        return cls(**{name: getattr(result, name) for name in RESULT_FIELDS}, flags=list(result.flags))
 
     @classmethod
     def from_live(cls, entry: dict) -> "Card":
@@ -117,7 +77,12 @@ class Card:
         return cls(**{name: entry[name] for name in LIVE_FIELDS if name in entry})
 
 
-LIVE_FIELDS = ("round", "seat", "label", "kind", "status", "text", "reason", "attempt", "started_ms")
+LIVE_FIELDS = ("round", "seat", "label", "kind", "status", "text", "error", "attempt", "started_ms")
+# What a finished card shows of a result (flags are copied to a list).
+RESULT_FIELDS = (
+    *("round", "seat", "label", "kind", "status", "text", "error", "tokens_in", "tokens_out", "tokens_estimated"),
+    *("cost", "latency_ms", "decision", "confidence"),
+)
 
 
 @dataclass

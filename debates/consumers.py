@@ -16,8 +16,7 @@ from debates.models import Question
 
 @database_sync_to_async
 def can_watch(question_id: int, user) -> bool:
-    question = Question.objects.filter(pk=question_id).first()
-    return question is not None and question.visible_to(user)
+    return Question.objects.visible_to(user).filter(pk=question_id).exists()
 
 
 @database_sync_to_async

@@ -10,16 +10,45 @@ from decimal import Decimal
 from django import forms
 from django.conf import settings
 
-from debates.engine.protocols import planned_calls
+from debates.engine.protocols import Shape, call_steps, plan, planned_calls
 from debates.models import Criticality, Panel, Panelist, Question
 
 # For the cost estimate shown before asking: a typical call's size, in tokens.
 ESTIMATE_IN, ESTIMATE_OUT = 2000, 800
+MAX_OPTIONS, MAX_OPTION_CHARS = 26, 200
 
 
 def call_cost(panelist: Panelist) -> Decimal:
     out = min(panelist.max_tokens, ESTIMATE_OUT)
     return (ESTIMATE_IN * panelist.price_in + out * panelist.price_out) / 1_000_000
+
+
+class OptionsField(forms.CharField):
+    """A list of decisions edited as one per line."""
+
+    widget = forms.Textarea(attrs={"rows": 3, "cols": 60})
+
+    def prepare_value(self, value: object) -> object:
+        return "\n".join(value) if isinstance(value, list) else value
+
+    def to_python(self, value: object) -> list[str]:
+        """One per line from a form; a JSON list of strings from the API."""
+        if isinstance(value, list | tuple):
+            if not all(isinstance(item, str) for item in value):
+                raise forms.ValidationError("Options must be a list of strings.")
+            lines = [item.strip() for item in value]
+        elif value is None or isinstance(value, str):
+            lines = [line.strip() for line in (value or "").splitlines()]
+        else:
+            raise forms.ValidationError("Options must be a list of strings, or one option per line.")
+        options = [line for line in lines if line]
+        if len({o.casefold() for o in options}) < len(options):
+            raise forms.ValidationError("An option is listed twice.")
+        if len(options) == 1:
+            raise forms.ValidationError("Give at least two options, or none.")
+        if any(len(option) > MAX_OPTION_CHARS for option in options) or len(options) > MAX_OPTIONS:
+            raise forms.ValidationError(f"At most {MAX_OPTIONS} options of at most {MAX_OPTION_CHARS} characters each.")
+        return options
 
 
 @dataclass(frozen=True)
@@ -32,18 +61,18 @@ class PanelOption:
     calls: int
     cost: Decimal
     problems: list[str]
+    warnings: list[str]
 
     @classmethod
     def of(cls, panel: Panel) -> "PanelOption":
         members = panel.roster()
-        args = (panel.protocol, len(members), panel.rounds, panel.merge_critique)
-        calls = planned_calls(*args)
-        # Planned calls grow linearly with voices: the moderator's share is the zero-voice count.
-        moderator_calls = planned_calls(panel.protocol, 0, panel.rounds, panel.merge_critique)
-        per_voice = (calls - moderator_calls) // max(len(members), 1)
+        steps = plan(Shape(panel.protocol, panel.rounds, panel.merge_critique, panel.revote_on_dissent))
+        per_voice, moderator_calls = call_steps(steps)
         cost = per_voice * sum((call_cost(p) for p in members), Decimal(0))
         cost += moderator_calls * call_cost(panel.moderator)
-        return cls(panel, len(members), sorted({p.family for p in members}), calls, cost, problems(panel))
+        calls = planned_calls(steps, len(members))
+        families = sorted({p.family for p in members})
+        return cls(panel, len(members), families, calls, cost, problems(panel), panel.self_judging())
 
 
 def problems(panel: Panel) -> list[str]:
@@ -62,7 +91,7 @@ def problems(panel: Panel) -> list[str]:
 
 
 def panel_options() -> list[PanelOption]:
-    panels = Panel.objects.select_related("moderator__provider", "tie_breaker__provider")
+    panels = Panel.objects.select_related("moderator__provider", "tie_breaker__provider", "fallback_moderator")
     return [PanelOption.of(panel) for panel in panels]
 
 
@@ -89,10 +118,8 @@ class AskForm(forms.Form):
         queryset=Panel.objects.all(),
         to_field_name="slug",
         empty_label=None,
-        error_messages={
-            "required": "Choose a panel.",
-            "invalid_choice": "There is no panel “%(value)s”.",
-        },
+        required=False,  # the default panel when left out
+        error_messages={"invalid_choice": "There is no panel “%(value)s”."},
     )
     criticality = forms.ChoiceField(
         choices=[("", "The panel's default"), *Criticality.choices],
@@ -100,15 +127,23 @@ class AskForm(forms.Form):
         error_messages={"invalid_choice": "“%(value)s” is not a criticality: use low, medium or high."},
     )
     force_panel = forms.BooleanField(label="Always run the full panel", required=False)
+    options = OptionsField(
+        label="Options (vote protocol, optional)",
+        required=False,
+        help_text="One per line: voters must pick one verbatim, so agreement is exact. Empty: the panel's "
+        "options, or free decisions.",
+    )
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        default = Panel.objects.filter(is_default=True).first()
+        default = Panel.objects.default()
         if default is not None:
             self.fields["panel"].initial = default.slug
 
     def clean_panel(self) -> Panel:
-        panel = self.cleaned_data["panel"]
+        panel = self.cleaned_data["panel"] or Panel.objects.default()
+        if panel is None:
+            raise forms.ValidationError("No default panel is set up yet: an admin has to mark one as the default.")
         found = problems(panel)
         if found:
             raise forms.ValidationError(f"The panel “{panel.name}” cannot run: {'; '.join(found)}.")
@@ -124,4 +159,5 @@ class AskForm(forms.Form):
             context=data["context"],
             criticality=data["criticality"] or data["panel"].default_criticality,
             force_panel=data["force_panel"],
+            options=data["options"],
         )

@@ -164,7 +164,7 @@ class LiveSink:
         entry = self._vote(int(round_index), seat)
         entry["text"] = entry.get("text", "") + text
         if entry.get("status") != "streaming":  # the first text: the whole card changes state
-            entry.update(status="streaming", reason="")
+            entry.update(status="streaming", error="")
             return {"vote": key, "chunk": True, "html": fragment("card.html", card=Card.from_live(entry))}
         html = format_html('<div hx-swap-oob="beforeend:#{}-text">{}</div>', dom_id(int(round_index), seat), text)
         return {"vote": key, "chunk": True, "html": html}
@@ -185,13 +185,13 @@ class LiveSink:
                     kind=event.kind,
                     status="waiting",
                     text="",
-                    reason="",
+                    error="",
                     started_ms=int(time.time() * 1000),
                 )
                 return [self._part("card.html", vote=vote_key(event.round, event.seat), card=Card.from_live(entry))]
             case VoteRetrying():
                 entry = self._vote(
-                    event.round, event.seat, status="retrying", reason=event.reason, attempt=event.attempt
+                    event.round, event.seat, status="retrying", error=event.reason, attempt=event.attempt
                 )
                 if event.discard:
                     entry["text"] = ""
@@ -240,7 +240,7 @@ class LiveSink:
         self._vote(result.round, result.seat, label=result.label, kind=result.kind, status=result.status, text="")
         totals = self.state["totals"]
         if not event.replayed:  # a replayed vote is counted in the stored totals already
-            totals["calls"] += result.kind != "grounding"
+            totals["calls"] += result.is_call
             totals["tokens"] += result.tokens_in + result.tokens_out
             totals["cost"] = str(Decimal(totals["cost"]) + result.cost)
         return [

@@ -5,6 +5,7 @@ A debate is resumable from these rows alone: a Question keeps the frozen roster 
 when it completes; the engine skips every (round, panelist) that already has a completed Vote.
 """
 
+import dataclasses
 import os
 from decimal import Decimal
 
@@ -16,6 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from debates import crypto
+from debates.engine.events import VoteResult
 from debates.presets import PRESETS, Wire
 
 ZERO = Decimal("0")
@@ -103,7 +105,7 @@ class Provider(models.Model):
 
 
 class Method(models.TextChoices):
-    """Forced methodological branching (seed 002): how a same-model voice decorrelates."""
+    """The method a voice is made to follow, so voices on the same model still reason apart."""
 
     NONE = "none", "No prescribed method"
     FIRST_PRINCIPLES = "first_principles", "First principles"
@@ -148,10 +150,6 @@ class Panelist(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    @property
-    def usable(self) -> bool:
-        return self.enabled and self.provider.enabled and self.provider.has_usable_key
-
 
 class Protocol(models.TextChoices):
     TEOREMA = "teorema", "Teorema: blind round, anonymised dossier, debate, moderator"
@@ -171,6 +169,12 @@ class Criticality(models.TextChoices):
     HIGH = "high", "High (4/5 agreement, else human review)"
 
 
+class PanelQuerySet(models.QuerySet):
+    def default(self) -> "Panel | None":
+        """The panel a question gets when the asker names none (exactly one is marked)."""
+        return self.filter(is_default=True).first()
+
+
 class Panel(models.Model):
     name = models.CharField(max_length=80, unique=True)
     slug = models.SlugField(max_length=80, unique=True)
@@ -181,17 +185,32 @@ class Panel(models.Model):
     tie_breaker = models.ForeignKey(
         Panelist, on_delete=models.PROTECT, null=True, blank=True, related_name="tie_broken_panels"
     )
+    fallback_moderator = models.ForeignKey(
+        Panelist,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="fallback_for_panels",
+        help_text="Writes the synthesis if the moderator fails. Empty: the tie-breaker, else a panelist of "
+        "another family (always disclosed on the page).",
+    )
     rounds = models.PositiveSmallIntegerField(
         default=0,
         validators=[MaxValueValidator(6)],
         help_text="Debate rounds after the blind round. 0 means the protocol's default "
-        "(teorema 1, adversarial 2: critique + final positions, vote 0).",
+        "(teorema 1, adversarial 2: critique + final positions; vote with re-vote: 1 debate + re-vote).",
+    )
+    options = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Vote: the decisions voters must choose from, verbatim (a list of strings). "
+        "A question may give its own.",
     )
     merge_critique = models.BooleanField(
         default=False, help_text="Adversarial: merge critique and final positions into one round (cheaper)."
     )
     revote_on_dissent = models.BooleanField(
-        default=False, help_text="Vote: with no consensus, debate the dissent once and vote again."
+        default=False, help_text="Vote: with no consensus, debate the dissent and vote again (once per round)."
     )
     failure_policy = models.CharField(max_length=16, choices=FailurePolicy.choices, default=FailurePolicy.STRICT)
     quorum = models.PositiveSmallIntegerField(
@@ -199,6 +218,8 @@ class Panel(models.Model):
     )
     default_criticality = models.CharField(max_length=8, choices=Criticality.choices, default=Criticality.MEDIUM)
     is_default = models.BooleanField(default=False)
+
+    objects = PanelQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]
@@ -219,6 +240,20 @@ class Panel(models.Model):
 
     def roster(self) -> list[Panelist]:
         return [seat.panelist for seat in self.seats.select_related("panelist__provider").order_by("position")]
+
+    def self_judging(self) -> list[str]:
+        """Judges on the same model as a panelist: they would judge their own answer (self-preference)."""
+        members = self.roster()
+        judges = [("moderator", self.moderator), ("tie-breaker", self.tie_breaker)]
+        judges.append(("moderator's stand-in", self.fallback_moderator))
+        return [
+            f"The {role} {judge.name} runs {judge.model}, as panelist {member.name} does: it would judge its own "
+            "answer (models favour their own). Pick a judge on another model."
+            for role, judge in judges
+            if judge is not None
+            for member in members
+            if member.model == judge.model and member.provider_id == judge.provider_id
+        ]
 
 
 class Seat(models.Model):
@@ -249,6 +284,14 @@ class Status(models.TextChoices):
 FINISHED = {Status.DONE, Status.ANSWERED, Status.NEEDS_REVIEW, Status.FAILED, Status.CANCELLED}
 
 
+class QuestionQuerySet(models.QuerySet):
+    def visible_to(self, user) -> "QuestionQuerySet":
+        """Private questions are for their asker and staff; shared ones for any signed-in user."""
+        if not user.is_authenticated:
+            return self.none()
+        return self if user.is_staff else self.filter(models.Q(owner=user) | models.Q(is_private=False))
+
+
 class Question(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="questions"
@@ -260,12 +303,15 @@ class Question(models.Model):
     force_panel = models.BooleanField(
         default=False, help_text="The asker asked for the full panel whatever the triage says."
     )
+    options = models.JSONField(
+        default=list, blank=True, help_text="Vote: the decisions to choose from (empty: the panel's options, if any)."
+    )
     is_private = models.BooleanField(default=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True)
     phase = models.CharField(max_length=120, blank=True)
     error = models.TextField(blank=True)
     # Frozen at the start of the run: the voices (with their labels), so resume and reveal
-    # do not depend on later roster edits. See engine.run.RosterEntry.
+    # do not depend on later roster edits (runs.freeze_roster).
     roster = models.JSONField(default=list, blank=True)
     panel_run = models.JSONField(
         default=dict, blank=True, help_text="What actually ran: voices, degradations, heterogeneity."
@@ -289,6 +335,8 @@ class Question(models.Model):
     lease_owner = models.CharField(max_length=120, blank=True)
     lease_expires = models.DateTimeField(null=True, blank=True)
 
+    objects = QuestionQuerySet.as_manager()
+
     class Meta:
         ordering = ["-created_at"]
 
@@ -302,11 +350,18 @@ class Question(models.Model):
     def is_finished(self) -> bool:
         return self.status in FINISHED
 
-    def visible_to(self, user) -> bool:
-        """Private questions are for their asker and staff; shared ones for any signed-in user."""
-        if not user.is_authenticated:
-            return False
-        return not self.is_private or user.is_staff or self.owner_id == user.pk
+    def can_act(self, user) -> bool:
+        """Cancel or retry: the asker and staff."""
+        return user.is_authenticated and (self.owner_id == user.pk or user.is_staff)
+
+    @property
+    def synthesis_failed(self) -> bool:
+        """The panel's work is complete and only the synthesis failed: it can be written again."""
+        return (
+            self.status == Status.FAILED
+            and self.rounds.filter(kind="synthesis").exists()
+            and not Vote.objects.filter(round__question=self, round__kind="synthesis", status="done").exists()
+        )
 
     @property
     def duration(self):
@@ -332,6 +387,11 @@ class Round(models.Model):
 
     def __str__(self) -> str:
         return f"{self.index}. {self.title}"
+
+
+# A Vote row holds every field of the engine's VoteResult; the round is a row of its own.
+RESULT_FIELDS = tuple(f.name for f in dataclasses.fields(VoteResult) if f.name != "round")
+LIST_FIELDS = ("citations", "flags", "attempts")  # tuples in the frozen result, JSON lists in the row
 
 
 class Vote(models.Model):
@@ -372,14 +432,26 @@ class Vote(models.Model):
     def __str__(self) -> str:
         return f"{self.label} · {self.kind} ({self.status})"
 
+    @staticmethod
+    def fields_of(result: VoteResult) -> dict:
+        """The row's fields from the engine's result (all but the round), by the dataclass's own fields."""
+        values = {name: getattr(result, name) for name in RESULT_FIELDS}
+        return values | {name: list(values[name]) for name in LIST_FIELDS}
+
+    def as_result(self) -> VoteResult:
+        """The stored contribution as the engine replays it on resume."""
+        values = {name: getattr(self, name) for name in RESULT_FIELDS}
+        return VoteResult(round=self.round.index, **values | {name: tuple(values[name]) for name in LIST_FIELDS})
+
 
 class Synthesis(models.Model):
     """The moderator's (or facilitator's) final word, in the sections the protocol asks for."""
 
     question = models.OneToOneField(Question, on_delete=models.CASCADE, related_name="synthesis")
     text = models.TextField()
-    sections = models.JSONField(default=dict, blank=True)
+    sections = models.JSONField(default=list, blank=True, help_text="[heading, body] pairs, in the order written")
     evidence_strength = models.CharField(max_length=16, blank=True, help_text="strong or weak, by panel heterogeneity")
+    confidence = models.FloatField(null=True, blank=True, help_text="The moderator's own, 0–1, from its closing block")
     created_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self) -> str:

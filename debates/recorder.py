@@ -10,6 +10,7 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from debates.engine.events import (
+    NOT_CALLS,
     ConsensusEvaluated,
     Event,
     PanelChanged,
@@ -21,9 +22,6 @@ from debates.engine.events import (
     VoteResult,
 )
 from debates.models import Question, Round, Status, Synthesis, Vote
-
-# Contributions that are not model calls.
-NOT_CALLS = {"grounding"}
 
 
 class Recorder:
@@ -65,26 +63,7 @@ class Recorder:
         await Vote.objects.aupdate_or_create(
             round_id=round_id,
             seat=result.seat,
-            defaults={
-                "label": result.label,
-                "panelist_id": self.panelists.get(result.seat),
-                "kind": result.kind,
-                "status": result.status,
-                "text": result.text,
-                "error": result.error,
-                "decision": result.decision,
-                "confidence": result.confidence,
-                "reasoning": result.reasoning,
-                "citations": list(result.citations),
-                "flags": list(result.flags),
-                "attempts": list(result.attempts),
-                "tokens_in": result.tokens_in,
-                "tokens_out": result.tokens_out,
-                "tokens_estimated": result.tokens_estimated,
-                "cost": result.cost,
-                "latency_ms": result.latency_ms,
-                "finish_reason": result.finish_reason,
-            },
+            defaults=Vote.fields_of(result) | {"panelist_id": self.panelists.get(result.seat)},
         )
         totals = await Vote.objects.filter(round__question_id=self.question_id).aaggregate(
             calls=Count("pk", filter=~Q(kind__in=NOT_CALLS)),
@@ -107,6 +86,7 @@ class Recorder:
                     "text": event.synthesis,
                     "sections": event.sections,
                     "evidence_strength": event.evidence_strength,
+                    "confidence": event.confidence,
                 },
             )
         question = await self.questions.only("panel_run").aget()

@@ -7,12 +7,13 @@ The format is documented field by field in README.md, "Roster as code".
 """
 
 import difflib
-import json
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+import tomlkit
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.utils.text import slugify
@@ -58,9 +59,9 @@ PANELS = Table(
     required=("name", "members", "moderator"),
     fields=(
         *("name", "slug", "description", "protocol", "rounds", "merge_critique", "revote_on_dissent"),
-        *("failure_policy", "quorum", "default_criticality", "is_default"),
+        *("failure_policy", "quorum", "default_criticality", "is_default", "options"),
     ),
-    refs=("members", "moderator", "tie_breaker"),
+    refs=("members", "moderator", "tie_breaker", "fallback_moderator"),
 )
 TABLES = (PROVIDERS, PANELISTS, PANELS)
 
@@ -88,6 +89,7 @@ class Change:
 @dataclass
 class Report:
     changes: list[Change] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # imported, but worth a second look
 
     def count(self, action: str) -> int:
         return sum(change.action == action for change in self.changes)
@@ -99,6 +101,8 @@ class Report:
 def _expected_type(table: Table, key: str) -> tuple[tuple[type, ...], str]:
     if key == "members":
         return (list,), "a list of panelist names"
+    if key == "options":
+        return (list,), "a list of decisions (strings)"
     if key in table.refs or key == "api_key_env":
         return (str,), "a name (a string)"
     model_field = table.model._meta.get_field(key)
@@ -140,6 +144,9 @@ def _check_entry(table: Table, label: str, entry: dict[str, Any]) -> list[str]:
         if key == "members" and not wrong:
             wrong = not value or not all(isinstance(item, str) for item in value)
             words = "a non-empty list of panelist names"
+        if key == "options" and not wrong:
+            wrong = not all(isinstance(item, str) and item.strip() for item in value) or len(set(value)) < len(value)
+            words = "a list of distinct, non-empty decisions"
         if wrong:
             errors.append(f"{label}: {key} must be {words}, not {value!r}")
     return errors
@@ -250,7 +257,7 @@ class _Importer:
                 self.record(self.upsert(PANELISTS, label, entry, {"provider": provider}))
         for label, entry in entries["panels"]:
             entry = {"slug": slugify(entry["name"])} | entry
-            names = {key: entry.get(key) for key in ("moderator", "tie_breaker")}
+            names = {key: entry.get(key) for key in ("moderator", "tie_breaker", "fallback_moderator")}
             links = {key: self.resolve(label, key, "panelist", n) if n else None for key, n in names.items()}
             members = [self.resolve(label, "members", "panelist", name) for name in entry["members"]]
             if len(set(entry["members"])) < len(entry["members"]):
@@ -273,33 +280,27 @@ def import_roster(text: str) -> Report:
         importer.run(entries)
         if importer.errors:
             raise RosterError(importer.errors)
+    names = [entry["name"] for _, entry in entries["panels"]]
+    for panel in Panel.objects.filter(name__in=names).select_related("moderator", "tie_breaker", "fallback_moderator"):
+        importer.report.warnings += [f'panel "{panel.name}": {warning}' for warning in panel.self_judging()]
     return importer.report
 
 
-def _toml(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, Decimal):
-        return format(value.normalize(), "f")
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml(item) for item in value) + "]"
-    # A JSON string is a TOML basic string, but for DEL, which TOML wants escaped.
-    return json.dumps(str(value), ensure_ascii=False).replace("\x7f", "\\u007f")
-
-
-def _block(table: Table, instance: Any, links: dict[str, Any], comment: str = "", omit: list[str] | tuple = ()) -> str:
+def _entry(
+    table: Table, instance: Any, links: dict[str, Any], comment: str = "", omit: Sequence[str] = ()
+) -> tomlkit.items.Table:
     """One [[table]] entry: name, links, then every field that differs from its default."""
     values = {"name": instance.name, **{key: value for key, value in links.items() if value}}
     for name in table.fields:
         value = getattr(instance, name)
         default = table.model._meta.get_field(name).get_default()
         if name not in omit and (name in table.required or value != default):
-            values.setdefault(name, value)
-    lines = [f"# {comment}"] if comment else []
-    lines += [f"[[{table.key}]]", *(f"{key} = {_toml(value)}" for key, value in values.items())]
-    return "\n".join(lines)
+            values.setdefault(name, float(value) if isinstance(value, Decimal) else value)
+    entry = tomlkit.table()
+    if comment:
+        entry.add(tomlkit.comment(comment))
+    entry.update(values)
+    return entry
 
 
 def _preset_value(preset: Any, name: str) -> str:
@@ -308,7 +309,9 @@ def _preset_value(preset: Any, name: str) -> str:
 
 def export_roster() -> str:
     """The roster as TOML that import_roster reads back unchanged. No key is ever written."""
-    blocks = ['# Teorema roster (format: README.md, "Roster as code").']
+    document = tomlkit.document()
+    document.add(tomlkit.comment('Teorema roster (format: README.md, "Roster as code").'))
+    entries: dict[str, list[tomlkit.items.Table]] = {table.key: [] for table in TABLES}
     for provider in Provider.objects.all():
         preset = PRESETS.get(provider.preset)
         # What the preset supplies is written only where it differs.
@@ -319,15 +322,21 @@ def export_roster() -> str:
         ]
         stored_key = provider.api_key_encrypted and not provider.api_key_env
         comment = f'The key of "{provider.name}" is stored encrypted and never exported; or set api_key_env.'
-        blocks.append(_block(PROVIDERS, provider, {}, comment if stored_key else "", omit))
+        entries[PROVIDERS.key].append(_entry(PROVIDERS, provider, {}, comment if stored_key else "", omit))
     for panelist in Panelist.objects.select_related("provider"):
-        blocks.append(_block(PANELISTS, panelist, {"provider": panelist.provider.name}))
-    for panel in Panel.objects.select_related("moderator", "tie_breaker"):
+        entries[PANELISTS.key].append(_entry(PANELISTS, panelist, {"provider": panelist.provider.name}))
+    for panel in Panel.objects.select_related("moderator", "tie_breaker", "fallback_moderator"):
         links = {
             "slug": panel.slug,
             "members": [member.name for member in panel.roster()],
             "moderator": panel.moderator.name,
             "tie_breaker": panel.tie_breaker.name if panel.tie_breaker else None,
+            "fallback_moderator": panel.fallback_moderator.name if panel.fallback_moderator else None,
         }
-        blocks.append(_block(PANELS, panel, links))
-    return "\n\n".join(blocks) + "\n"
+        entries[PANELS.key].append(_entry(PANELS, panel, links))
+    for key, tables in entries.items():
+        if tables:
+            document.add(tomlkit.nl())
+            document[key] = tomlkit.aot()
+            document[key].extend(tables)
+    return tomlkit.dumps(document)

@@ -15,6 +15,7 @@ from datetime import timedelta
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -23,7 +24,7 @@ from debates.engine import run as engine
 from debates.engine.dossier import shuffled_labels
 from debates.engine.events import Event, RunFinished, VoteResult
 from debates.engine.spec import RunSpec, Seat
-from debates.models import Panelist, Question, Status, Vote
+from debates.models import Panelist, Question, Round, Status, Vote
 from debates.recorder import Recorder
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,8 @@ def freeze_roster(question: Question) -> list[dict]:
     entries.append(_entry("moderator", "Moderator", panel.moderator))
     if panel.tie_breaker:
         entries.append(_entry("tie_breaker", "Tie-breaker", panel.tie_breaker))
+    if panel.fallback_moderator:
+        entries.append(_entry("fallback_moderator", "Moderator (stand-in)", panel.fallback_moderator))
     return entries
 
 
@@ -86,6 +89,8 @@ def spec_for(question: Question) -> RunSpec:
         seats=tuple(s for k, s in seats.items() if k.startswith("p")),
         moderator=seats["moderator"],
         tie_breaker=seats.get("tie_breaker"),
+        fallback_moderator=seats.get("fallback_moderator"),
+        options=tuple(question.options or panel.options),
         criticality=question.criticality,
         force_panel=question.force_panel,
         rounds=panel.rounds,
@@ -98,17 +103,9 @@ def spec_for(question: Question) -> RunSpec:
 
 
 def prior_for(question_id: int) -> dict[tuple[int, str], VoteResult]:
-    """The stored votes of a run, as the engine replays them on resume."""
-    return {
-        (v.round.index, v.seat): VoteResult(
-            round=v.round.index, seat=v.seat, label=v.label, kind=v.kind, status=v.status, text=v.text,
-            error=v.error, decision=v.decision, confidence=v.confidence, reasoning=v.reasoning,
-            citations=tuple(v.citations), flags=tuple(v.flags), attempts=tuple(v.attempts), tokens_in=v.tokens_in,
-            tokens_out=v.tokens_out, tokens_estimated=v.tokens_estimated, cost=v.cost, latency_ms=v.latency_ms,
-            finish_reason=v.finish_reason,
-        )
-        for v in Vote.objects.filter(round__question_id=question_id).select_related("round")
-    }  # fmt: skip
+    """The stored contributions of a run, as the engine replays them on resume."""
+    votes = Vote.objects.filter(round__question_id=question_id).select_related("round")
+    return {(vote.round.index, vote.seat): vote.as_result() for vote in votes}
 
 
 def _claim(question_id: int) -> Question | None:
@@ -121,7 +118,9 @@ def _claim(question_id: int) -> Question | None:
     )
     if not claimed:
         return None
-    question = Question.objects.select_related("panel__moderator", "panel__tie_breaker").get(pk=question_id)
+    question = Question.objects.select_related(
+        "panel__moderator", "panel__tie_breaker", "panel__fallback_moderator"
+    ).get(pk=question_id)
     if not question.roster:
         question.roster = freeze_roster(question)
         question.started_at = now
@@ -151,10 +150,9 @@ async def execute(question_id: int) -> str | None:
     sink = Tee(Recorder(question_id, {e["seat"]: e["panelist_id"] for e in question.roster}), live)
     watcher = asyncio.create_task(_watch(question_id, asyncio.current_task()))
     try:
-        grounder = Grounder()
-        spec = replace(await sync_to_async(spec_for)(question), extra={"contradicts": grounder.contradicts})
+        spec = await sync_to_async(spec_for)(question)
         prior = await sync_to_async(prior_for)(question_id)
-        finished = await engine.run(spec, sink, prior, grounder=grounder)
+        finished = await engine.run(spec, sink, prior, grounder=SympyGrounder())
     except asyncio.CancelledError:
         asyncio.current_task().uncancel()
         if not await Question.objects.filter(pk=question_id, cancel_requested=True).aexists():
@@ -197,13 +195,13 @@ async def _watch(question_id: int, task: asyncio.Task) -> None:
                 return
 
 
-class Grounder:
-    """The pre-panel SymPy step, and the checker the moderator's contradictions come from."""
+class SympyGrounder:
+    """The engine's Grounder: SymPy before the panel, and the claims that contradict its facts."""
 
     def __init__(self) -> None:
         self.facts: tuple = ()
 
-    async def __call__(self, question: str, context: str) -> str:
+    async def ground(self, question: str, context: str) -> str:
         grounded = await grounding.ground(question, context)
         self.facts = grounded.facts
         return grounded.as_brief()
@@ -226,6 +224,32 @@ def cancel(question_id: int) -> None:
         status=Status.CANCELLED, error="Cancelled by the asker.", finished_at=timezone.now()
     )
     Question.objects.filter(pk=question_id, status__in=RESUMABLE).update(cancel_requested=True)
+
+
+def reopen_synthesis(question: Question) -> bool:
+    """Queue a run whose synthesis failed to write it again from the stored panel work.
+
+    The failed synthesis calls are removed; resuming replays every stored contribution and calls
+    only the moderator. False when there is no failed synthesis to write again.
+    """
+    with transaction.atomic():
+        locked = Question.objects.select_for_update().get(pk=question.pk)
+        if not locked.synthesis_failed:
+            return False
+        Round.objects.filter(question=locked, kind="synthesis").delete()
+        Question.objects.filter(pk=locked.pk).update(
+            status=Status.QUEUED, error="", verdict="", phase="", finished_at=None, cancel_requested=False,
+            lease_owner="", lease_expires=None,
+        )  # fmt: skip
+    return True
+
+
+def retry_synthesis(question: Question) -> bool:
+    """reopen_synthesis, then run it (on this server's loop or a worker's)."""
+    if not reopen_synthesis(question):
+        return False
+    submit(question)
+    return True
 
 
 def resumable_ids(include_queued: bool = True) -> list[int]:

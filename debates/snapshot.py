@@ -58,7 +58,7 @@ def build(question_id: int, state: dict) -> Debate:
     rounds, complete = [], set()
     for index in sorted(rows.keys() | live_rounds.keys()):
         row, entry = rows.get(index), live_rounds.get(index, {})
-        stored = {vote.seat: Card.from_vote(vote, index) for vote in row.votes.all()} if row else {}
+        stored = {vote.seat: Card.from_result(vote.as_result()) for vote in row.votes.all()} if row else {}
         streaming = {v["seat"]: Card.from_live(v) for v in live_votes.values() if v["round"] == index}
         cards = [stored.get(seat) or card for seat, card in streaming.items()]
         cards += [card for seat, card in sorted(stored.items(), key=lambda s: s[1].label) if seat not in streaming]

@@ -3,7 +3,7 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import Q, QuerySet
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -35,25 +35,27 @@ def ask(request: HttpRequest) -> HttpResponse:
 
 def visible_question(request: HttpRequest, pk: int) -> Question:
     """A question the user may see; another user's private one does not exist for them."""
-    question = get_object_or_404(Question, pk=pk)
-    if not question.visible_to(request.user):
-        raise Http404("No such question.")
-    return question
+    return get_object_or_404(Question.objects.visible_to(request.user), pk=pk)
 
 
 @login_required
 def question(request: HttpRequest, pk: int) -> HttpResponse:
     asked = visible_question(request, pk)
     debate = snapshot.build(asked.pk, read_state(asked.pk))
-    can_cancel = debate.live and (asked.owner_id == request.user.pk or request.user.is_staff)
-    return render(request, "debates/question.html", {"debate": debate, "can_cancel": can_cancel})
+    can_act = asked.can_act(request.user)
+    context = {
+        "debate": debate,
+        "can_cancel": debate.live and can_act,
+        "can_retry": can_act and asked.synthesis_failed,
+    }
+    return render(request, "debates/question.html", context)
 
 
 @login_required
 @require_POST
 def cancel(request: HttpRequest, pk: int) -> HttpResponse:
     asked = visible_question(request, pk)
-    if asked.owner_id != request.user.pk and not request.user.is_staff:
+    if not asked.can_act(request.user):
         raise Http404("No such question.")
     if asked.is_finished:
         messages.info(request, "This debate had already finished.")
@@ -63,14 +65,22 @@ def cancel(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect(asked)
 
 
-def visible_questions(user) -> QuerySet[Question]:
-    questions = Question.objects.select_related("panel", "owner")
-    return questions if user.is_staff else questions.filter(Q(owner=user) | Q(is_private=False))
+@login_required
+@require_POST
+def retry_synthesis(request: HttpRequest, pk: int) -> HttpResponse:
+    asked = visible_question(request, pk)
+    if not asked.can_act(request.user):
+        raise Http404("No such question.")
+    if runs.retry_synthesis(asked):
+        messages.info(request, "Writing the synthesis again from the panel's stored work; nothing else is re-run.")
+    else:
+        messages.info(request, "There is no failed synthesis to write again.")
+    return redirect(asked)
 
 
 @login_required
 def history(request: HttpRequest) -> HttpResponse:
-    questions = visible_questions(request.user)
+    questions = Question.objects.visible_to(request.user).select_related("panel", "owner")
     search = request.GET.get("q", "").strip()
     if search:
         questions = questions.filter(Q(text__icontains=search) | Q(verdict__icontains=search))

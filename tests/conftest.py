@@ -1,3 +1,15 @@
 """Shared test setup; fixtures live next to what they fake."""
 
+import pytest
+
 pytest_plugins = ["tests.fakes.fixtures"]
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hasher(settings) -> None:
+    """PBKDF2 costs about a second a user on a shared core; MD5 is enough for test passwords.
+
+    In-process only: the Daphne and manage.py subprocesses of the browser and integration tests
+    read teorema.settings from their environment and keep PBKDF2 for their few users.
+    """
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

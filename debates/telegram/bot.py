@@ -11,12 +11,12 @@ import logging
 import re
 
 from asgiref.sync import sync_to_async
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Update
 
 from debates import ratelimit, runs
-from debates.models import Panel, Question, Vote
+from debates.forms import AskForm
+from debates.models import Question, Vote
 from debates.telegram.config import Config
 from debates.telegram.split import split_message
 
@@ -87,17 +87,14 @@ async def ask(config: Config, bot: Bot, chat_id: int, text: str) -> None:
 
 def start_question(text: str) -> Question:
     """Create the question for the default panel and submit its run."""
-    panel = Panel.objects.filter(is_default=True).first()
-    if panel is None:
-        raise Refusal("No default panel is set up yet: an admin has to mark one as the default.")
-    limit = settings.TEOREMA["MAX_QUESTION_CHARS"]
-    if len(text) > limit:
-        raise Refusal(f"The question is too long: {len(text)} characters, the limit is {limit}.")
+    form = AskForm({"text": text})  # the one form: a panel that cannot run is refused here, not mid-run
+    if not form.is_valid():
+        raise Refusal(" ".join(e["message"] for errors in form.errors.get_json_data().values() for e in errors))
     user = service_user()
     wait = ratelimit.take(user.pk)
     if wait:
         raise Refusal(ratelimit.refusal(wait))
-    question = Question.objects.create(owner=user, panel=panel, text=text, criticality=panel.default_criticality)
+    question = form.save(owner=user)
     runs.submit(question)
     return question
 

@@ -1,34 +1,34 @@
-"""Roster rows pointing at the fake provider server: a panel ready to run, in one call."""
+"""Roster rows pointing at a fake provider server: a panel ready to run, in one call."""
 
 from debates.models import Panel, Panelist, Provider, Question, Seat
 
-SYNTHESIS = "## Consensus\nReplicas first.\n\n## Disagreements\nNone lasting.\n\n## Verdict\nUse read replicas."
+FAMILIES = ("alpha", "beta", "gamma", "delta", "epsilon")
 
 
-def make_panel(server, models=("model-alpha", "model-beta", "model-gamma"), protocol: str = "teorema",
-               moderator: str = "model-moderator", **panel_fields) -> Panel:  # fmt: skip
-    """An OpenAI-wire provider on the fake server, one panelist per model, a moderator, a panel."""
-    provider, _ = Provider.objects.get_or_create(
-        name="Fake OpenAI", defaults={"protocol": "openai", "base_url": server.base_url("openai")}
-    )
-    provider.set_api_key("sk-fake-0123456789")
-    provider.max_retries = 1
+def make_panel(base_url: str, voices: int = 3, protocol: str = "teorema", slug: str = "house") -> Panel:
+    """An OpenAI-wire provider at ``base_url``; ``voices`` panelists of distinct families, each
+    on ``model-<family>``; a moderator on ``model-moderator``; the default panel ``slug``."""
+    provider = Provider.objects.create(name=f"Fake {slug}", protocol="openai", base_url=base_url, max_retries=0)
+    provider.set_api_key("sk-fake-provider-key")
     provider.save()
-    voices = [
-        Panelist.objects.get_or_create(name=m, defaults={"provider": provider, "model": m, "family": m})[0]
-        for m in models
-    ]
-    chair = Panelist.objects.get_or_create(
-        name=moderator, defaults={"provider": provider, "model": moderator, "family": "chair"}
-    )[0]
+    members = [
+        Panelist.objects.create(
+            name=f"{family.title()} {slug}", provider=provider, model=f"model-{family}", family=family,
+            price_in="1.00", price_out="2.00",
+        )
+        for family in FAMILIES[:voices]
+    ]  # fmt: skip
+    moderator = Panelist.objects.create(
+        name=f"Moderator {slug}", provider=provider, model="model-moderator", family="omega"
+    )
     panel = Panel.objects.create(
-        name=f"Panel {Panel.objects.count() + 1}", slug=f"panel-{Panel.objects.count() + 1}", protocol=protocol,
-        moderator=chair, **panel_fields,
-    )  # fmt: skip
-    for position, voice in enumerate(voices):
-        Seat.objects.create(panel=panel, panelist=voice, position=position)
+        name=f"Panel {slug}", slug=slug, protocol=protocol, moderator=moderator, is_default=True
+    )
+    for position, member in enumerate(members):
+        Seat.objects.create(panel=panel, panelist=member, position=position)
     return panel
 
 
 def make_question(panel: Panel, text: str = "Read replicas or sharding for our reporting load?", **fields) -> Question:
+    """A question to ``panel``, medium criticality unless ``fields`` say otherwise."""
     return Question.objects.create(panel=panel, text=text, criticality=fields.pop("criticality", "medium"), **fields)

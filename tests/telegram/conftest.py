@@ -34,6 +34,8 @@ def config(telegram: FakeTelegramServer, monkeypatch: pytest.MonkeyPatch) -> Con
 @pytest.fixture
 def panel(db) -> Panel:
     provider = Provider.objects.create(name="Loopback", protocol="openai", base_url="http://127.0.0.1:9/v1")
+    provider.set_api_key("sk-loopback-test")  # the one form refuses a panel that cannot run
+    provider.save()
     voices = [Panelist.objects.create(name=n, provider=provider, model=n, family=n) for n in ("alpha", "beta")]
     panel = Panel.objects.create(name="Default", slug="default", moderator=voices[0], is_default=True)
     for position, voice in enumerate(voices):

@@ -4,8 +4,9 @@ import asyncio
 from collections.abc import Callable
 
 import pytest
+from asgiref.sync import sync_to_async
 
-from debates.models import Question
+from debates.models import Panel, Question
 from debates.telegram.config import Config
 from debates.telegram.poll import poll
 from tests.fakes.telegram_server import FakeTelegramServer
@@ -66,6 +67,20 @@ async def test_without_a_default_panel_the_asker_is_told_what_is_missing(
     await poll_until(config, lambda: telegram.sent)
     assert submitted == []
     assert telegram.texts(ALLOWED) == ["No default panel is set up yet: an admin has to mark one as the default."]
+
+
+async def test_a_panel_that_cannot_run_is_refused_before_a_run_starts(
+    telegram: FakeTelegramServer, config: Config, submitted: list[Question], panel: Panel
+) -> None:
+    provider = panel.moderator.provider
+    provider.set_api_key("")
+    await sync_to_async(provider.save)()
+    telegram.message(ALLOWED, "Is 91 prime?")
+    await poll_until(config, lambda: telegram.sent)
+    assert submitted == []
+    [refusal] = telegram.texts(ALLOWED)
+    assert "cannot run" in refusal
+    assert "has no API key" in refusal
 
 
 @pytest.mark.usefixtures("panel")

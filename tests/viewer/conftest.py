@@ -6,8 +6,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 
-from debates.models import Panel, Panelist, Provider, Question, Seat
+from debates.models import Panel, Question
 from tests.fakes.provider_server import FakeProviderServer
+from tests.fakes.roster import make_panel
 
 
 @pytest.fixture(autouse=True)
@@ -26,43 +27,15 @@ def bob(db):
     return get_user_model().objects.create_user("bob", password="pw-bob-123")
 
 
-def make_roster(base_url: str, voices: int = 3, protocol: str = "teorema", slug: str = "house") -> Panel:
-    """A panel of ``voices`` distinct families on one OpenAI-wire provider, plus a moderator."""
-    provider = Provider.objects.create(name=f"Fake {slug}", protocol="openai", base_url=base_url, max_retries=0)
-    provider.set_api_key("sk-fake-provider-key")
-    provider.save()
-    families = ["alpha", "beta", "gamma", "delta", "epsilon"]
-    members = [
-        Panelist.objects.create(
-            name=f"{family.title()} {slug}",
-            provider=provider,
-            model=f"model-{family}",
-            family=family,
-            price_in="1.00",
-            price_out="2.00",
-        )
-        for family in families[:voices]
-    ]
-    moderator = Panelist.objects.create(
-        name=f"Moderator {slug}", provider=provider, model="model-moderator", family="omega"
-    )
-    panel = Panel.objects.create(
-        name=f"Panel {slug}", slug=slug, protocol=protocol, moderator=moderator, is_default=True
-    )
-    for position, member in enumerate(members):
-        Seat.objects.create(panel=panel, panelist=member, position=position)
-    return panel
-
-
 @pytest.fixture
 def panel(db, fake_provider: FakeProviderServer) -> Panel:
-    return make_roster(fake_provider.base_url("openai"))
+    return make_panel(fake_provider.base_url("openai"))
 
 
 @pytest.fixture
 def offline_panel(db) -> Panel:
     """A panel that is never called (the run is not started in these tests)."""
-    return make_roster("http://127.0.0.1:9/v1", slug="offline")
+    return make_panel("http://127.0.0.1:9/v1", slug="offline")
 
 
 @pytest.fixture

@@ -4,21 +4,24 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from debates.models import Question
+from tests.fakes.answers import SYNTHESIS
 from tests.fakes.provider_server import Script
 
 pytestmark = pytest.mark.django_db(transaction=True)
 QUESTION = "Should we add read replicas or shard the database?"
-SYNTHESIS = "## Agreement\nReplicas first.\n\n## Conflicts\nNone lasting.\n\n## Verdict\nUse read replicas."
+
+
+def scripted_answer(family: str) -> str:
+    return (
+        f"{family.upper()} says: add read replicas because reads dominate the database load; "
+        "shard only if writes grow. Confidence 70%, fails if writes triple."
+    )
 
 
 @pytest.fixture
 def scripted(fake_provider, panel):
     for family in ("alpha", "beta", "gamma"):
-        fake_provider.script(
-            f"model-{family}",
-            f"{family.upper()} says: add read replicas because reads dominate the database load; "
-            "shard only if writes grow. Confidence 70%, fails if writes triple.",
-        )
+        fake_provider.script(f"model-{family}", scripted_answer(family))
     fake_provider.script("model-moderator", Script(answer=SYNTHESIS, tokens_per_second=200))
     return fake_provider
 
@@ -38,12 +41,14 @@ def test_the_debate_streams_to_the_terminal_voice_by_voice(scripted, capsys):
 
 def test_a_failed_run_exits_non_zero_and_says_why(scripted, capsys):
     scripted.script("model-moderator", Script(status=401, error="invalid x-api-key"))
+    scripted.script("model-alpha", scripted_answer("alpha"), scripted_answer("alpha"), Script(status=401))
     with pytest.raises(SystemExit) as exit_:
         call_command("ask", QUESTION, "--panel", "house")
     assert exit_.value.code == 1
     out = capsys.readouterr().out
     assert "== Failed ==" in out
-    assert "The moderator failed" in out
+    assert "The moderator and its stand-in failed" in out
+    assert "retry the synthesis" in out
 
 
 def test_invalid_input_is_refused_before_anything_runs(panel):

@@ -5,7 +5,7 @@ composes them) while socket clients connect, drop and reconnect in between; each
 page must show every card's text exactly: nothing missing, nothing doubled.
 """
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 from decimal import Decimal
 
@@ -74,8 +74,10 @@ class Viewer:
     def __init__(self, question_id: int, headers: list) -> None:
         self.socket = WebsocketCommunicator(application, f"/ws/questions/{question_id}/", headers=headers)
         self.page = Page()
+        self.dialled = self.closed = False
 
     async def open(self) -> bool:
+        self.dialled = True
         connected, _ = await self.socket.connect(timeout=WAIT)
         if connected:
             self.page.apply(await self.socket.receive_from(timeout=WAIT))
@@ -87,6 +89,26 @@ class Viewer:
 
     async def shows(self, dom: str, text: str) -> None:
         await self.until(lambda: dom in self.page.bodies and self.page.text(dom) == text)
+
+    async def close(self) -> None:
+        """The tab goes away: its socket is dropped (once; refused or closed by the server alike)."""
+        if self.dialled and not self.closed:
+            self.closed = True
+            await self.socket.disconnect(timeout=WAIT)
+
+
+@pytest.fixture
+async def tab() -> AsyncIterator[Callable[[int, list], Viewer]]:
+    """Opens tabs (``tab(question_id, headers)``); every socket is closed at the end, also on failure."""
+    tabs: list[Viewer] = []
+
+    def open_tab(question_id: int, headers: list) -> Viewer:
+        tabs.append(Viewer(question_id, headers))
+        return tabs[-1]
+
+    yield open_tab
+    for viewer in tabs:
+        await viewer.close()
 
 
 async def start_round(sink, seats=("p1", "p2")) -> None:
@@ -105,11 +127,11 @@ def finished(seat: str, text: str) -> VoteFinished:
     )
 
 
-async def test_a_viewer_sees_the_debate_so_far_then_the_live_stream(question, sink, headers, alice):
+async def test_a_viewer_sees_the_debate_so_far_then_the_live_stream(question, sink, headers, alice, tab):
     await start_round(sink)
     await sink.emit(VoteChunk(0, "p1", "Shard "))
-    late = Viewer(question.pk, headers(alice))
-    early = Viewer(question.pk, headers(alice))
+    late = tab(question.pk, headers(alice))
+    early = tab(question.pk, headers(alice))
     assert await early.open()
     await sink.emit(VoteChunk(0, "p1", "<b>when</b> & "))
     await early.shows("v0-p1", "Shard <b>when</b> & ")
@@ -121,7 +143,7 @@ async def test_a_viewer_sees_the_debate_so_far_then_the_live_stream(question, si
         assert viewer.page.kind("v0-p1") == "stream"
 
 
-async def test_nothing_is_missing_or_doubled_across_reconnects_mid_stream(question, sink, headers, alice):
+async def test_nothing_is_missing_or_doubled_across_reconnects_mid_stream(question, sink, headers, alice, tab):
     await start_round(sink)
     said = {"p1": "", "p2": ""}
 
@@ -129,23 +151,23 @@ async def test_nothing_is_missing_or_doubled_across_reconnects_mid_stream(questi
         said[seat] += text
         await sink.emit(VoteChunk(0, seat, text))
 
-    first = Viewer(question.pk, headers(alice))
+    first = tab(question.pk, headers(alice))
     assert await first.open()
     for i in range(5):
         await say("p1", f"a{i} ")
         await say("p2", f"b{i} ")
-    second = Viewer(question.pk, headers(alice))  # connects while chunks wait for their flush
+    second = tab(question.pk, headers(alice))  # connects while chunks wait for their flush
     assert await second.open()
     for i in range(5, 10):
         await say("p1", f"a{i} ")
     await first.shows("v0-p1", said["p1"])
-    await first.socket.disconnect()  # the socket drops mid-stream ...
+    await first.close()  # the socket drops mid-stream ...
     await say("p2", "while away ")
-    first = Viewer(question.pk, headers(alice))  # ... and the page reconnects
+    first = tab(question.pk, headers(alice))  # ... and the page reconnects
     assert await first.open()
     await say("p2", "back ")
     await sink.emit(finished("p1", said["p1"]))
-    third = Viewer(question.pk, headers(alice))
+    third = tab(question.pk, headers(alice))
     assert await third.open()
     await say("p2", "last <words>")
     for viewer in (first, second, third):
@@ -162,7 +184,9 @@ async def test_nothing_is_missing_or_doubled_across_reconnects_mid_stream(questi
         assert closing == {"type": "websocket.close", "code": 1000}
 
 
-async def test_a_broadcast_between_joining_and_the_snapshot_is_not_doubled(question, sink, headers, alice, monkeypatch):
+async def test_a_broadcast_between_joining_and_the_snapshot_is_not_doubled(
+    question, sink, headers, alice, monkeypatch, tab
+):
     await start_round(sink)
     await sink.emit(VoteChunk(0, "p1", "before "))
     send_snapshot = QuestionConsumer.send_snapshot
@@ -173,7 +197,7 @@ async def test_a_broadcast_between_joining_and_the_snapshot_is_not_doubled(quest
         await send_snapshot(consumer)
 
     monkeypatch.setattr(QuestionConsumer, "send_snapshot", racing)
-    viewer = Viewer(question.pk, headers(alice))
+    viewer = tab(question.pk, headers(alice))
     assert await viewer.open()
     monkeypatch.setattr(QuestionConsumer, "send_snapshot", send_snapshot)
     await sink.emit(VoteChunk(0, "p1", "after"))
@@ -181,7 +205,7 @@ async def test_a_broadcast_between_joining_and_the_snapshot_is_not_doubled(quest
 
 
 async def test_a_vote_finishing_between_cache_and_db_reads_shows_once_complete(
-    question, sink, headers, alice, monkeypatch
+    question, sink, headers, alice, monkeypatch, tab
 ):
     await start_round(sink)
     await sink.emit(VoteChunk(0, "p1", "Complete "))
@@ -196,7 +220,7 @@ async def test_a_vote_finishing_between_cache_and_db_reads_shows_once_complete(
         return await render_snapshot(question_id, state)
 
     monkeypatch.setattr(consumers, "render_snapshot", racing)
-    viewer = Viewer(question.pk, headers(alice))
+    viewer = tab(question.pk, headers(alice))
     assert await viewer.open()
     assert viewer.page.kind("v0-p1") == "markdown"  # the DB wins over the cache
     await sink.emit(VoteChunk(0, "p2", "next"))
@@ -204,9 +228,9 @@ async def test_a_vote_finishing_between_cache_and_db_reads_shows_once_complete(
     assert viewer.page.text("v0-p1").strip() == "Complete answer."
 
 
-async def test_whatever_a_client_sends_is_ignored_and_the_stream_goes_on(question, sink, headers, alice):
+async def test_whatever_a_client_sends_is_ignored_and_the_stream_goes_on(question, sink, headers, alice, tab):
     await start_round(sink)
-    viewer = Viewer(question.pk, headers(alice))
+    viewer = tab(question.pk, headers(alice))
     assert await viewer.open()
     await viewer.socket.send_to(text_data='{"HEADERS": {"HX-Trigger": "cancel"}, "x": "<script>"}')
     await viewer.socket.send_to(text_data="not json at all" * 1000)
@@ -214,32 +238,31 @@ async def test_whatever_a_client_sends_is_ignored_and_the_stream_goes_on(questio
     await sink.emit(VoteChunk(0, "p1", "Still streaming."))
     await viewer.shows("v0-p1", "Still streaming.")
     assert await viewer.socket.receive_nothing(timeout=0.2)
-    await viewer.socket.disconnect()
 
 
-async def test_a_finished_question_sends_the_final_page_and_closes(question, headers, alice):
+async def test_a_finished_question_sends_the_final_page_and_closes(question, headers, alice, tab):
     await sync_to_async(type(question).objects.filter(pk=question.pk).update)(status="done", verdict="Shard.")
-    viewer = Viewer(question.pk, headers(alice))
+    viewer = tab(question.pk, headers(alice))
     assert await viewer.open()
     assert await viewer.socket.receive_output(timeout=WAIT) == {"type": "websocket.close", "code": 1000}
 
 
-async def test_anonymous_sockets_are_refused(question, headers):
-    assert not await Viewer(question.pk, headers()).open()
+async def test_anonymous_sockets_are_refused(question, headers, tab):
+    assert not await tab(question.pk, headers()).open()
 
 
-async def test_a_foreign_origin_is_refused(question, headers, alice):
-    assert not await Viewer(question.pk, headers(alice, origin="http://evil.example")).open()
+async def test_a_foreign_origin_is_refused(question, headers, alice, tab):
+    assert not await tab(question.pk, headers(alice, origin="http://evil.example")).open()
 
 
-async def test_another_users_private_question_is_refused_a_shared_one_is_not(question, headers, bob):
-    assert not await Viewer(question.pk, headers(bob)).open()
+async def test_another_users_private_question_is_refused_a_shared_one_is_not(question, headers, bob, tab):
+    assert not await tab(question.pk, headers(bob)).open()
     await sync_to_async(type(question).objects.filter(pk=question.pk).update)(is_private=False)
-    assert await Viewer(question.pk, headers(bob)).open()
+    assert await tab(question.pk, headers(bob)).open()
 
 
-async def test_an_unknown_question_is_refused(headers, alice):
-    assert not await Viewer(999_999, headers(alice)).open()
+async def test_an_unknown_question_is_refused(headers, alice, tab):
+    assert not await tab(999_999, headers(alice)).open()
 
 
 @pytest.mark.parametrize("cache_survived", [True, False])

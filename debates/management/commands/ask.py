@@ -27,29 +27,26 @@ class Command(BaseCommand):
     help = "Ask the panel a question and stream the debate to the terminal."
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("text", help="the question")
+        parser.add_argument("text", nargs="?", default="", help="the question")
         parser.add_argument("--panel", help="panel slug (default: the default panel)")
         parser.add_argument("--criticality", choices=["low", "medium", "high"], help="default: the panel's")
         parser.add_argument("--context", default="", help="optional context for the panel")
         parser.add_argument("--force-panel", action="store_true", help="always run the full panel (no triage)")
         parser.add_argument("--user", help="username that owns the question (default: none, staff-only)")
+        parser.add_argument(
+            "--option", action="append", default=[], dest="choices", metavar="OPTION",
+            help="vote protocol: a decision voters must pick verbatim (repeat it for each option)",
+        )  # fmt: skip
+        parser.add_argument(
+            "--retry-synthesis", type=int, metavar="ID",
+            help="write question ID's failed synthesis again from its stored panel work",
+        )  # fmt: skip
 
     def handle(self, *args, text: str, panel: str | None, user: str | None, **options) -> None:
-        form = AskForm(
-            {
-                "text": text,
-                "panel": panel or AskForm().fields["panel"].initial or "",
-                "criticality": options["criticality"] or "",
-                "context": options["context"],
-                "force_panel": options["force_panel"],
-            }
-        )
-        if not form.is_valid():
-            raise CommandError(" ".join(e["message"] for errs in form.errors.get_json_data().values() for e in errs))
-        owner = get_user_model().objects.filter(username=user).first() if user else None
-        if user and owner is None:
-            raise CommandError(f"There is no user “{user}”.")
-        question = form.save(owner=owner)
+        if options["retry_synthesis"] is not None:
+            question = self.retry(options["retry_synthesis"])
+        else:
+            question = self.ask(text, panel, user, options)
         self.stdout.write(self.style.MIGRATE_HEADING(f"Question {question.pk} · panel {question.panel.name}"))
         try:
             status = asyncio.run(Follower(question.pk, self).run())
@@ -61,6 +58,32 @@ class Command(BaseCommand):
             sys.exit(1)
         if EXIT[status]:
             sys.exit(EXIT[status])
+
+    def ask(self, text: str, panel: str | None, user: str | None, options: dict) -> Question:
+        form = AskForm(
+            {
+                "text": text,
+                "panel": panel or "",
+                "criticality": options["criticality"] or "",
+                "context": options["context"],
+                "force_panel": options["force_panel"],
+                "options": options["choices"],
+            }
+        )
+        if not form.is_valid():
+            raise CommandError(" ".join(e["message"] for errs in form.errors.get_json_data().values() for e in errs))
+        owner = get_user_model().objects.filter(username=user).first() if user else None
+        if user and owner is None:
+            raise CommandError(f"There is no user “{user}”.")
+        return form.save(owner=owner)
+
+    def retry(self, question_id: int) -> Question:
+        question = Question.objects.select_related("panel").filter(pk=question_id).first()
+        if question is None:
+            raise CommandError(f"There is no question {question_id}.")
+        if not runs.reopen_synthesis(question):  # then followed here, like a new question
+            raise CommandError(f"Question {question_id} has no failed synthesis to write again ({question.status}).")
+        return question
 
 
 class Follower:

@@ -35,4 +35,6 @@ class Command(BaseCommand):
             raise CommandError(f"{file}: not imported, nothing changed.\n{errors}") from exc
         for change in report.changes:
             self.stdout.write(f"  {change}")
+        for warning in report.warnings:
+            self.stdout.write(self.style.WARNING(f"  warning: {warning}"))
         self.stdout.write(self.style.SUCCESS(f"Imported {file}: {report.summary()}."))
