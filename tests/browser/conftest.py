@@ -22,11 +22,11 @@ CHROMIUM_ARGS = [
 ROOT = Path(__file__).resolve().parents[2]
 SEED = """
 from django.contrib.auth import get_user_model
-from tests.viewer.conftest import make_roster
+from tests.fakes.roster import make_panel
 users = get_user_model().objects
 users.create_user("alice", password="pw-alice-123")
 users.create_user("bob", password="pw-bob-123")
-make_roster({base_url!r})
+make_panel({base_url!r})
 """
 
 

@@ -4,6 +4,7 @@ import re
 
 import pytest
 
+from tests.fakes.answers import SYNTHESIS
 from tests.fakes.provider_server import FakeProviderServer, Script
 
 pytestmark = pytest.mark.browser
@@ -15,7 +16,6 @@ ANSWERS = {
     f"{FILLER} Confidence 70%, fails if writes triple."
     for family in FAMILIES
 }
-SYNTHESIS = "## Agreement\nReplicas first.\n\n## Conflicts\nNone lasting.\n\n## Verdict\nUse read replicas."
 XSS = (
     "add read replicas because reads dominate. <script>window.__pwned=1</script> "
     '<img src=x onerror="window.__pwned=2"> [click me](javascript:window.__pwned=3) and that is all.'
@@ -82,7 +82,7 @@ def test_a_debate_streams_live_survives_a_reload_and_reveals_who_was_who(provide
     texts = page.eval_on_selector_all(".kind-answer .card-body", "bodies => bodies.map(b => b.textContent.trim())")
     assert sorted(texts) == sorted(ANSWERS.values())  # each answer exactly once, whole
     sections = page.eval_on_selector_all("#outcome .synthesis-section h3", "hs => hs.map(h => h.textContent)")
-    assert sections == ["Agreement", "Conflicts", "Verdict"]
+    assert sections == ["Consensus", "Disagreements", "Verdict"]
     reveal = page.inner_text(".reveal")
     for family in FAMILIES:
         assert f"model-{family}" in reveal

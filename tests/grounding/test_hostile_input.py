@@ -2,7 +2,6 @@
 
 import asyncio
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ from hypothesis import strategies as st
 
 from debates.grounding import Grounding, ground, sandbox
 from debates.grounding.extract import Task, extract
+from tests.grounding.conftest import Workers
 
 PWNED = Path("/tmp/pwned")
 ATTACK = "__import__('os').system('touch /tmp/pwned')"
@@ -28,10 +28,11 @@ def no_pwned_file():
     "question",
     [f"simplify {ATTACK}", f"Simplify `{ATTACK}`", f"What is {ATTACK}?", f"solve `{ATTACK}` = 0", f"`{ATTACK}`"],
 )
-async def test_python_code_is_never_run(question: str) -> None:
+async def test_python_code_is_never_run(question: str, workers: Workers) -> None:
     grounding = await ground(question)
     assert grounding.facts == ()
     assert all("Refused" in note for note in grounding.notes)
+    assert workers.spawned == []  # refused, or not taken for maths at all: nothing reached SymPy
 
 
 async def test_code_after_a_maths_phrase_is_refused_in_words() -> None:
@@ -53,20 +54,21 @@ async def test_code_after_a_maths_phrase_is_refused_in_words() -> None:
         ("simplify (lambda: 1)", "reads as code"),
     ],
 )
-async def test_costly_shapes_are_refused_before_any_computation(question: str, reason: str) -> None:
-    started = time.monotonic()
+async def test_costly_shapes_are_refused_before_any_computation(question: str, reason: str, workers: Workers) -> None:
     grounding = await ground(question)
     assert grounding.facts == ()
     assert reason in " ".join(grounding.notes)
-    assert time.monotonic() - started < 1  # refused up front: no child process was even started
+    assert workers.spawned == []  # refused up front: no child process was even started
 
 
-async def test_a_computation_that_takes_forever_is_killed_on_time(short_time_limit: float) -> None:
-    started = time.monotonic()
-    grounding = await ground("Factor 2^512 + 1, and is 97 prime?")
+async def test_a_computation_that_takes_forever_is_killed_and_a_fresh_worker_takes_the_rest(
+    short_time_limit: float, workers: Workers
+) -> None:
+    grounding = await ground("Factor 2^512 + 1, and what is 2+3?")
     assert grounding.notes == ("Gave up on factor 2^512 + 1: no result within 1 s.",)
-    assert [f.expression for f in grounding.facts] == ["isprime(97)"]  # a fresh worker took the rest
-    assert time.monotonic() - started < 15
+    assert [f.expression for f in grounding.facts] == ["2+3"]
+    assert len(workers.spawned) == 2  # the hung one, then a fresh one for the rest
+    assert workers.all_stopped()
 
 
 async def test_the_worker_runs_with_memory_file_and_process_limits() -> None:
@@ -91,42 +93,27 @@ async def test_a_computation_that_runs_out_of_memory_is_reported_and_the_rest_go
     assert [f.result for f in facts] == ["2"]
 
 
-async def test_the_event_loop_keeps_running_during_a_slow_computation(short_time_limit: float) -> None:
-    ticks = 0
-
-    async def ticker() -> None:
-        nonlocal ticks
-        while True:
-            await asyncio.sleep(0.01)
-            ticks += 1
-
-    task = asyncio.create_task(ticker())
-    started = time.monotonic()
-    await ground("Factor 2^512 + 1")
-    elapsed = time.monotonic() - started
-    task.cancel()
-    assert elapsed >= short_time_limit
-    assert ticks >= elapsed * 100 * 0.3  # the loop ran at least a third of the time, on a busy machine
+async def test_the_event_loop_keeps_running_during_a_slow_computation(
+    short_time_limit: float, workers: Workers
+) -> None:
+    grounding = asyncio.create_task(ground("Factor 2^512 + 1"))
+    await workers.asked.wait()  # a blocked loop would get here only once the computation was over
+    assert workers.computing
+    assert not grounding.done()
+    assert (await grounding).notes == ("Gave up on factor 2^512 + 1: no result within 1 s.",)
 
 
-@pytest.mark.parametrize("delay", [0.1, 1.5], ids=["while-sympy-loads", "while-computing"])
-async def test_a_cancelled_grounding_leaves_no_child_behind(monkeypatch: pytest.MonkeyPatch, delay: float) -> None:
+@pytest.mark.parametrize("computing", [False, True], ids=["while-sympy-loads", "while-computing"])
+async def test_a_cancelled_grounding_leaves_no_child_behind(workers: Workers, computing: bool) -> None:
     # The default 3 s limit: the factorisation is still running when the cancellation lands.
-    spawned: list[asyncio.subprocess.Process] = []
-    start_worker = sandbox.start_worker
-
-    async def recording() -> asyncio.subprocess.Process:
-        spawned.append(await start_worker())
-        return spawned[-1]
-
-    monkeypatch.setattr(sandbox, "start_worker", recording)
-    task = asyncio.create_task(ground("Factor 2^512 + 1"))
-    await asyncio.sleep(delay)
-    task.cancel()
+    grounding = asyncio.create_task(ground("Factor 2^512 + 1"))
+    await (workers.asked if computing else workers.started).wait()
+    grounding.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await task
-    assert spawned
-    assert all(child.returncode is not None for child in spawned)
+        await grounding
+    assert workers.asked.is_set() == computing  # the cancellation landed where this case says
+    assert workers.spawned
+    assert workers.all_stopped()
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
