@@ -14,21 +14,28 @@ class Fact:
 
 @dataclass(frozen=True)
 class Grounding:
-    """What the pre-panel step found. ``skipped``: the question holds no maths at all."""
+    """What the pre-panel step found: facts computed, and notes on what could not be."""
 
     facts: tuple[Fact, ...] = ()
-    skipped: bool = False
     notes: tuple[str, ...] = ()
 
     def as_brief(self) -> str:
-        """A markdown block for the panel's prompt; empty when there is nothing verified."""
-        if not self.facts:
-            return ""
-        lines = [
-            "### Verified facts (computed with SymPy)",
-            "These were computed, not recalled. Rely on them; say so if you think one answers "
-            "a different question than the one asked.",
-            "",
-        ]
-        lines += [f"- {fact.kind}: `{fact.expression}` → `{fact.result}`" for fact in self.facts]
+        """A markdown block for the panel's prompt: the verified facts, then what was not verified.
+
+        Empty when grounding found nothing to say (the step is then skipped).
+        """
+        lines: list[str] = []
+        if self.facts:
+            lines += [
+                "### Verified facts (computed with SymPy)",
+                "These were computed, not recalled. Rely on them; say so if you think one answers "
+                "a different question than the one asked.",
+                "",
+            ]
+            lines += [f"- {fact.kind}: `{fact.expression}` → `{fact.result}`" for fact in self.facts]
+        if self.notes:
+            if lines:
+                lines.append("")
+            lines += ["### Not verified", "SymPy did not compute these: treat them as unchecked.", ""]
+            lines += [f"- {note}" for note in self.notes]
         return "\n".join(lines)

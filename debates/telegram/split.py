@@ -34,11 +34,6 @@ def split_message(text: str, limit: int = LIMIT) -> list[str]:
     return [render(slice_runs(runs, start, end)) for start, end in cuts(visible, limit)]
 
 
-def to_html(text: str) -> str:
-    """The markdown ``text`` as one Telegram-HTML message (no length limit)."""
-    return render(markdown_runs(text))
-
-
 def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 

@@ -28,7 +28,6 @@ from debates.grounding import Fact, Grounding, ground
 async def test_a_question_with_maths_gets_the_computed_fact(question: str, expected: Fact) -> None:
     grounding = await ground(question)
     assert expected in grounding.facts
-    assert not grounding.skipped
     assert grounding.notes == ()
 
 
@@ -55,7 +54,7 @@ async def test_the_context_is_grounded_too() -> None:
 )
 async def test_a_question_that_merely_mentions_numbers_is_skipped(question: str) -> None:
     grounding = await ground(question)
-    assert grounding == Grounding(skipped=True)
+    assert grounding == Grounding()
     assert grounding.as_brief() == ""
 
 
@@ -67,5 +66,13 @@ def test_the_brief_lists_each_fact_with_the_expression_computed() -> None:
     assert "- isprime: `isprime(97)` → `True`" in brief
 
 
-def test_the_brief_is_empty_without_facts_even_with_notes() -> None:
-    assert Grounding(notes=("Gave up on factor 2^512+1: no result within 3 s.",)).as_brief() == ""
+def test_the_brief_says_what_could_not_be_computed_after_the_facts() -> None:
+    note = "Gave up on factor 2^512+1: no result within 3 s."
+    brief = Grounding(facts=(Fact("factor", "factor(91)", "7*13"),), notes=(note,)).as_brief()
+    assert brief.index("### Verified facts") < brief.index("### Not verified") < brief.index(f"- {note}")
+
+
+def test_notes_alone_still_make_a_brief() -> None:
+    brief = Grounding(notes=("Gave up on factor 2^512+1: no result within 3 s.",)).as_brief()
+    assert brief.startswith("### Not verified")
+    assert "### Verified facts" not in brief
