@@ -41,12 +41,12 @@ django.setup()
 from asgiref.sync import sync_to_async  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
-from debates import runs  # noqa: E402
 from debates.engine import consensus  # noqa: E402
 from debates.engine.events import VoteFinished  # noqa: E402
 from debates.engine.run import run  # noqa: E402
 from debates.engine.spec import RunSpec, Seat  # noqa: E402
 from debates.models import Vote  # noqa: E402
+from debates.runs import execute  # noqa: E402
 from tests.fakes.provider_server import FakeProviderServer, Script  # noqa: E402
 from tests.fakes.roster import SYNTHESIS, make_panel, make_question  # noqa: E402
 
@@ -98,7 +98,7 @@ async def django_path(server: FakeProviderServer, voices: int) -> tuple[float, f
     panel = await sync_to_async(make_panel)(server, models=models, moderator="bench-moderator")
     question = await sync_to_async(make_question)(panel)
     started = time.perf_counter()
-    await runs.execute(question.pk)
+    await execute.execute(question.pk)
     wall = time.perf_counter() - started
     by_round: dict[int, int] = {}
     async for vote in Vote.objects.filter(round__question=question).select_related("round"):
@@ -110,7 +110,7 @@ async def overhead(repeat: int) -> None:
     print("1. Orchestration overhead vs the critical path (teorema, fixed-latency fake providers)")
     print(f"   latencies (first token) {LATENCIES} s, {WORDS} tokens at {TOKENS_PER_SECOND} tok/s, median of {repeat}")
     with FakeProviderServer() as server:
-        for name, measure in (("bare engine", bare_engine), ("runs.execute (SQLite + live)", django_path)):
+        for name, measure in (("bare engine", bare_engine), ("execute (SQLite + live)", django_path)):
             for voices in (3, 5):
                 samples, absolute = [], []
                 for _ in range(repeat):

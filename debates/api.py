@@ -15,10 +15,12 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from debates import ratelimit, runs, snapshot
+from debates import ratelimit
 from debates.forms import AskForm
-from debates.live import read_state
+from debates.live import snapshot
+from debates.live.state import read_state
 from debates.models import ApiToken, Question
+from debates.runs import tasks
 from debates.tokens import digest
 
 
@@ -82,7 +84,7 @@ def create(request: HttpRequest) -> JsonResponse:
     if wait:
         return error(429, ratelimit.refusal(wait), headers={"Retry-After": str(wait)})
     question = form.save(owner=request.user)
-    runs.submit(question)
+    tasks.submit(question)
     return JsonResponse({"id": question.pk, **urls(request, question)}, status=201)
 
 
@@ -103,7 +105,7 @@ def retry_synthesis(request: HttpRequest, pk: int) -> JsonResponse:
     question = Question.objects.visible_to(request.user).filter(pk=pk).first()
     if question is None or not question.can_act(request.user):
         return error(404, "No such question.")
-    if not runs.retry_synthesis(question):
+    if not tasks.retry_synthesis(question):
         return error(409, "There is no failed synthesis to write again: only a run whose synthesis failed can.")
     return JsonResponse({"id": question.pk, "status": "queued", **urls(request, question)}, status=202)
 

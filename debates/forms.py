@@ -150,7 +150,7 @@ class AskForm(forms.Form):
         return panel
 
     def save(self, owner) -> Question:
-        """Create the question (not yet running: runs.submit starts it)."""
+        """Create the question (not yet running: runs.tasks.submit starts it)."""
         data = self.cleaned_data
         return Question.objects.create(
             owner=owner,

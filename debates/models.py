@@ -311,7 +311,7 @@ class Question(models.Model):
     phase = models.CharField(max_length=120, blank=True)
     error = models.TextField(blank=True)
     # Frozen at the start of the run: the voices (with their labels), so resume and reveal
-    # do not depend on later roster edits (runs.freeze_roster).
+    # do not depend on later roster edits (runs.spec.freeze_roster).
     roster = models.JSONField(default=list, blank=True)
     panel_run = models.JSONField(
         default=dict, blank=True, help_text="What actually ran: voices, degradations, heterogeneity."

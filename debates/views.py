@@ -8,10 +8,12 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from debates import ratelimit, runs, snapshot
+from debates import ratelimit
 from debates.forms import AskForm, panel_options
-from debates.live import read_state
+from debates.live import snapshot
+from debates.live.state import read_state
 from debates.models import Question, Status
+from debates.runs import execute, tasks
 
 HISTORY_PAGE = 20
 
@@ -24,7 +26,7 @@ def ask(request: HttpRequest) -> HttpResponse:
         wait = ratelimit.take(request.user.pk)
         if not wait:
             question = form.save(owner=request.user)
-            runs.submit(question)
+            tasks.submit(question)
             return redirect(question)
         form.add_error(None, ratelimit.refusal(wait))
         status = 429
@@ -60,7 +62,7 @@ def cancel(request: HttpRequest, pk: int) -> HttpResponse:
     if asked.is_finished:
         messages.info(request, "This debate had already finished.")
     else:
-        runs.cancel(asked.pk)
+        execute.cancel(asked.pk)
         messages.info(request, "Cancelling: the panel stops after the calls in flight.")
     return redirect(asked)
 
@@ -71,7 +73,7 @@ def retry_synthesis(request: HttpRequest, pk: int) -> HttpResponse:
     asked = visible_question(request, pk)
     if not asked.can_act(request.user):
         raise Http404("No such question.")
-    if runs.retry_synthesis(asked):
+    if tasks.retry_synthesis(asked):
         messages.info(request, "Writing the synthesis again from the panel's stored work; nothing else is re-run.")
     else:
         messages.info(request, "There is no failed synthesis to write again.")

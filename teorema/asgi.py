@@ -11,8 +11,8 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the app regi
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from debates.routing import websocket_urlpatterns  # noqa: E402
-from debates.runs import ResumeOnFirstCall  # noqa: E402
+from debates.live.routing import websocket_urlpatterns  # noqa: E402
+from debates.runs.tasks import ResumeOnFirstCall  # noqa: E402
 
 application = ResumeOnFirstCall(
     ProtocolTypeRouter(

@@ -250,7 +250,7 @@ TEOREMA = {
 # the Daphne process's loop; the server setup queues them in the database for workers.
 RUN_IN_PROCESS = env_bool("TEOREMA_RUN_IN_PROCESS", True)
 TASKS = {
-    "default": {"BACKEND": "debates.taskbackend.InProcessBackend"}
+    "default": {"BACKEND": "debates.runs.taskbackend.InProcessBackend"}
     if RUN_IN_PROCESS
     else {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}
 }

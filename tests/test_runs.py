@@ -8,10 +8,10 @@ from asgiref.sync import sync_to_async
 from django.test import override_settings
 from django.utils import timezone
 
-from debates import runs
 from debates.management.commands.debate_worker import Worker
 from debates.models import Panel, Question, Status, Synthesis, Vote
-from debates.tasks import run_question
+from debates.runs import execute, lease, tasks
+from debates.runs.tasks import run_question
 from tests.fakes.answers import SYNTHESIS
 from tests.fakes.provider_server import Script
 from tests.fakes.roster import make_panel, make_question
@@ -51,7 +51,7 @@ async def calling(server) -> None:
 
 async def test_submit_runs_the_debate_outside_the_request_and_stores_every_step(scripted):
     question = await sync_to_async(make_question)(await panel_on(scripted))
-    await sync_to_async(runs.submit)(question)
+    await sync_to_async(tasks.submit)(question)
     done = await finished(question.pk)
     assert done.status == Status.DONE
     assert done.calls == 7
@@ -63,7 +63,7 @@ async def test_submit_runs_the_debate_outside_the_request_and_stores_every_step(
 
 async def test_the_frozen_roster_keeps_labels_and_identities_for_the_reveal(scripted):
     question = await sync_to_async(make_question)(await panel_on(scripted))
-    await sync_to_async(runs.submit)(question)
+    await sync_to_async(tasks.submit)(question)
     done = await finished(question.pk)
     labels = sorted(e["label"] for e in done.roster if e["seat"].startswith("p"))
     assert labels == ["Panelist A", "Panelist B", "Panelist C"]
@@ -74,9 +74,9 @@ async def test_cancel_stops_a_running_debate_in_words(fake_provider):
     for model in MODELS:
         fake_provider.script(model, Script(answer="slow " * 400, tokens_per_second=20))
     question = await sync_to_async(make_question)(await panel_on(fake_provider))
-    await sync_to_async(runs.submit)(question)
+    await sync_to_async(tasks.submit)(question)
     await calling(fake_provider)
-    await sync_to_async(runs.cancel)(question.pk)
+    await sync_to_async(execute.cancel)(question.pk)
     done = await finished(question.pk)
     assert done.status == Status.CANCELLED
     assert done.error == "Cancelled by the asker."
@@ -84,7 +84,7 @@ async def test_cancel_stops_a_running_debate_in_words(fake_provider):
 
 def test_cancelling_a_queued_question_means_it_never_runs(scripted):
     question = make_question(make_panel(scripted.base_url("openai")))
-    runs.cancel(question.pk)
+    execute.cancel(question.pk)
     question.refresh_from_db()
     assert question.status == Status.CANCELLED
     assert not scripted.requests
@@ -103,7 +103,7 @@ async def test_interrupted_runs_resume_on_the_servers_first_call(scripted):
     async def app(scope, receive, send):
         calls.append(scope["type"])
 
-    wrapped = runs.ResumeOnFirstCall(app)
+    wrapped = tasks.ResumeOnFirstCall(app)
     await wrapped({"type": "http"}, None, None)
     await wrapped({"type": "http"}, None, None)
     assert calls == ["http", "http"]
@@ -113,7 +113,7 @@ async def test_interrupted_runs_resume_on_the_servers_first_call(scripted):
 
 async def test_a_run_held_by_another_runner_is_not_run_twice(scripted):
     question = await sync_to_async(make_question)(await panel_on(scripted))
-    first, second = await asyncio.gather(runs.execute(question.pk), runs.execute(question.pk))
+    first, second = await asyncio.gather(execute.execute(question.pk), execute.execute(question.pk))
     assert {first, second} == {None, Status.DONE}
     assert len(scripted.requests) == 7
 
@@ -145,7 +145,7 @@ async def test_maths_is_verified_before_the_panel_and_contradictions_reach_the_m
     fake_provider.script("model-moderator", SYNTHESIS)
     panel = await panel_on(fake_provider)
     question = await sync_to_async(make_question)(panel, text="Is 91 prime? Our hashing scheme assumes it.")
-    assert await runs.execute(question.pk) == Status.DONE
+    assert await execute.execute(question.pk) == Status.DONE
     grounding = await Vote.objects.aget(round__question=question, kind="grounding")
     assert "isprime" in grounding.text
     assert "False" in grounding.text
@@ -158,19 +158,19 @@ async def test_maths_is_verified_before_the_panel_and_contradictions_reach_the_m
 
 async def test_a_question_without_maths_skips_the_grounding_step(scripted):
     question = await sync_to_async(make_question)(await panel_on(scripted))
-    assert await runs.execute(question.pk) == Status.DONE
+    assert await execute.execute(question.pk) == Status.DONE
     assert not await Vote.objects.filter(round__question=question, kind="grounding").aexists()
     assert len(scripted.requests) == 7
     assert all("Verified facts" not in r.prompt for r in scripted.requests)
 
 
 async def test_a_runner_that_lost_its_lease_to_another_stops(fake_provider, monkeypatch):
-    monkeypatch.setattr(runs, "RENEW_EVERY", 0.1)
-    monkeypatch.setattr(runs, "CANCEL_POLL", 0.05)
+    monkeypatch.setattr(lease, "RENEW_EVERY", 0.1)
+    monkeypatch.setattr(lease, "CANCEL_POLL", 0.05)
     for model in MODELS:
         fake_provider.script(model, Script(answer="slow " * 400, tokens_per_second=20))
     question = await sync_to_async(make_question)(await panel_on(fake_provider))
-    running = asyncio.create_task(runs.execute(question.pk))
+    running = asyncio.create_task(execute.execute(question.pk))
     await calling(fake_provider)
     later = timezone.now() + timedelta(minutes=5)
     await Question.objects.filter(pk=question.pk).aupdate(lease_owner="other:1", lease_expires=later)
@@ -184,6 +184,6 @@ async def test_a_runner_that_lost_its_lease_to_another_stops(fake_provider, monk
 def test_in_the_server_setup_only_long_queued_questions_count_as_orphans(scripted):
     panel = make_panel(scripted.base_url("openai"))
     fresh = make_question(panel)
-    stuck = make_question(panel, created_at=timezone.now() - 10 * runs.LEASE)
-    assert runs.resumable_ids(include_queued=False) == [stuck.pk]
-    assert set(runs.resumable_ids()) == {fresh.pk, stuck.pk}
+    stuck = make_question(panel, created_at=timezone.now() - 10 * lease.LEASE)
+    assert lease.resumable_ids(include_queued=False) == [stuck.pk]
+    assert set(lease.resumable_ids()) == {fresh.pk, stuck.pk}

@@ -14,9 +14,10 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Update
 
-from debates import ratelimit, runs
+from debates import ratelimit
 from debates.forms import AskForm
 from debates.models import Question, Vote
+from debates.runs import tasks
 from debates.telegram.config import Config
 from debates.telegram.split import split_message
 
@@ -95,7 +96,7 @@ def start_question(text: str) -> Question:
     if wait:
         raise Refusal(ratelimit.refusal(wait))
     question = form.save(owner=user)
-    runs.submit(question)
+    tasks.submit(question)
     return question
 
 

@@ -6,8 +6,8 @@ from asgiref.sync import sync_to_async
 from debates.engine.events import PhaseChanged, VoteFinished
 from debates.engine.run import run
 from debates.models import Question, Status, Vote
-from debates.recorder import Recorder
-from debates.runs import freeze_roster, prior_for, spec_for
+from debates.runs.recorder import Recorder
+from debates.runs.spec import freeze_roster, prior_for, spec_for
 from tests.fakes.answers import SYNTHESIS
 from tests.fakes.roster import make_panel, make_question
 

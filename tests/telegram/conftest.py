@@ -4,8 +4,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from debates import runs
 from debates.models import Panel, Panelist, Provider, Question, Round, Seat, Status, Synthesis, Vote
+from debates.runs import tasks
 from debates.telegram import bot
 from debates.telegram.config import Config
 from tests.fakes.telegram_server import FakeTelegramServer
@@ -45,15 +45,15 @@ def panel(db) -> Panel:
 
 @pytest.fixture
 def submitted(monkeypatch: pytest.MonkeyPatch) -> list[Question]:
-    """Stands in for ``runs.submit`` (the engine is tested elsewhere): records, runs nothing."""
+    """Stands in for ``tasks.submit`` (the engine is tested elsewhere): records, runs nothing."""
     questions: list[Question] = []
-    monkeypatch.setattr(runs, "submit", questions.append)
+    monkeypatch.setattr(tasks, "submit", questions.append)
     return questions
 
 
 @pytest.fixture
 def instant_runs(monkeypatch: pytest.MonkeyPatch, submitted: list[Question]) -> str:
-    """``runs.submit`` that finishes the run at once with a long, formatted synthesis and two voices."""
+    """``tasks.submit`` that finishes the run at once with a long, formatted synthesis and two voices."""
     synthesis = "## Verdict 🧮\n\n" + "**91 is not prime**: 91 = 7 × 13, so *the key is weak*. ```x < y```\n\n" * 150
 
     def finish(question: Question) -> None:
@@ -72,5 +72,5 @@ def instant_runs(monkeypatch: pytest.MonkeyPatch, submitted: list[Question]) -> 
                 Vote.objects.create(round=round_, seat=seat, label=label, kind=kind, status="done", text=text)
         Synthesis.objects.create(question=question, text=synthesis)
 
-    monkeypatch.setattr(runs, "submit", finish)
+    monkeypatch.setattr(tasks, "submit", finish)
     return synthesis

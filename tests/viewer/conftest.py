@@ -49,7 +49,7 @@ def make_question(db) -> Callable[..., Question]:
 
 @pytest.fixture
 def no_runs(monkeypatch: pytest.MonkeyPatch) -> list[Question]:
-    """Record runs.submit instead of starting a run: the form tests spend no call."""
+    """Record tasks.submit instead of starting a run: the form tests spend no call."""
     submitted: list[Question] = []
-    monkeypatch.setattr("debates.runs.submit", submitted.append)
+    monkeypatch.setattr("debates.runs.tasks.submit", submitted.append)
     return submitted

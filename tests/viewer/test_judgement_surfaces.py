@@ -8,9 +8,9 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from debates import runs
 from debates.models import Panelist, Question, Round, Vote
 from debates.roster import import_roster
+from debates.runs import execute, tasks
 from tests.fakes.provider_server import Script
 from tests.fakes.roster import make_question
 from tests.viewer.test_api import bearer, post
@@ -74,7 +74,7 @@ def failed_synthesis(server, panel) -> Question:
     server.script("model-moderator", Script(status=500))
     server.script("model-alpha", ANSWER, ANSWER, Script(status=500))  # answer, debate, then standing in
     question = make_question(panel, text="Replicas or sharding?")
-    runs.submit(question)
+    tasks.submit(question)
     question.refresh_from_db()
     return question
 
@@ -84,7 +84,7 @@ def run_now(monkeypatch):
     """submit() runs the question to its end right here (the CLI's way), not on a server loop."""
     from asgiref.sync import async_to_sync
 
-    monkeypatch.setattr(runs, "submit", lambda question: async_to_sync(runs.execute)(question.pk))
+    monkeypatch.setattr(tasks, "submit", lambda question: async_to_sync(execute.execute)(question.pk))
 
 
 @pytest.mark.django_db(transaction=True)
@@ -95,12 +95,12 @@ def test_a_failed_synthesis_is_written_again_from_the_stored_work_alone(scripted
     assert question.synthesis_failed
     panel_calls = len(scripted.requests)
     scripted.script("model-moderator", SYNTHESIS)
-    assert runs.retry_synthesis(question)
+    assert tasks.retry_synthesis(question)
     question.refresh_from_db()
     assert question.status == "done"
     assert question.verdict == "Use read replicas."
     assert len(scripted.requests) == panel_calls + 1  # the moderator, once
-    assert not runs.retry_synthesis(question)  # nothing left to retry
+    assert not tasks.retry_synthesis(question)  # nothing left to retry
 
 
 @pytest.mark.django_db(transaction=True)

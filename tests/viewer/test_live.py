@@ -1,6 +1,6 @@
 """The socket: a snapshot on connect, then exactly the fragments after it — across reconnects.
 
-The LiveSink is driven with synthetic engine events (through the real Recorder, as runs.py
+The LiveSink is driven with synthetic engine events (through the real Recorder, as runs.execute
 composes them) while socket clients connect, drop and reconnect in between; each client's
 page must show every card's text exactly: nothing missing, nothing doubled.
 """
@@ -16,7 +16,6 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
-from debates.consumers import QuestionConsumer
 from debates.engine.events import (
     PanelChanged,
     PhaseChanged,
@@ -28,9 +27,11 @@ from debates.engine.events import (
     VoteResult,
     VoteStarted,
 )
-from debates.live import LiveSink, read_state, state_key
-from debates.recorder import Recorder
-from debates.runs import Tee
+from debates.live.consumers import QuestionConsumer
+from debates.live.sink import LiveSink
+from debates.live.state import read_state, state_key
+from debates.runs.execute import Tee
+from debates.runs.recorder import Recorder
 from teorema.asgi import application
 from tests.viewer.page import Page
 
@@ -210,7 +211,7 @@ async def test_a_vote_finishing_between_cache_and_db_reads_shows_once_complete(
     await start_round(sink)
     await sink.emit(VoteChunk(0, "p1", "Complete "))
     await sink.emit(PhaseChanged("Round 0 — independent answers", 1, 2))
-    from debates import consumers
+    from debates.live import consumers
 
     render_snapshot = consumers.render_snapshot
 
@@ -274,7 +275,7 @@ async def test_a_resumed_run_does_not_count_its_replayed_votes_twice(question, s
     resumed = Tee(Recorder(question.pk, {}), LiveSink(question.pk))
     replay = finished("p1", "Shard.")
     await resumed.emit(VoteFinished(replay.result, replayed=True))
-    totals = read_state(question.pk)["totals"]
-    assert totals["calls"] == 1
-    assert totals["tokens"] == 30
-    assert Decimal(totals["cost"]) == Decimal("0.01")
+    totals = read_state(question.pk).totals
+    assert totals.calls == 1
+    assert totals.tokens == 30
+    assert totals.cost == Decimal("0.01")

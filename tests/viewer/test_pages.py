@@ -84,7 +84,7 @@ def test_another_users_private_question_does_not_exist_for_them(client, bob, fin
 
 def test_the_asker_can_cancel_a_running_debate(client, alice, bob, offline_panel, make_question, monkeypatch):
     cancelled = []
-    monkeypatch.setattr("debates.runs.cancel", cancelled.append)
+    monkeypatch.setattr("debates.runs.execute.cancel", cancelled.append)
     question = make_question(alice, offline_panel, status="running", is_private=False)
     url = reverse("debates:cancel", args=[question.pk])
     client.force_login(bob)

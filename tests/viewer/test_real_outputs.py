@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from debates import runs
 from debates.models import Question
+from debates.runs import execute, tasks
 from tests.fakes.roster import make_question
 from tests.viewer.test_api import bearer
 
@@ -52,7 +52,7 @@ def run_now(monkeypatch):
     """submit() runs the question to its end right here, as the CLI does."""
     from asgiref.sync import async_to_sync
 
-    monkeypatch.setattr(runs, "submit", lambda question: async_to_sync(runs.execute)(question.pk))
+    monkeypatch.setattr(tasks, "submit", lambda question: async_to_sync(execute.execute)(question.pk))
 
 
 def answers(first: str):
@@ -66,7 +66,7 @@ def test_a_debate_of_realistic_outputs_reads_true_on_the_api_and_the_page(client
     fake_provider.script("model-moderator", SYNTHESIS)
     question = make_question(panel, text="Why does the billing job fail on the replica with no such table?")
     Question.objects.filter(pk=question.pk).update(owner=alice)
-    runs.submit(question)
+    tasks.submit(question)
 
     data = client.get(f"/api/questions/{question.pk}", **bearer(alice)).json()
     assert data["status"] == "done"
@@ -103,7 +103,7 @@ def test_a_vote_of_messy_ballots_counts_the_agreement_that_happened(client, fake
     fake_provider.script("model-gamma", 'I vote: {"decision": "do not use PostgreSQL", "confidence": 7/10}')
     question = make_question(panel, text="PostgreSQL or MongoDB for the ledger?", criticality="low")
     Question.objects.filter(pk=question.pk).update(owner=alice)
-    runs.submit(question)
+    tasks.submit(question)
     data = client.get(f"/api/questions/{question.pk}", **bearer(alice)).json()
     consensus = data["consensus"]
     assert consensus["agreement"] == "2/3"

@@ -14,11 +14,11 @@ from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from debates import runs
-from debates.cards import FINISHED_STATUSES
 from debates.forms import AskForm
-from debates.live import group_name, read_state
+from debates.live.cards import FINISHED_STATUSES
+from debates.live.state import LiveState, group_name, read_state
 from debates.models import Question, Status, Vote
+from debates.runs import execute
 
 EXIT = {Status.DONE: 0, Status.ANSWERED: 0, Status.NEEDS_REVIEW: 2}
 
@@ -51,7 +51,7 @@ class Command(BaseCommand):
         try:
             status = asyncio.run(Follower(question.pk, self).run())
         except KeyboardInterrupt:
-            runs.cancel(question.pk)
+            execute.cancel(question.pk)
             self.stderr.write("Cancelled.")
             sys.exit(130)
         if status not in EXIT:
@@ -81,7 +81,7 @@ class Command(BaseCommand):
         question = Question.objects.select_related("panel").filter(pk=question_id).first()
         if question is None:
             raise CommandError(f"There is no question {question_id}.")
-        if not runs.reopen_synthesis(question):  # then followed here, like a new question
+        if not execute.reopen_synthesis(question):  # then followed here, like a new question
             raise CommandError(f"Question {question_id} has no failed synthesis to write again ({question.status}).")
         return question
 
@@ -101,7 +101,7 @@ class Follower:
         layer = get_channel_layer()
         channel = await layer.new_channel()
         await layer.group_add(group_name(self.question_id), channel)
-        task = asyncio.create_task(runs.execute(self.question_id))
+        task = asyncio.create_task(execute.execute(self.question_id))
         while True:
             receiving = asyncio.create_task(layer.receive(channel))
             await asyncio.wait({receiving, task}, return_when=asyncio.FIRST_COMPLETED)
@@ -114,16 +114,18 @@ class Follower:
         await task
         return await sync_to_async(self.finish)()
 
-    async def show(self, state: dict) -> None:
-        if state.get("phase") and state["phase"] != self.phase:
-            self.phase = state["phase"]
+    async def show(self, state: LiveState | None) -> None:
+        if state is None:
+            return
+        if state.phase and state.phase != self.phase:
+            self.phase = state.phase
             self.out.write("\n" + self.style.MIGRATE_HEADING(f"== {self.phase} =="))
-        for key, vote in state.get("votes", {}).items():
-            if vote.get("status") in FINISHED_STATUSES and key not in self.printed:
+        for key, card in state.votes.items():
+            if card.status in FINISHED_STATUSES and key not in self.printed:
                 self.printed.add(key)
-                await sync_to_async(self.print_vote)(key, vote["round"], vote["seat"])
-            elif vote.get("kind") == "synthesis" and vote.get("text"):
-                self.stream(key, vote["label"], vote["text"])
+                await sync_to_async(self.print_vote)(key, card.round, card.seat)
+            elif card.kind == "synthesis" and card.text:
+                self.stream(key, card.label, card.text)
 
     def stream(self, key: str, label: str, text: str) -> None:
         """The synthesis, one voice, is printed as it arrives."""

@@ -20,7 +20,7 @@ from django.db import close_old_connections
 from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction
 
-from debates import runs
+from debates.runs import execute, lease
 
 log = logging.getLogger("debates.worker")
 
@@ -67,13 +67,13 @@ class Worker:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.stopping.set)
-        log.info("worker %s: up to %d debates at once", runs.OWNER, self.concurrency)
+        log.info("worker %s: up to %d debates at once", lease.OWNER, self.concurrency)
         while not self.stopping.is_set():
-            for question_id in await sync_to_async(runs.resumable_ids)(include_queued=False):
+            for question_id in await sync_to_async(lease.resumable_ids)(include_queued=False):
                 if len(self.running) < self.concurrency:
-                    self.start(runs.execute(question_id))  # orphaned by a dead worker: resume it
+                    self.start(execute.execute(question_id))  # orphaned by a dead worker: resume it
             while len(self.running) < self.concurrency:
-                claimed = await sync_to_async(claim_one)(runs.OWNER)
+                claimed = await sync_to_async(claim_one)(lease.OWNER)
                 if claimed is None:
                     break
                 self.start(run_claimed(claimed))

@@ -1,4 +1,4 @@
-"""What the viewer draws: one card per voice per round, from a Vote row, a result or live state.
+"""What the viewer draws: one card per voice per round, from a result (or a stored Vote's) or the live state.
 
 The page, the socket snapshot and the live fragments all render these same values with the
 same partial templates, so a card looks the same however the browser came to see it.
@@ -71,13 +71,7 @@ class Card:
         """A finished card: from the engine's result, or a stored Vote's (``vote.as_result()``)."""
         return cls(**{name: getattr(result, name) for name in RESULT_FIELDS}, flags=list(result.flags))
 
-    @classmethod
-    def from_live(cls, entry: dict) -> "Card":
-        """A card from the live state a LiveSink keeps in the cache (see live.py)."""
-        return cls(**{name: entry[name] for name in LIVE_FIELDS if name in entry})
 
-
-LIVE_FIELDS = ("round", "seat", "label", "kind", "status", "text", "error", "attempt", "started_ms")
 # What a finished card shows of a result (flags are copied to a list).
 RESULT_FIELDS = (
     *("round", "seat", "label", "kind", "status", "text", "error", "tokens_in", "tokens_out", "tokens_estimated"),

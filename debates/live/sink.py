@@ -18,15 +18,12 @@ A broadcast on the group ``question-<id>`` is::
 import asyncio
 import logging
 import time
-from decimal import Decimal
 
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.core.cache import cache
 from django.template.loader import render_to_string
 from django.utils.html import format_html
 
-from debates.cards import Card, RoundView, dom_id, vote_key
 from debates.engine.events import (
     ConsensusEvaluated,
     Event,
@@ -40,42 +37,11 @@ from debates.engine.events import (
     VoteRetrying,
     VoteStarted,
 )
+from debates.live.cards import FINISHED_STATUSES, Card, RoundView, dom_id, vote_key
+from debates.live.state import LiveRound, LiveState, Totals, group_name, read_state, write_state
 from debates.models import Question
 
 log = logging.getLogger(__name__)
-STATE_TTL = 24 * 3600
-
-
-def group_name(question_id: int) -> str:
-    return f"question-{question_id}"
-
-
-def state_key(question_id: int) -> str:
-    return f"live:q:{question_id}"
-
-
-def read_state(question_id: int) -> dict:
-    """The live state of a running question, or {} when nothing is running (or it expired).
-
-    The cache is local memory in local mode and Redis on a server: either answers in well
-    under a millisecond, so async code calls it directly rather than hopping threads.
-    """
-    return cache.get(state_key(question_id)) or {}
-
-
-def fresh_state() -> dict:
-    return {
-        "seq": 0,
-        "phase": "",
-        "step": 0,
-        "total": 0,
-        "rounds": {},
-        "votes": {},
-        "panel_run": {},
-        "consensus": {},
-        "totals": {"calls": 0, "tokens": 0, "cost": "0"},
-        "finished": "",
-    }
 
 
 def fragment(template: str, **context) -> str:
@@ -84,14 +50,14 @@ def fragment(template: str, **context) -> str:
 
 
 class LiveSink:
-    """The engine's live sink for one question (composed with the recorder by runs.py)."""
+    """The engine's live sink for one question (composed with the recorder by runs.execute)."""
 
     def __init__(self, question_id: int) -> None:
         self.question_id = question_id
         self.group = group_name(question_id)
         self.layer = get_channel_layer()
         self.interval = settings.TEOREMA["FLUSH_INTERVAL_MS"] / 1000
-        self.state: dict = {}
+        self.state: LiveState | None = None
         self.pending: dict[str, str] = {}  # vote key -> text not yet broadcast
         self.lock = asyncio.Lock()  # seq order is send order
         self.timer: asyncio.Task | None = None
@@ -133,39 +99,36 @@ class LiveSink:
         """The state once per run: a resumed run continues the seq of the run before it, so
         connected viewers keep up, and its totals start from what is stored (replayed votes are
         in them already, whether or not the cached state survived the crash)."""
-        if self.state:
+        if self.state is not None:
             return
-        self.state = read_state(self.question_id) or fresh_state()
+        self.state = read_state(self.question_id) or LiveState()
         stored = await Question.objects.only("calls", "tokens_in", "tokens_out", "cost").aget(pk=self.question_id)
-        self.state["totals"] = {
-            "calls": stored.calls, "tokens": stored.tokens_in + stored.tokens_out, "cost": str(stored.cost)
-        }  # fmt: skip
+        self.state.totals = Totals(stored.calls, stored.tokens_in + stored.tokens_out, stored.cost)
 
     async def _broadcast(self, parts: list[dict], final: bool = False) -> None:
-        self.state["seq"] += 1
-        message = {"type": "live.batch", "seq": self.state["seq"], "parts": parts, "final": final}
+        self.state.seq += 1
+        message = {"type": "live.batch", "seq": self.state.seq, "parts": parts, "final": final}
         # A broken cache or channel layer must not stop a paid-for debate: viewers can reload.
         try:
-            cache.set(state_key(self.question_id), self.state, STATE_TTL)
+            write_state(self.question_id, self.state)
             await self.layer.group_send(self.group, message)
         except Exception:
             log.exception("live broadcast %s of question %s failed", message["seq"], self.question_id)
 
     # --- events -> state changes and fragments ----------------------------------------------
-    def _vote(self, round_index: int, seat: str, **fields) -> dict:
-        entry = self.state["votes"].setdefault(
-            vote_key(round_index, seat), {"round": round_index, "seat": seat, "label": seat, "kind": ""}
-        )
-        entry.update(fields)
-        return entry
+    def _vote(self, round_index: int, seat: str, **fields) -> Card:
+        card = self.state.votes.setdefault(vote_key(round_index, seat), Card(round_index, seat, seat, ""))
+        for name, value in fields.items():
+            setattr(card, name, value)
+        return card
 
     def _append(self, key: str, text: str) -> dict:
         round_index, seat = key.split(":", 1)
-        entry = self._vote(int(round_index), seat)
-        entry["text"] = entry.get("text", "") + text
-        if entry.get("status") != "streaming":  # the first text: the whole card changes state
-            entry.update(status="streaming", error="")
-            return {"vote": key, "chunk": True, "html": fragment("card.html", card=Card.from_live(entry))}
+        card = self._vote(int(round_index), seat)
+        card.text += text
+        if card.status != "streaming":  # the first text: the whole card changes state
+            card.status, card.error = "streaming", ""
+            return {"vote": key, "chunk": True, "html": fragment("card.html", card=card)}
         html = format_html('<div hx-swap-oob="beforeend:#{}-text">{}</div>', dom_id(int(round_index), seat), text)
         return {"vote": key, "chunk": True, "html": html}
 
@@ -173,42 +136,34 @@ class LiveSink:
         state = self.state
         match event:
             case PhaseChanged():
-                state.update(phase=event.phase, step=event.step, total=event.total)
+                state.phase, state.step, state.total = event.phase, event.step, event.total
                 return [self._part("progress.html", progress=state)]
             case RoundStarted():
                 return [self._round_started(event)]
             case VoteStarted():
-                entry = self._vote(
-                    event.round,
-                    event.seat,
-                    label=event.label,
-                    kind=event.kind,
-                    status="waiting",
-                    text="",
-                    error="",
+                card = self._vote(
+                    event.round, event.seat, label=event.label, kind=event.kind, status="waiting", text="", error="",
                     started_ms=int(time.time() * 1000),
-                )
-                return [self._part("card.html", vote=vote_key(event.round, event.seat), card=Card.from_live(entry))]
+                )  # fmt: skip
+                return [self._part("card.html", vote=vote_key(event.round, event.seat), card=card)]
             case VoteRetrying():
-                entry = self._vote(
-                    event.round, event.seat, status="retrying", error=event.reason, attempt=event.attempt
-                )
+                card = self._vote(event.round, event.seat, status="retrying", error=event.reason, attempt=event.attempt)
                 if event.discard:
-                    entry["text"] = ""
-                return [self._part("card.html", vote=vote_key(event.round, event.seat), card=Card.from_live(entry))]
+                    card.text = ""
+                return [self._part("card.html", vote=vote_key(event.round, event.seat), card=card)]
             case VoteFinished():
                 return self._vote_finished(event)
             case RoundFinished():
-                state["rounds"].setdefault(str(event.index), {"index": event.index})["status"] = event.status
+                state.rounds.setdefault(event.index, LiveRound(event.index)).status = event.status
                 return []
             case PanelChanged():
-                state["panel_run"] = event.panel_run
+                state.panel_run = event.panel_run
                 return [self._part("panel_run.html", panel_run=event.panel_run)]
             case ConsensusEvaluated():
-                state["consensus"] = event.consensus
+                state.consensus = event.consensus
                 return [self._part("consensus.html", consensus=event.consensus)]
             case RunFinished():
-                state["finished"] = event.status
+                state.finished = event.status
                 return []
         return []
 
@@ -216,15 +171,14 @@ class LiveSink:
         return {"vote": vote, "chunk": False, "html": fragment(template, **context)}
 
     def _round_started(self, event: RoundStarted) -> dict:
-        rounds = self.state["rounds"]
-        known = str(event.index) in rounds and "title" in rounds[str(event.index)]
-        rounds[str(event.index)] = {"index": event.index, "kind": event.kind, "title": event.title, "status": "running"}
+        known = bool(event.index in self.state.rounds and self.state.rounds[event.index].title)
+        self.state.rounds[event.index] = LiveRound(event.index, event.kind, event.title)
         cards = []
         for seat, label in zip(event.seats, event.labels, strict=True):
-            entry = self.state["votes"].get(vote_key(event.index, seat), {})
-            if entry.get("status") not in {"done", "failed", "gated"}:
-                entry = self._vote(event.index, seat, label=label, kind=event.kind, status="waiting", text="")
-            cards.append(Card.from_live(entry))
+            card = self.state.votes.get(vote_key(event.index, seat))
+            if card is None or card.status not in FINISHED_STATUSES:
+                card = self._vote(event.index, seat, label=label, kind=event.kind, status="waiting", text="")
+            cards.append(card)
         view = RoundView(event.index, event.kind, event.title, "running", cards)
         html = render_to_string("debates/partials/round.html", {"round": view, "oob": known})
         # A new round is appended; one seen before (a resumed run) replaces itself.
@@ -238,12 +192,12 @@ class LiveSink:
         result = event.result
         # The text is in the DB now (the recorder saw this event first): keep only the status.
         self._vote(result.round, result.seat, label=result.label, kind=result.kind, status=result.status, text="")
-        totals = self.state["totals"]
+        totals = self.state.totals
         if not event.replayed:  # a replayed vote is counted in the stored totals already
-            totals["calls"] += result.is_call
-            totals["tokens"] += result.tokens_in + result.tokens_out
-            totals["cost"] = str(Decimal(totals["cost"]) + result.cost)
+            totals.calls += result.is_call
+            totals.tokens += result.tokens_in + result.tokens_out
+            totals.cost += result.cost
         return [
             self._part("card.html", vote=vote_key(result.round, result.seat), card=Card.from_result(result)),
-            self._part("totals.html", totals=totals, calls_planned=self.state["panel_run"].get("calls_planned")),
+            self._part("totals.html", totals=totals, calls_planned=self.state.panel_run.get("calls_planned")),
         ]

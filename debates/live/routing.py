@@ -1,6 +1,6 @@
 from django.urls import path
 
-from debates import consumers
+from debates.live import consumers
 
 websocket_urlpatterns = [
     path("ws/questions/<int:pk>/", consumers.QuestionConsumer.as_asgi()),

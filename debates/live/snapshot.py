@@ -7,7 +7,8 @@ page, the socket's snapshot and the history all draw this one value.
 
 from dataclasses import dataclass, field
 
-from debates.cards import FINISHED_STATUSES, Card, RoundView, vote_key
+from debates.live.cards import FINISHED_STATUSES, Card, RoundView, vote_key
+from debates.live.state import LiveRound, LiveState, Totals
 from debates.models import Question, Round, Synthesis
 
 
@@ -22,7 +23,7 @@ class Debate:
     rounds: list[RoundView]
     panel_run: dict
     consensus: dict
-    totals: dict
+    totals: Totals
     synthesis: Synthesis | None
     reveal: list[dict] = field(default_factory=list)
     complete: set[str] = field(default_factory=set)  # vote keys the DB holds as finished
@@ -45,21 +46,19 @@ def identities(question: Question) -> dict[str, dict]:
     return {seat: {f: entry.get(f, "") for f in IDENTITY_FIELDS} for seat, entry in entries.items() if seat}
 
 
-def build(question_id: int, state: dict) -> Debate:
+def build(question_id: int, state: LiveState | None) -> Debate:
     """Read the DB after the cache (``state``): a vote the cache saw finish is in the DB."""
     question = Question.objects.select_related("panel", "owner").get(pk=question_id)
     finished = question.status if question.is_finished else ""
-    live = {} if finished else state
+    live = state if state is not None and not finished else LiveState()
     rows = {r.index: r for r in Round.objects.filter(question=question).prefetch_related("votes")}
-    live_rounds = {int(index): entry for index, entry in live.get("rounds", {}).items()}
-    live_votes = live.get("votes", {})
     revealed = identities(question) if finished else {}
 
     rounds, complete = [], set()
-    for index in sorted(rows.keys() | live_rounds.keys()):
-        row, entry = rows.get(index), live_rounds.get(index, {})
+    for index in sorted(rows.keys() | live.rounds.keys()):
+        row, entry = rows.get(index), live.rounds.get(index, LiveRound(index))
         stored = {vote.seat: Card.from_result(vote.as_result()) for vote in row.votes.all()} if row else {}
-        streaming = {v["seat"]: Card.from_live(v) for v in live_votes.values() if v["round"] == index}
+        streaming = {card.seat: card for card in live.votes.values() if card.round == index}
         cards = [stored.get(seat) or card for seat, card in streaming.items()]
         cards += [card for seat, card in sorted(stored.items(), key=lambda s: s[1].label) if seat not in streaming]
         for card in cards:
@@ -68,25 +67,25 @@ def build(question_id: int, state: dict) -> Debate:
         rounds.append(
             RoundView(
                 index=index,
-                kind=row.kind if row else entry.get("kind", ""),
-                title=row.title if row else entry.get("title", ""),
-                status=row.status if row else entry.get("status", "running"),
+                kind=row.kind if row else entry.kind,
+                title=row.title if row else entry.title,
+                status=row.status if row else entry.status,
                 cards=cards,
             )
         )
 
     return Debate(
         question=question,
-        seq=state.get("seq", 0),
-        phase=live.get("phase") or question.phase,
-        step=live.get("step", 0),
-        total=live.get("total", 0),
+        seq=state.seq if state is not None else 0,
+        phase=live.phase or question.phase,
+        step=live.step,
+        total=live.total,
         finished=finished,
         rounds=rounds,
-        panel_run=live.get("panel_run") or question.panel_run,
-        consensus=live.get("consensus") or question.consensus,
+        panel_run=live.panel_run or question.panel_run,
+        consensus=live.consensus or question.consensus,
         # The recorder keeps these with every stored vote.
-        totals={"calls": question.calls, "tokens": question.tokens_in + question.tokens_out, "cost": question.cost},
+        totals=Totals(question.calls, question.tokens_in + question.tokens_out, question.cost),
         synthesis=Synthesis.objects.filter(question=question).first(),
         reveal=list(revealed.values()),
         complete=complete,

@@ -9,8 +9,8 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
-from debates import snapshot
-from debates.live import group_name, read_state
+from debates.live import snapshot
+from debates.live.state import group_name, read_state
 from debates.models import Question
 
 
@@ -58,7 +58,7 @@ class QuestionConsumer(AsyncWebsocketConsumer):
             await self.close(code=1000)  # a normal close: the htmx extension does not reconnect
 
     async def live_batch(self, message: dict) -> None:
-        """A LiveSink broadcast (format in debates/live.py)."""
+        """A LiveSink broadcast (format in debates/live/sink.py)."""
         if message["seq"] <= self.seq:
             return  # already in the snapshot
         self.seq = message["seq"]

@@ -1,0 +1,108 @@
+"""Running one question in this process: the engine with its sinks (store first, then show).
+
+Also what changes a run from outside it: a cancel, and reopening a failed synthesis.
+"""
+
+import asyncio
+import logging
+
+from asgiref.sync import sync_to_async
+from django.db import transaction
+from django.utils import timezone
+
+from debates import grounding
+from debates.engine import run as engine
+from debates.engine.events import Event, RunFinished
+from debates.live.sink import LiveSink
+from debates.models import Question, Round, Status
+from debates.runs import lease
+from debates.runs.recorder import Recorder
+from debates.runs.spec import RosterGone, prior_for, spec_for
+
+log = logging.getLogger(__name__)
+
+
+class Tee:
+    """Store first, then broadcast: a viewer never sees a step the DB does not have."""
+
+    def __init__(self, *sinks) -> None:
+        self.sinks = sinks
+
+    async def emit(self, event: Event) -> None:
+        for sink in self.sinks:
+            await sink.emit(event)
+
+
+async def execute(question_id: int) -> str | None:
+    """Run or resume one question in this process; returns its final status (None: not ours)."""
+    question = await sync_to_async(lease.claim)(question_id)
+    if question is None:
+        return None
+    live = LiveSink(question_id)
+    sink = Tee(Recorder(question_id, {e["seat"]: e["panelist_id"] for e in question.roster}), live)
+    watcher = asyncio.create_task(lease.watch(question_id, asyncio.current_task()))
+    try:
+        spec = await sync_to_async(spec_for)(question)
+        prior = await sync_to_async(prior_for)(question_id)
+        finished = await engine.run(spec, sink, prior, grounder=SympyGrounder())
+    except asyncio.CancelledError:
+        asyncio.current_task().uncancel()
+        if not await Question.objects.filter(pk=question_id, cancel_requested=True).aexists():
+            # Shutting down: free the lease now so another runner resumes the run at once.
+            await Question.objects.filter(pk=question_id, lease_owner=lease.OWNER).aupdate(lease_expires=timezone.now())
+            raise
+        finished = RunFinished(Status.CANCELLED, error="Cancelled by the asker.")
+        await sink.emit(finished)
+    except RosterGone as error:
+        finished = RunFinished(Status.FAILED, error=str(error))
+        await sink.emit(finished)
+    except Exception:
+        log.exception("run of question %s crashed", question_id)
+        finished = RunFinished(Status.FAILED, error="Teorema hit an internal error; the details are in the server log.")
+        await sink.emit(finished)
+    finally:
+        watcher.cancel()
+        await live.close()
+    return finished.status
+
+
+class SympyGrounder:
+    """The engine's Grounder: SymPy before the panel, and the claims that contradict its facts."""
+
+    def __init__(self) -> None:
+        self.facts: tuple = ()
+
+    async def ground(self, question: str, context: str) -> str:
+        grounded = await grounding.ground(question, context)
+        self.facts = grounded.facts
+        return grounded.as_brief()
+
+    def contradicts(self, text: str) -> list[str]:
+        return grounding.contradictions(self.facts, text)
+
+
+def cancel(question_id: int) -> None:
+    """Ask the run to stop; whichever process holds it notices within a second."""
+    # Not started yet: nothing to stop, it simply never runs.
+    Question.objects.filter(pk=question_id, status=Status.QUEUED, lease_owner="").update(
+        status=Status.CANCELLED, error="Cancelled by the asker.", finished_at=timezone.now()
+    )
+    Question.objects.filter(pk=question_id, status__in=lease.RESUMABLE).update(cancel_requested=True)
+
+
+def reopen_synthesis(question: Question) -> bool:
+    """Queue a run whose synthesis failed to write it again from the stored panel work.
+
+    The failed synthesis calls are removed; resuming replays every stored contribution and calls
+    only the moderator. False when there is no failed synthesis to write again.
+    """
+    with transaction.atomic():
+        locked = Question.objects.select_for_update().get(pk=question.pk)
+        if not locked.synthesis_failed:
+            return False
+        Round.objects.filter(question=locked, kind="synthesis").delete()
+        Question.objects.filter(pk=locked.pk).update(
+            status=Status.QUEUED, error="", verdict="", phase="", finished_at=None, cancel_requested=False,
+            lease_owner="", lease_expires=None,
+        )  # fmt: skip
+    return True

@@ -1,0 +1,83 @@
+"""What a run is given: the roster frozen when it starts, the engine's spec, the stored contributions."""
+
+from dataclasses import replace
+
+from django.conf import settings
+
+from debates import providers
+from debates.engine.dossier import shuffled_labels
+from debates.engine.events import VoteResult
+from debates.engine.spec import RunSpec, Seat
+from debates.models import Panelist, Question, Vote
+
+
+class RosterGone(Exception):
+    """The frozen roster cannot be run any more (a panelist was deleted)."""
+
+
+def freeze_roster(question: Question) -> list[dict]:
+    """The voices of this run with shuffled labels; later roster edits do not change it."""
+    panel = question.panel
+    roster = panel.roster()
+    entries = [
+        _entry(f"p{i}", label, panelist)
+        for i, (panelist, label) in enumerate(zip(roster, shuffled_labels(len(roster)), strict=True), 1)
+    ]
+    entries.append(_entry("moderator", "Moderator", panel.moderator))
+    if panel.tie_breaker:
+        entries.append(_entry("tie_breaker", "Tie-breaker", panel.tie_breaker))
+    if panel.fallback_moderator:
+        entries.append(_entry("fallback_moderator", "Moderator (stand-in)", panel.fallback_moderator))
+    return entries
+
+
+def _entry(seat: str, label: str, panelist: Panelist) -> dict:
+    return {
+        "seat": seat,
+        "label": label,
+        "panelist_id": panelist.pk,
+        "name": panelist.name,
+        "model": panelist.model,
+        "family": panelist.family,
+        "provider": panelist.provider.name,
+        "method": panelist.method,
+    }
+
+
+def spec_for(question: Question) -> RunSpec:
+    """Rebuild the engine's input from the frozen roster (keys are read fresh: they may rotate)."""
+    panelists = Panelist.objects.select_related("provider").in_bulk([e["panelist_id"] for e in question.roster])
+    seats = {}
+    for entry in question.roster:
+        panelist = panelists.get(entry["panelist_id"])
+        if panelist is None:
+            raise RosterGone(f"{entry['label']} ({entry['name']}) was deleted from the roster; the run cannot go on.")
+        voice = replace(providers.voice_from_panelist(panelist), model=entry["model"])
+        seats[entry["seat"]] = Seat(
+            entry["seat"], entry["label"], voice, entry["name"], entry["family"], entry["provider"], entry["method"]
+        )
+    panel = question.panel
+    return RunSpec(
+        question=question.text,
+        context=question.context,
+        protocol=panel.protocol,
+        seats=tuple(s for k, s in seats.items() if k.startswith("p")),
+        moderator=seats["moderator"],
+        tie_breaker=seats.get("tie_breaker"),
+        fallback_moderator=seats.get("fallback_moderator"),
+        options=tuple(question.options or panel.options),
+        criticality=question.criticality,
+        force_panel=question.force_panel,
+        rounds=panel.rounds,
+        merge_critique=panel.merge_critique,
+        revote_on_dissent=panel.revote_on_dissent,
+        failure_policy=panel.failure_policy,
+        quorum=panel.quorum,
+        similarity=settings.TEOREMA["VOTE_SIMILARITY"],
+    )
+
+
+def prior_for(question_id: int) -> dict[tuple[int, str], VoteResult]:
+    """The stored contributions of a run, as the engine replays them on resume."""
+    votes = Vote.objects.filter(round__question_id=question_id).select_related("round")
+    return {(vote.round.index, vote.seat): vote.as_result() for vote in votes}

@@ -1,0 +1,67 @@
+"""The one task, run (or resume) a question, and what enqueues it: local mode and workers alike.
+
+Local mode runs it on the server's own loop (taskbackend.InProcessBackend); a server setup puts
+it in the database for the workers. A process that starts resumes what a dead one left.
+"""
+
+import asyncio
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.tasks import task
+
+from debates.models import Question
+from debates.runs import execute, lease
+
+
+@task()
+async def run_question(question_id: int) -> str | None:
+    """Returns the run's final status, or None when another runner holds it."""
+    return await execute.execute(question_id)
+
+
+def submit(question: Question) -> None:
+    """Enqueue a question's run: on this server's loop (local mode) or for a worker (server mode)."""
+    run_question.enqueue(question.pk)
+
+
+def retry_synthesis(question: Question) -> bool:
+    """reopen_synthesis, then run it (on this server's loop or a worker's)."""
+    if not execute.reopen_synthesis(question):
+        return False
+    submit(question)
+    return True
+
+
+async def resume_interrupted() -> list[int]:
+    """Enqueue every run left unfinished by a process that died (its lease lapsed)."""
+    ids = await sync_to_async(lease.resumable_ids)()
+    for question_id in ids:
+        await run_question.aenqueue(question_id)
+    return ids
+
+
+class ResumeOnFirstCall:
+    """ASGI wrapper: the first connection to a fresh server process resumes interrupted runs.
+
+    Daphne has no startup hook, and the runs must live on its event loop (the in-memory
+    channel layer is bound to it), so the first call is the earliest safe moment.
+    """
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.started = False
+        self.second_look: asyncio.Task | None = None
+
+    async def __call__(self, scope, receive, send) -> None:
+        if not self.started and scope["type"] in {"http", "websocket"}:
+            self.started = True
+            if settings.RUN_IN_PROCESS:
+                await resume_interrupted()
+                # A run of a process that died just before this one started is still leased.
+                self.second_look = asyncio.create_task(self._resume_once_leases_lapse())
+        await self.app(scope, receive, send)
+
+    async def _resume_once_leases_lapse(self) -> None:
+        await asyncio.sleep(lease.LEASE.total_seconds())
+        await resume_interrupted()
