@@ -16,6 +16,7 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Update
 
 from debates import ratelimit
 from debates.forms import AskForm
+from debates.live.follow import follow
 from debates.models import Question, Vote
 from debates.runs import tasks
 from debates.telegram.config import Config
@@ -110,18 +111,12 @@ def service_user():
 
 async def watch(config: Config, chat_id: int, question_id: int) -> None:
     """Wait for the run to finish, then send its verdict (with its own Bot: the caller's may be closed)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + GIVE_UP_S
-    while loop.time() < deadline:
-        question = await Question.objects.filter(pk=question_id).afirst()
-        if question is None:
-            return
+    async for question, _state in follow(question_id, every=POLL_S, patience=GIVE_UP_S):
         if question.is_finished:
             async with config.bot() as bot:
                 text = await sync_to_async(result_text)(config, question_id)
                 await send(bot, chat_id, text, voices_button(question_id))
             return
-        await asyncio.sleep(POLL_S)
     log.warning(
         "Stopped waiting for question %s after %d s; /result %s fetches it.", question_id, GIVE_UP_S, question_id
     )

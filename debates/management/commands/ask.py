@@ -10,17 +10,18 @@ import asyncio
 import sys
 
 from asgiref.sync import sync_to_async
-from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from debates.forms import AskForm
 from debates.live.cards import FINISHED_STATUSES
-from debates.live.state import LiveState, group_name, read_state
+from debates.live.follow import follow
+from debates.live.state import LiveState
 from debates.models import Question, Status, Vote
 from debates.runs import execute
 
 EXIT = {Status.DONE: 0, Status.ANSWERED: 0, Status.NEEDS_REVIEW: 2}
+FOLLOW_EVERY = 0.1  # seconds between two looks at the run (the live view flushes every 75 ms)
 
 
 class Command(BaseCommand):
@@ -98,18 +99,10 @@ class Follower:
         self.streamed: dict[str, int] = {}  # synthesis vote key -> characters printed so far
 
     async def run(self) -> str:
-        layer = get_channel_layer()
-        channel = await layer.new_channel()
-        await layer.group_add(group_name(self.question_id), channel)
         task = asyncio.create_task(execute.execute(self.question_id))
-        while True:
-            receiving = asyncio.create_task(layer.receive(channel))
-            await asyncio.wait({receiving, task}, return_when=asyncio.FIRST_COMPLETED)
-            if not receiving.done():
-                receiving.cancel()
-                break
-            await self.show(read_state(self.question_id))
-            if receiving.result().get("final"):
+        async for question, state in follow(self.question_id, every=FOLLOW_EVERY, patience=float("inf")):
+            await self.show(state)
+            if question.is_finished or task.done():
                 break
         await task
         return await sync_to_async(self.finish)()
