@@ -12,9 +12,10 @@ from functools import cached_property
 from django.utils.safestring import SafeString
 
 from debates.engine.events import VoteResult
+from debates.engine.vocabulary import Outcome
 from debates.render import markdown
 
-FINISHED_STATUSES = {"done", "failed", "gated"}
+FINISHED_STATUSES = frozenset(Outcome)  # a card is finished once its contribution has an outcome
 UNSAFE_ID_CHAR = re.compile(r"[^A-Za-z0-9_-]")
 
 
@@ -60,6 +61,17 @@ class Card:
     @property
     def tokens(self) -> int:
         return self.tokens_in + self.tokens_out
+
+    @property
+    def badge(self) -> str:
+        """The status in words, as the card's badge shows it."""
+        if self.status == Outcome.GATED:
+            return "gated out"
+        if self.status == "retrying":
+            return f"retrying (attempt {self.attempt})"
+        if self.status == "waiting" and self.started_ms:
+            return "thinking"
+        return self.status
 
     @cached_property
     def body(self) -> SafeString:

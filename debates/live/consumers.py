@@ -24,7 +24,7 @@ def render_snapshot(question_id: int, state: dict) -> tuple[snapshot.Debate, str
     """The debate region now; once the run is over, the whole page part without the socket."""
     debate = snapshot.build(question_id, state)
     template = "debates/partials/snapshot.html" if debate.live else "debates/partials/live.html"
-    return debate, render_to_string(template, {"debate": debate, "oob": True})
+    return debate, render_to_string(template, {"debate": debate})
 
 
 class QuestionConsumer(AsyncWebsocketConsumer):

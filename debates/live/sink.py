@@ -13,6 +13,10 @@ A broadcast on the group ``question-<id>`` is::
 
 ``vote`` is the "<round>:<seat>" a part is about ("" for none); ``chunk`` marks streamed text
 (a viewer whose snapshot shows that vote complete skips it); ``final`` ends the run.
+
+A part's HTML is the page's own fragment (``round.html#card``, ``progress.html``…): the htmx ws
+extension swaps each top-level element of a message into the element with its id. The state
+stands in for the page's ``debate``: it has the fields those fragments read.
 """
 
 import asyncio
@@ -22,7 +26,6 @@ import time
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.template.loader import render_to_string
-from django.utils.html import format_html
 
 from debates.engine.events import (
     ConsensusEvaluated,
@@ -37,7 +40,7 @@ from debates.engine.events import (
     VoteRetrying,
     VoteStarted,
 )
-from debates.live.cards import FINISHED_STATUSES, Card, RoundView, dom_id, vote_key
+from debates.live.cards import FINISHED_STATUSES, Card, RoundView, vote_key
 from debates.live.state import LiveRound, LiveState, Totals, group_name, read_state, write_state
 from debates.models import Question
 
@@ -45,8 +48,8 @@ log = logging.getLogger(__name__)
 
 
 def fragment(template: str, **context) -> str:
-    """A partial rendered as an out-of-band swap of the element with the same id."""
-    return render_to_string(f"debates/partials/{template}", {**context, "oob": True})
+    """A fragment of the page ("round.html#card"), to swap into the element with its id."""
+    return render_to_string(f"debates/partials/{template}", context)
 
 
 class LiveSink:
@@ -128,16 +131,15 @@ class LiveSink:
         card.text += text
         if card.status != "streaming":  # the first text: the whole card changes state
             card.status, card.error = "streaming", ""
-            return {"vote": key, "chunk": True, "html": fragment("card.html", card=card)}
-        html = format_html('<div hx-swap-oob="beforeend:#{}-text">{}</div>', dom_id(int(round_index), seat), text)
-        return {"vote": key, "chunk": True, "html": html}
+            return {"vote": key, "chunk": True, "html": fragment("round.html#card", card=card)}
+        return {"vote": key, "chunk": True, "html": fragment("round.html#chunk", card=card, text=text)}
 
     def _apply(self, event: Event) -> list[dict]:
         state = self.state
         match event:
             case PhaseChanged():
                 state.phase, state.step, state.total = event.phase, event.step, event.total
-                return [self._part("progress.html", progress=state)]
+                return [self._part("progress.html", debate=state)]
             case RoundStarted():
                 return [self._round_started(event)]
             case VoteStarted():
@@ -145,12 +147,12 @@ class LiveSink:
                     event.round, event.seat, label=event.label, kind=event.kind, status="waiting", text="", error="",
                     started_ms=int(time.time() * 1000),
                 )  # fmt: skip
-                return [self._part("card.html", vote=vote_key(event.round, event.seat), card=card)]
+                return [self._part("round.html#card", vote=vote_key(event.round, event.seat), card=card)]
             case VoteRetrying():
                 card = self._vote(event.round, event.seat, status="retrying", error=event.reason, attempt=event.attempt)
                 if event.discard:
                     card.text = ""
-                return [self._part("card.html", vote=vote_key(event.round, event.seat), card=card)]
+                return [self._part("round.html#card", vote=vote_key(event.round, event.seat), card=card)]
             case VoteFinished():
                 return self._vote_finished(event)
             case RoundFinished():
@@ -158,10 +160,10 @@ class LiveSink:
                 return []
             case PanelChanged():
                 state.panel_run = event.panel_run
-                return [self._part("panel_run.html", panel_run=event.panel_run)]
+                return [self._part("debate.html#panel-run", debate=state)]
             case ConsensusEvaluated():
                 state.consensus = event.consensus
-                return [self._part("consensus.html", consensus=event.consensus)]
+                return [self._part("debate.html#consensus", debate=state)]
             case RunFinished():
                 state.finished = event.status
                 return []
@@ -180,13 +182,8 @@ class LiveSink:
                 card = self._vote(event.index, seat, label=label, kind=event.kind, status="waiting", text="")
             cards.append(card)
         view = RoundView(event.index, event.kind, event.title, "running", cards)
-        html = render_to_string("debates/partials/round.html", {"round": view, "oob": known})
         # A new round is appended; one seen before (a resumed run) replaces itself.
-        return {
-            "vote": "",
-            "chunk": False,
-            "html": html if known else f'<div hx-swap-oob="beforeend:#rounds">{html}</div>',
-        }
+        return self._part("round.html" if known else "debate.html#new-round", round=view)
 
     def _vote_finished(self, event: VoteFinished) -> list[dict]:
         result = event.result
@@ -198,6 +195,6 @@ class LiveSink:
             totals.tokens += result.tokens_in + result.tokens_out
             totals.cost += result.cost
         return [
-            self._part("card.html", vote=vote_key(result.round, result.seat), card=Card.from_result(result)),
-            self._part("totals.html", totals=totals, calls_planned=self.state.panel_run.get("calls_planned")),
+            self._part("round.html#card", vote=vote_key(result.round, result.seat), card=Card.from_result(result)),
+            self._part("totals.html", debate=self.state),
         ]

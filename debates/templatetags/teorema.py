@@ -1,4 +1,4 @@
-"""Template filters of the viewer: sanitised markdown, durations in words, synthesis sections."""
+"""Template filters of the viewer: sanitised markdown, durations in words, method labels."""
 
 from datetime import timedelta
 
@@ -18,11 +18,18 @@ def markdown(text: str) -> SafeString:
 
 
 @register.filter
-def seconds(value: int | float | timedelta | None) -> str:
-    """Milliseconds (a number) or a duration as "4.2 s" / "3 min 12 s"."""
-    if value is None:
-        return ""
-    total = value.total_seconds() if isinstance(value, timedelta) else value / 1000
+def milliseconds(value: int | float | None) -> str:
+    """A number of milliseconds in words: "4.2 s" / "3 min 12 s"."""
+    return "" if value is None else _in_words(value / 1000)
+
+
+@register.filter
+def duration(value: timedelta | None) -> str:
+    """A timedelta in words: "4.2 s" / "3 min 12 s"."""
+    return "" if value is None else _in_words(value.total_seconds())
+
+
+def _in_words(total: float) -> str:
     if total < 60:
         return f"{total:.1f} s"
     return f"{int(total // 60)} min {int(total % 60)} s"
@@ -31,4 +38,5 @@ def seconds(value: int | float | timedelta | None) -> str:
 @register.filter
 def method_label(value: str) -> str:
     """The method's label ("first_principles" is "First principles"); unknown values as they are."""
-    return dict(Method.choices).get(value or "none", value)
+    method = value or Method.NONE
+    return Method(method).label if method in Method else value

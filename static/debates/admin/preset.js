@@ -1,4 +1,4 @@
-// Picking a preset fills protocol and base URL (on save the server fills only blank ones).
+// Picking a preset fills the wire protocol and base URL (on save the server fills only blank ones).
 document.addEventListener("DOMContentLoaded", () => {
   const preset = document.getElementById("id_preset");
   if (!preset) return;
@@ -6,7 +6,7 @@ document.addEventListener("DOMContentLoaded", () => {
   preset.addEventListener("change", () => {
     const chosen = presets[preset.value];
     if (!chosen) return;
-    document.getElementById("id_protocol").value = chosen.protocol;
+    document.getElementById("id_wire").value = chosen.wire;
     document.getElementById("id_base_url").value = chosen.base_url;
   });
 });
