@@ -45,6 +45,7 @@ from debates.engine import consensus  # noqa: E402
 from debates.engine.events import VoteFinished  # noqa: E402
 from debates.engine.run import run  # noqa: E402
 from debates.engine.spec import RunSpec, Seat  # noqa: E402
+from debates.engine.vocabulary import Criticality, Method, Protocol  # noqa: E402
 from debates.models import Vote  # noqa: E402
 from debates.runs import execute  # noqa: E402
 from tests.fakes.provider_server import FakeProviderServer, Script  # noqa: E402
@@ -79,10 +80,10 @@ def script(server: FakeProviderServer, voices: int) -> list[str]:
 
 def spec_for(server: FakeProviderServer, models: list[str]) -> RunSpec:
     def seat(key: str, label: str, model: str) -> Seat:
-        return Seat(key, label, server.voice("openai", model), model, model, "fake", "none")
+        return Seat(key, label, server.voice("openai", model), model, model, "fake", Method.NONE)
 
     seats = tuple(seat(f"p{i + 1}", f"Panelist {chr(65 + i)}", m) for i, m in enumerate(models))
-    return RunSpec(question="Replicas or sharding?", protocol="teorema", seats=seats,
+    return RunSpec(question="Replicas or sharding?", protocol=Protocol.TEOREMA, seats=seats,
                    moderator=seat("moderator", "Moderator", "bench-moderator"))  # fmt: skip
 
 
@@ -127,7 +128,7 @@ def simulate_votes(items: int, classes: int, seed: int) -> None:
     print(f"\n2. Vote simulation: {items} labelled items, {classes} classes, error rates {error_rates}, "
           f"shared hard items {hard_rate:.0%} (correlated errors)")  # fmt: skip
     labels = [f"class {i}" for i in range(classes)]
-    for criticality in ("low", "medium", "high"):
+    for criticality in Criticality:
         rng = random.Random(seed)  # the same items and answers for every threshold
         single_errors = corrected = flagged = missed = 0
         for _ in range(items):

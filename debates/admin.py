@@ -14,7 +14,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 
 from debates.admin_forms import HumanDecisionForm, PanelForm, ProviderForm
 from debates.crypto import KeyUnreadable
-from debates.models import ApiToken, Panel, Panelist, Provider, Question, Round, Seat, Status, Vote
+from debates.models import ApiToken, Membership, Panel, Panelist, Provider, Question, Round, Status, Vote
 from debates.providers import check, endpoint_from_provider, voice_from_panelist
 from debates.providers.base import ProviderError, Voice
 from debates.tokens import assign_secret
@@ -31,12 +31,12 @@ def probe_voice(provider: Provider) -> Voice:
 @admin.register(Provider)
 class ProviderAdmin(admin.ModelAdmin):
     form = ProviderForm
-    list_display = ["name", "protocol", "preset", "base_url", "key", "enabled"]
-    list_filter = ["protocol", "enabled"]
+    list_display = ["name", "wire", "preset", "base_url", "key", "enabled"]
+    list_filter = ["wire", "enabled"]
     search_fields = ["name"]
     readonly_fields = ["key"]
     fieldsets = [
-        (None, {"fields": ["name", "preset", "protocol", "base_url", "enabled"]}),
+        (None, {"fields": ["name", "preset", "wire", "base_url", "enabled"]}),
         (
             "API key",
             {
@@ -87,8 +87,8 @@ class PanelistAdmin(admin.ModelAdmin):
     search_fields = ["name", "model", "family"]
 
 
-class SeatInline(admin.TabularInline):
-    model = Seat
+class MembershipInline(admin.TabularInline):
+    model = Membership
     fields = ["position", "panelist"]
     ordering = ["position"]
     extra = 1
@@ -97,7 +97,7 @@ class SeatInline(admin.TabularInline):
 @admin.register(Panel)
 class PanelAdmin(admin.ModelAdmin):
     form = PanelForm
-    inlines = [SeatInline]
+    inlines = [MembershipInline]
     list_display = ["name", "slug", "protocol", "voices", "moderator", "failure_policy", "is_default"]
     list_select_related = ["moderator"]
     prepopulated_fields = {"slug": ["name"]}
@@ -116,16 +116,16 @@ class PanelAdmin(admin.ModelAdmin):
     ]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Panel]:
-        return super().get_queryset(request).prefetch_related("seats__panelist")
+        return super().get_queryset(request).prefetch_related("memberships__panelist")
 
     def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
-        super().save_related(request, form, formsets, change)  # the seats are saved here
+        super().save_related(request, form, formsets, change)  # the memberships are saved here
         for warning in form.instance.self_judging():
             self.message_user(request, warning, messages.WARNING)
 
     @admin.display(description="Roster (in order)")
     def voices(self, panel: Panel) -> str:
-        return ", ".join(seat.panelist.name for seat in panel.seats.all())
+        return ", ".join(membership.panelist.name for membership in panel.memberships.all())
 
 
 class ReadOnlyInline(admin.TabularInline):

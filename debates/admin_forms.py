@@ -24,16 +24,16 @@ class ProviderForm(forms.ModelForm):
     class Meta:
         model = Provider
         fields = [
-            *("name", "preset", "protocol", "base_url", "api_key_env", "connect_timeout", "stall_timeout"),
+            *("name", "preset", "wire", "base_url", "api_key_env", "connect_timeout", "stall_timeout"),
             *("total_timeout", "max_retries", "enabled"),
         ]
         labels = {"api_key_env": "Key from environment variable"}
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        # A preset fills protocol and base URL when they are left blank (Provider.clean).
-        self.fields["protocol"].required = False
-        presets = {key: {"protocol": p.wire.value, "base_url": p.base_url} for key, p in PRESETS.items()}
+        # A preset fills the wire protocol and base URL when they are left blank (Provider.clean).
+        self.fields["wire"].required = False
+        presets = {key: {"wire": p.wire.value, "base_url": p.base_url} for key, p in PRESETS.items()}
         self.fields["preset"].widget.attrs["data-presets"] = json.dumps(presets)
 
     def clean(self) -> dict:

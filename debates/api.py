@@ -19,7 +19,7 @@ from debates import ratelimit
 from debates.forms import AskForm
 from debates.live import snapshot
 from debates.live.state import read_state
-from debates.models import ApiToken, Question
+from debates.models import ApiToken, Question, Status
 from debates.runs import tasks
 from debates.tokens import digest
 
@@ -107,7 +107,7 @@ def retry_synthesis(request: HttpRequest, pk: int) -> JsonResponse:
         return error(404, "No such question.")
     if not tasks.retry_synthesis(question):
         return error(409, "There is no failed synthesis to write again: only a run whose synthesis failed can.")
-    return JsonResponse({"id": question.pk, "status": "queued", **urls(request, question)}, status=202)
+    return JsonResponse({"id": question.pk, "status": Status.QUEUED, **urls(request, question)}, status=202)
 
 
 def represent(request: HttpRequest, debate: snapshot.Debate) -> dict:

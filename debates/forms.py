@@ -11,7 +11,7 @@ from django import forms
 from django.conf import settings
 
 from debates.engine.protocols import Shape, call_steps, plan, planned_calls
-from debates.models import Criticality, Panel, Panelist, Question
+from debates.models import Criticality, Panel, Panelist, Protocol, Question
 
 # For the cost estimate shown before asking: a typical call's size, in tokens.
 ESTIMATE_IN, ESTIMATE_OUT = 2000, 800
@@ -66,7 +66,7 @@ class PanelOption:
     @classmethod
     def of(cls, panel: Panel) -> "PanelOption":
         members = panel.roster()
-        steps = plan(Shape(panel.protocol, panel.rounds, panel.merge_critique, panel.revote_on_dissent))
+        steps = plan(Shape(Protocol(panel.protocol), panel.rounds, panel.merge_critique, panel.revote_on_dissent))
         per_voice, moderator_calls = call_steps(steps)
         cost = per_voice * sum((call_cost(p) for p in members), Decimal(0))
         cost += moderator_calls * call_cost(panel.moderator)
@@ -122,7 +122,7 @@ class AskForm(forms.Form):
         error_messages={"invalid_choice": "There is no panel “%(value)s”."},
     )
     criticality = forms.ChoiceField(
-        choices=[("", "The panel's default"), *Criticality.choices],
+        choices=[("", "The panel's default"), *Criticality.choices()],
         required=False,
         error_messages={"invalid_choice": "“%(value)s” is not a criticality: use low, medium or high."},
     )

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from debates import crypto
 from debates.engine.events import VoteResult
+from debates.engine.vocabulary import FINISHED, Criticality, FailurePolicy, Method, Outcome, Protocol, Status
 from debates.presets import PRESETS, Wire
 
 ZERO = Decimal("0")
@@ -27,12 +28,12 @@ class Provider(models.Model):
     """One API endpoint and its credentials. The key is encrypted at rest, never shown back."""
 
     name = models.CharField(max_length=80, unique=True)
-    protocol = models.CharField(max_length=16, choices=[(w.value, w.label) for w in Wire])
+    wire = models.CharField("wire protocol", max_length=16, choices=[(w.value, w.label) for w in Wire])
     preset = models.CharField(
         max_length=32,
         blank=True,
         choices=[(key, p.label) for key, p in PRESETS.items()],
-        help_text="Fills protocol and base URL when those are left blank.",
+        help_text="Fills the wire protocol and base URL when those are left blank.",
     )
     base_url = models.URLField(max_length=300, blank=True, help_text="Blank for the embedded local model.")
     api_key_encrypted = models.TextField(blank=True, editable=False)
@@ -64,13 +65,13 @@ class Provider(models.Model):
             raise ValidationError({"preset": f"Unknown preset {self.preset!r}."})
         preset = PRESETS.get(self.preset)
         if preset:
-            self.protocol = self.protocol or preset.wire.value
+            self.wire = self.wire or preset.wire.value
             self.base_url = self.base_url or preset.base_url
-        if self.protocol not in Wire.values():
+        if self.wire not in Wire.values():
             raise ValidationError(
-                {"protocol": f"Unknown protocol {self.protocol!r}; use one of {', '.join(Wire.values())}."}
+                {"wire": f"Unknown wire protocol {self.wire!r}; use one of {', '.join(Wire.values())}."}
             )
-        if self.protocol != Wire.LOCAL and not self.base_url:
+        if self.wire != Wire.LOCAL and not self.base_url:
             raise ValidationError({"base_url": "A base URL is needed (or pick a preset)."})
         if self.api_key_env and not self.api_key_env.replace("_", "").isalnum():
             raise ValidationError({"api_key_env": "An environment variable name: letters, digits and _."})
@@ -91,7 +92,7 @@ class Provider(models.Model):
         preset = PRESETS.get(self.preset)
         if preset is not None:
             return preset.needs_key
-        return self.protocol != Wire.LOCAL
+        return self.wire != Wire.LOCAL
 
     @property
     def masked_key(self) -> str:
@@ -104,16 +105,6 @@ class Provider(models.Model):
         return bool(self.api_key) or not self.needs_key
 
 
-class Method(models.TextChoices):
-    """The method a voice is made to follow, so voices on the same model still reason apart."""
-
-    NONE = "none", "No prescribed method"
-    FIRST_PRINCIPLES = "first_principles", "First principles"
-    OUTSIDE_VIEW = "outside_view", "Outside view & base rates"
-    COUNTER_EVIDENCE = "counter_evidence", "Seek only counter-evidence"
-    REPRODUCE = "reproduce", "Reproduce verifiable claims"
-
-
 class Panelist(models.Model):
     """A voice: one model on one provider, with its method and prices."""
 
@@ -123,7 +114,7 @@ class Panelist(models.Model):
     family = models.CharField(
         max_length=60, help_text="Model family (e.g. claude, gpt, gemini): heterogeneity is judged on it."
     )
-    method = models.CharField(max_length=32, choices=Method.choices, default=Method.NONE)
+    method = models.CharField(max_length=32, choices=Method.choices(), default=Method.NONE)
     temperature = models.FloatField(default=0.7, validators=[MinValueValidator(0.0), MaxValueValidator(2.0)])
     max_tokens = models.PositiveIntegerField(
         default=1500, validators=[MinValueValidator(1), MaxValueValidator(200_000)]
@@ -151,24 +142,6 @@ class Panelist(models.Model):
         return self.name
 
 
-class Protocol(models.TextChoices):
-    TEOREMA = "teorema", "Teorema: blind round, anonymised dossier, debate, moderator"
-    ADVERSARIAL = "adversarial", "Adversarial: triage, brief, blind round, gate, critique, final positions"
-    VOTE = "vote", "Vote: structured decisions, consensus threshold, escalation"
-
-
-class FailurePolicy(models.TextChoices):
-    STRICT = "strict", "Strict: any failed voice stops the run"
-    DEGRADE = "degrade", "Degrade: retry, then drop the voice and report the panel that ran"
-    QUORUM = "quorum", "Quorum: continue while at least N voices answered"
-
-
-class Criticality(models.TextChoices):
-    LOW = "low", "Low (2/3 agreement)"
-    MEDIUM = "medium", "Medium (3/4 agreement)"
-    HIGH = "high", "High (4/5 agreement, else human review)"
-
-
 class PanelQuerySet(models.QuerySet):
     def default(self) -> "Panel | None":
         """The panel a question gets when the asker names none (exactly one is marked)."""
@@ -179,8 +152,8 @@ class Panel(models.Model):
     name = models.CharField(max_length=80, unique=True)
     slug = models.SlugField(max_length=80, unique=True)
     description = models.TextField(blank=True)
-    protocol = models.CharField(max_length=16, choices=Protocol.choices, default=Protocol.TEOREMA)
-    members = models.ManyToManyField(Panelist, through="Seat", related_name="panels")
+    protocol = models.CharField(max_length=16, choices=Protocol.choices(), default=Protocol.TEOREMA)
+    members = models.ManyToManyField(Panelist, through="Membership", related_name="panels")
     moderator = models.ForeignKey(Panelist, on_delete=models.PROTECT, related_name="moderated_panels")
     tie_breaker = models.ForeignKey(
         Panelist, on_delete=models.PROTECT, null=True, blank=True, related_name="tie_broken_panels"
@@ -212,11 +185,11 @@ class Panel(models.Model):
     revote_on_dissent = models.BooleanField(
         default=False, help_text="Vote: with no consensus, debate the dissent and vote again (once per round)."
     )
-    failure_policy = models.CharField(max_length=16, choices=FailurePolicy.choices, default=FailurePolicy.STRICT)
+    failure_policy = models.CharField(max_length=16, choices=FailurePolicy.choices(), default=FailurePolicy.STRICT)
     quorum = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Quorum policy: minimum answering voices."
     )
-    default_criticality = models.CharField(max_length=8, choices=Criticality.choices, default=Criticality.MEDIUM)
+    default_criticality = models.CharField(max_length=8, choices=Criticality.choices(), default=Criticality.MEDIUM)
     is_default = models.BooleanField(default=False)
 
     objects = PanelQuerySet.as_manager()
@@ -239,7 +212,8 @@ class Panel(models.Model):
             raise ValidationError({"quorum": "The quorum policy needs a minimum number of voices."})
 
     def roster(self) -> list[Panelist]:
-        return [seat.panelist for seat in self.seats.select_related("panelist__provider").order_by("position")]
+        memberships = self.memberships.select_related("panelist__provider").order_by("position")
+        return [membership.panelist for membership in memberships]
 
     def self_judging(self) -> list[str]:
         """Judges on the same model as a panelist: they would judge their own answer (self-preference)."""
@@ -256,32 +230,19 @@ class Panel(models.Model):
         ]
 
 
-class Seat(models.Model):
-    """A panelist's place in a panel's ordered roster."""
+class Membership(models.Model):
+    """A panelist's place in a panel's ordered roster (a seat is a voice's place in one run)."""
 
-    panel = models.ForeignKey(Panel, on_delete=models.CASCADE, related_name="seats")
-    panelist = models.ForeignKey(Panelist, on_delete=models.PROTECT, related_name="seats")
+    panel = models.ForeignKey(Panel, on_delete=models.CASCADE, related_name="memberships")
+    panelist = models.ForeignKey(Panelist, on_delete=models.PROTECT, related_name="memberships")
     position = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["position"]
-        constraints = [models.UniqueConstraint(fields=["panel", "panelist"], name="one_seat_per_panelist")]
+        constraints = [models.UniqueConstraint(fields=["panel", "panelist"], name="one_membership_per_panelist")]
 
     def __str__(self) -> str:
         return f"{self.panel} #{self.position}: {self.panelist}"
-
-
-class Status(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    ANSWERED = "answered", "Answered directly (no panel)"
-    NEEDS_REVIEW = "needs_review", "Needs human review"
-    FAILED = "failed", "Failed"
-    CANCELLED = "cancelled", "Cancelled"
-
-
-FINISHED = {Status.DONE, Status.ANSWERED, Status.NEEDS_REVIEW, Status.FAILED, Status.CANCELLED}
 
 
 class QuestionQuerySet(models.QuerySet):
@@ -299,7 +260,7 @@ class Question(models.Model):
     panel = models.ForeignKey(Panel, on_delete=models.PROTECT, related_name="questions")
     text = models.TextField()
     context = models.TextField(blank=True)
-    criticality = models.CharField(max_length=8, choices=Criticality.choices)
+    criticality = models.CharField(max_length=8, choices=Criticality.choices())
     force_panel = models.BooleanField(
         default=False, help_text="The asker asked for the full panel whatever the triage says."
     )
@@ -307,7 +268,7 @@ class Question(models.Model):
         default=list, blank=True, help_text="Vote: the decisions to choose from (empty: the panel's options, if any)."
     )
     is_private = models.BooleanField(default=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    status = models.CharField(max_length=16, choices=Status.choices(), default=Status.QUEUED, db_index=True)
     phase = models.CharField(max_length=120, blank=True)
     error = models.TextField(blank=True)
     # Frozen at the start of the run: the voices (with their labels), so resume and reveal
@@ -360,7 +321,7 @@ class Question(models.Model):
         return (
             self.status == Status.FAILED
             and self.rounds.filter(kind="synthesis").exists()
-            and not Vote.objects.filter(round__question=self, round__kind="synthesis", status="done").exists()
+            and not Vote.objects.filter(round__question=self, round__kind="synthesis", status=Outcome.DONE).exists()
         )
 
     @property
@@ -406,7 +367,7 @@ class Vote(models.Model):
     label = models.CharField(max_length=40)
     panelist = models.ForeignKey(Panelist, on_delete=models.SET_NULL, null=True, blank=True, related_name="votes")
     kind = models.CharField(max_length=24, help_text="answer, critique, final, vote, synthesis, triage, …")
-    status = models.CharField(max_length=16, help_text="done, failed or gated")
+    status = models.CharField(max_length=16, choices=Outcome.choices())
     text = models.TextField(blank=True)
     decision = models.TextField(blank=True)
     confidence = models.FloatField(null=True, blank=True)

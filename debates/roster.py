@@ -18,7 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.utils.text import slugify
 
-from debates.models import Panel, Panelist, Provider, Seat
+from debates.models import Membership, Panel, Panelist, Provider
 from debates.presets import PRESETS
 
 
@@ -32,6 +32,7 @@ class Table:
     required: tuple[str, ...]
     fields: tuple[str, ...]  # model fields set from keys of the same name
     refs: tuple[str, ...] = ()  # keys naming other entries
+    renamed: dict[str, str] = field(default_factory=dict)  # old key -> its new name, for the hint
 
 
 PROVIDERS = Table(
@@ -40,9 +41,10 @@ PROVIDERS = Table(
     Provider,
     required=("name",),
     fields=(
-        *("name", "preset", "protocol", "base_url", "api_key_env"),
+        *("name", "preset", "wire", "base_url", "api_key_env"),
         *("connect_timeout", "stall_timeout", "total_timeout", "max_retries", "enabled"),
     ),
+    renamed={"protocol": "wire"},
 )
 PANELISTS = Table(
     "panelists",
@@ -129,12 +131,12 @@ def _check_entry(table: Table, label: str, entry: dict[str, Any]) -> list[str]:
         if key == "api_key" and table is PROVIDERS:
             errors.append(f"{label}: api_key: a roster file never holds a key; use api_key_env")
         elif key not in known:
-            close = difflib.get_close_matches(key, known, n=1)
+            close = [table.renamed[key]] if key in table.renamed else difflib.get_close_matches(key, known, n=1)
             hint = f' (did you mean "{close[0]}"?)' if close else f" (known keys: {', '.join(known)})"
             errors.append(f'{label}: unknown key "{key}"{hint}')
     missing = [key for key in table.required if key not in entry]
-    if table is PROVIDERS and "protocol" not in entry and "preset" not in entry:
-        missing.append("protocol (or preset)")
+    if table is PROVIDERS and "wire" not in entry and "preset" not in entry:
+        missing.append("wire (or preset)")
     errors += [f"{label}: {key} is missing" for key in missing]
     for key, value in entry.items():
         if key not in known:
@@ -221,8 +223,8 @@ class _Importer:
             setattr(instance, name, value)
         for name, value in links.items():
             setattr(instance, name, value)
-        # A preset fills a protocol left out (Provider.clean), so it is not required on its own.
-        exclude = ["protocol"] if table is PROVIDERS and "protocol" not in entry else []
+        # A preset fills a wire left out (Provider.clean), so it is not required on its own.
+        exclude = ["wire"] if table is PROVIDERS and "wire" not in entry else []
         try:
             instance.full_clean(exclude=exclude)
         except ValidationError as exc:
@@ -239,13 +241,13 @@ class _Importer:
         action = "created" if created else "updated" if changed else "unchanged"
         return instance, Change(action, table.kind, instance.name, () if created else changed)
 
-    def seat(self, panel: Panel, members: list[Panelist]) -> bool:
+    def set_members(self, panel: Panel, members: list[Panelist]) -> bool:
         """Make the panel's ordered roster the given one; True when that changed it."""
         wanted = [member.pk for member in members]
-        if list(panel.seats.order_by("position").values_list("panelist_id", flat=True)) == wanted:
+        if list(panel.memberships.order_by("position").values_list("panelist_id", flat=True)) == wanted:
             return False
-        panel.seats.all().delete()
-        Seat.objects.bulk_create(Seat(panel=panel, panelist=m, position=i) for i, m in enumerate(members))
+        panel.memberships.all().delete()
+        Membership.objects.bulk_create(Membership(panel=panel, panelist=m, position=i) for i, m in enumerate(members))
         return True
 
     def run(self, entries: dict[str, list[tuple[str, dict[str, Any]]]]) -> None:
@@ -264,7 +266,7 @@ class _Importer:
                 self.errors.append(f"{label}: members: a panelist is listed twice")
             elif links["moderator"] is not None and None not in members:
                 upserted = self.upsert(PANELS, label, entry, links)
-                if upserted is not None and self.seat(upserted[0], members) and upserted[1].action != "created":
+                if upserted is not None and self.set_members(upserted[0], members) and upserted[1].action != "created":
                     fields = (*upserted[1].fields, "members")
                     upserted = (upserted[0], Change("updated", "panel", upserted[0].name, fields))
                 self.record(upserted)
@@ -304,7 +306,7 @@ def _entry(
 
 
 def _preset_value(preset: Any, name: str) -> str:
-    return preset.wire.value if name == "protocol" else preset.base_url
+    return preset.wire.value if name == "wire" else preset.base_url
 
 
 def export_roster() -> str:
@@ -316,9 +318,7 @@ def export_roster() -> str:
         preset = PRESETS.get(provider.preset)
         # What the preset supplies is written only where it differs.
         omit = [
-            name
-            for name in ("protocol", "base_url")
-            if preset and getattr(provider, name) == _preset_value(preset, name)
+            name for name in ("wire", "base_url") if preset and getattr(provider, name) == _preset_value(preset, name)
         ]
         stored_key = provider.api_key_encrypted and not provider.api_key_env
         comment = f'The key of "{provider.name}" is stored encrypted and never exported; or set api_key_env.'

@@ -87,8 +87,8 @@ def history(request: HttpRequest) -> HttpResponse:
     if search:
         questions = questions.filter(Q(text__icontains=search) | Q(verdict__icontains=search))
     status = request.GET.get("status", "")
-    if status in Status.values:
+    if status in Status:
         questions = questions.filter(status=status)
     page = Paginator(questions, HISTORY_PAGE).get_page(request.GET.get("page"))
-    context = {"page": page, "search": search, "status": status, "statuses": Status.choices}
+    context = {"page": page, "search": search, "status": status, "statuses": Status.choices()}
     return render(request, "debates/history.html", context)

@@ -28,7 +28,7 @@ def roster() -> Panel:
 
 @pytest.fixture
 def provider() -> Provider:
-    provider = Provider(name="OpenAI", preset="openai", protocol="openai", base_url="https://api.openai.com/v1")
+    provider = Provider(name="OpenAI", preset="openai", wire="openai", base_url="https://api.openai.com/v1")
     provider.set_api_key(KEY)
     provider.save()
     return provider
@@ -38,7 +38,7 @@ def provider_form(**changes: str) -> dict[str, str]:
     form = {
         "name": "OpenAI",
         "preset": "openai",
-        "protocol": "openai",
+        "wire": "openai",
         "base_url": "https://api.openai.com/v1",
         "api_key": "",
         "api_key_env": "",
@@ -120,18 +120,18 @@ def test_a_new_key_and_clear_key_together_are_refused(admin_client: Client, prov
     assert provider.api_key == KEY
 
 
-def test_a_preset_fills_protocol_and_base_url_left_blank(admin_client: Client) -> None:
+def test_a_preset_fills_wire_and_base_url_left_blank(admin_client: Client) -> None:
     admin_client.post(
         reverse("admin:debates_provider_add"),
-        provider_form(name="Claude API", preset="anthropic", protocol="", base_url=""),
+        provider_form(name="Claude API", preset="anthropic", wire="", base_url=""),
     )
 
     provider = Provider.objects.get(name="Claude API")
-    assert (provider.protocol, provider.base_url) == ("anthropic", "https://api.anthropic.com")
+    assert (provider.wire, provider.base_url) == ("anthropic", "https://api.anthropic.com")
 
 
 def fake_openai_provider(server: FakeProviderServer, model: str) -> Provider:
-    provider = Provider.objects.create(name="Fake", protocol="openai", base_url=server.base_url("openai"))
+    provider = Provider.objects.create(name="Fake", wire="openai", base_url=server.base_url("openai"))
     provider.set_api_key(KEY)
     provider.save()
     Panelist.objects.create(name="Fake voice", provider=provider, model=model, family="fake")
@@ -170,15 +170,15 @@ def test_test_connection_reports_the_providers_error_in_words(
     assert messages == ["Fake: Fake rejected the key (401): Incorrect API key provided"]
 
 
-def seat_formset(*panelist_ids: int) -> dict[str, object]:
+def membership_formset(*panelist_ids: int) -> dict[str, object]:
     form: dict[str, object] = {
-        "seats-TOTAL_FORMS": len(panelist_ids),
-        "seats-INITIAL_FORMS": 0,
-        "seats-MIN_NUM_FORMS": 0,
-        "seats-MAX_NUM_FORMS": 1000,
+        "memberships-TOTAL_FORMS": len(panelist_ids),
+        "memberships-INITIAL_FORMS": 0,
+        "memberships-MIN_NUM_FORMS": 0,
+        "memberships-MAX_NUM_FORMS": 1000,
     }
     for i, pk in enumerate(panelist_ids):
-        form |= {f"seats-{i}-position": len(panelist_ids) - i, f"seats-{i}-panelist": pk}
+        form |= {f"memberships-{i}-position": len(panelist_ids) - i, f"memberships-{i}-panelist": pk}
     return form
 
 
@@ -199,7 +199,7 @@ def test_a_panel_is_added_with_an_ordered_roster_inline(admin_client: Client, ro
     first, second, third = roster.roster()
 
     admin_client.post(
-        reverse("admin:debates_panel_add"), panel_form(first) | seat_formset(first.pk, second.pk, third.pk)
+        reverse("admin:debates_panel_add"), panel_form(first) | membership_formset(first.pk, second.pk, third.pk)
     )
 
     # Positions count down in the form, so the roster runs in reverse of the rows.
@@ -210,14 +210,14 @@ def test_marking_a_panel_default_unmarks_the_other(admin_client: Client, roster:
     first, second, _ = roster.roster()
 
     admin_client.post(
-        reverse("admin:debates_panel_add"), panel_form(first, is_default="on") | seat_formset(first.pk, second.pk)
+        reverse("admin:debates_panel_add"), panel_form(first, is_default="on") | membership_formset(first.pk, second.pk)
     )
 
     assert list(Panel.objects.filter(is_default=True).values_list("slug", flat=True)) == ["pair"]
 
 
 def test_unmarking_the_only_default_panel_is_refused(admin_client: Client, roster: Panel) -> None:
-    form = panel_form(roster.moderator, name=roster.name, slug=roster.slug) | seat_formset()
+    form = panel_form(roster.moderator, name=roster.name, slug=roster.slug) | membership_formset()
 
     response = admin_client.post(change_url(roster), form)
 

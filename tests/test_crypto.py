@@ -32,7 +32,7 @@ def fernet_keys(settings) -> Iterator[Callable[..., None]]:
 
 
 def stored_provider(name: str = "Anthropic") -> Provider:
-    provider = Provider(name=name, preset="anthropic", protocol="anthropic", base_url="https://api.anthropic.com")
+    provider = Provider(name=name, preset="anthropic", wire="anthropic", base_url="https://api.anthropic.com")
     provider.set_api_key(KEY)
     provider.save()
     return provider
@@ -96,7 +96,7 @@ def test_a_masked_key_shows_too_little_to_use(key: str, masked: str) -> None:
 
 def test_rotate_keys_reencrypts_every_stored_key_with_the_new_fernet_key(fernet_keys):
     fernet_keys(OLD)
-    provider = Provider.objects.create(name="Rotated", protocol="openai", base_url="http://127.0.0.1:9/v1")
+    provider = Provider.objects.create(name="Rotated", wire="openai", base_url="http://127.0.0.1:9/v1")
     provider.set_api_key(KEY)
     provider.save()
     fernet_keys(NEW, OLD)
@@ -108,7 +108,7 @@ def test_rotate_keys_reencrypts_every_stored_key_with_the_new_fernet_key(fernet_
 
 def test_rotate_keys_changes_nothing_when_a_key_is_unreadable(fernet_keys):
     fernet_keys(OLD)
-    provider = Provider.objects.create(name="Lost", protocol="openai", base_url="http://127.0.0.1:9/v1")
+    provider = Provider.objects.create(name="Lost", wire="openai", base_url="http://127.0.0.1:9/v1")
     provider.set_api_key(KEY)
     provider.save()
     stored = provider.api_key_encrypted

@@ -82,7 +82,7 @@ def test_default_roster_is_a_local_trio_of_methods_on_smollm2() -> None:
     voices = panel.roster()
     assert [v.method for v in voices] == ["first_principles", "outside_view", "counter_evidence"]
     assert {v.model for v in [*voices, panel.moderator]} == {"smollm2-135m-instruct"}
-    assert all(v.max_tokens <= 300 and v.provider.protocol == "local" for v in voices)
+    assert all(v.max_tokens <= 300 and v.provider.wire == "local" for v in voices)
 
 
 def test_export_reads_back_unchanged_into_an_empty_database() -> None:
@@ -189,9 +189,10 @@ def errors_of(text: str) -> list[str]:
             "family = gpt\ntemperature",
             "invalid TOML: Invalid value (at line 11, column 10)",
         ),
-        ('preset = "openai"', 'protocol = "grpc"', "protocol: Value 'grpc' is not a valid choice"),
+        ('preset = "openai"', 'wire = "grpc"', "wire: Value 'grpc' is not a valid choice"),
+        ('preset = "openai"', 'protocol = "openai"', 'unknown key "protocol" (did you mean "wire"?)'),
         ('preset = "openai"', 'preset = "openia"', "preset: Value 'openia' is not a valid choice"),
-        ('preset = "openai"', "", '[[providers]] "OpenAI" (entry 1): protocol (or preset) is missing'),
+        ('preset = "openai"', "", '[[providers]] "OpenAI" (entry 1): wire (or preset) is missing'),
         ('model = "gpt-4.1"\n', "", '[[panelists]] "GPT" (entry 1): model is missing'),
         ('name = "Judge"', 'name = "GPT"', '[[panelists]] "GPT" (entry 2): duplicate name "GPT" in [[panelists]]'),
         ('["GPT", "Judge"]', '["GPT", "Jugde"]', '[[panels]] "Duo" (entry 1): members "Jugde" is not defined'),

@@ -1,6 +1,6 @@
 """One voice, one step: stream the call to the sink, gate the result, return a VoteResult.
 
-A call never raises for a provider failure: failing is a result (status "failed"), kept on
+A call never raises for a provider failure: failing is a result (Outcome.FAILED), kept on
 the vote with every attempt, so the protocol's failure policy can decide what happens next.
 """
 
@@ -13,6 +13,7 @@ from debates import providers
 from debates.engine import gates
 from debates.engine.events import Sink, VoteChunk, VoteFinished, VoteResult, VoteRetrying, VoteStarted
 from debates.engine.spec import Seat
+from debates.engine.vocabulary import Outcome
 from debates.providers.base import Attempt, Chunk, Completion, Message, ProviderError, Retrying
 
 # A gated answer is asked again once: two failures and the voice is out.
@@ -42,7 +43,7 @@ class Tally:
             self.tokens_out += completion.tokens_out
             self.cost += completion.cost
 
-    def result(self, status: str, **fields) -> VoteResult:
+    def result(self, status: Outcome, **fields) -> VoteResult:
         return VoteResult(
             round=self.round, seat=self.seat.key, label=self.seat.label, kind=self.kind, status=status,
             attempts=tuple(self.attempts), tokens_in=self.tokens_in, tokens_out=self.tokens_out, cost=self.cost,
@@ -70,19 +71,19 @@ async def call(
                     completion = event
         except ProviderError as error:
             tally.add(error.attempts)
-            return tally.result("failed", error=error.message)
+            return tally.result(Outcome.FAILED, error=error.message)
         tally.add(completion.attempts, completion)
         reason = check(completion.text)
         if not reason:
             cut = (TRUNCATED.format(limit=seat.voice.max_tokens),) if completion.finish_reason == "length" else ()
             return tally.result(
-                "done", text=completion.text, citations=tuple(completion.citations),
+                Outcome.DONE, text=completion.text, citations=tuple(completion.citations),
                 tokens_estimated=completion.tokens_estimated, finish_reason=completion.finish_reason,
                 flags=(*gates.flags(kind, completion.text), *cut),
             )  # fmt: skip
         if gate_try < GATE_TRIES:
             await sink.emit(VoteRetrying(round_index, seat.key, gate_try + 1, f"not an answer: {reason}", streamed))
-    return tally.result("gated", text=completion.text, error=f"gated out after {GATE_TRIES} tries: {reason}")
+    return tally.result(Outcome.GATED, text=completion.text, error=f"gated out after {GATE_TRIES} tries: {reason}")
 
 
 async def finish(sink: Sink, result: VoteResult, replayed: bool = False) -> VoteResult:

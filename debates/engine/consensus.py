@@ -33,10 +33,12 @@ from itertools import combinations
 import json5
 from rapidfuzz import fuzz
 
-THRESHOLDS: dict[str, Fraction] = {
-    "low": Fraction(2, 3),
-    "medium": Fraction(3, 4),
-    "high": Fraction(4, 5),
+from debates.engine.vocabulary import Criticality
+
+THRESHOLDS: dict[Criticality, Fraction] = {
+    Criticality.LOW: Fraction(2, 3),
+    Criticality.MEDIUM: Fraction(3, 4),
+    Criticality.HIGH: Fraction(4, 5),
 }
 MIN_VOTES = 2  # one voice agreeing with itself is not a consensus
 UNSURE_MARGIN = 15  # decisions this close below the similarity threshold, kept apart, get a note
@@ -500,7 +502,7 @@ def options_block(options: tuple[str, ...]) -> str:
 
 def evaluate(
     ballots: list[Ballot],
-    criticality: str,
+    criticality: Criticality,
     similarity: float = 85.0,
     options: tuple[str, ...] = (),
     seats: int = 0,
@@ -526,7 +528,7 @@ def evaluate(
     reached = counted >= MIN_VOTES and agreement >= threshold and not tied
     if counted < MIN_VOTES:
         notes.append(f"only {counted} valid vote: at least {MIN_VOTES} needed")
-    escalation = "" if reached else ("human_review" if criticality == "high" else "tie_breaker")
+    escalation = "" if reached else ("human_review" if criticality == Criticality.HIGH else "tie_breaker")
     return Consensus(
         reached,
         top_decision if reached else None,

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Protocol
 
+from debates.engine.vocabulary import Outcome, Status
+
 
 @dataclass(frozen=True)
 class Event:
@@ -71,7 +73,7 @@ class VoteResult:
     seat: str
     label: str
     kind: str
-    status: str  # done | failed | gated
+    status: Outcome
     text: str = ""
     error: str = ""
     decision: str = ""
@@ -89,7 +91,7 @@ class VoteResult:
 
     @property
     def ok(self) -> bool:
-        return self.status == "done"
+        return self.status == Outcome.DONE
 
     @property
     def is_call(self) -> bool:
@@ -124,9 +126,9 @@ class ConsensusEvaluated(Event):
 
 @dataclass(frozen=True)
 class RunFinished(Event):
-    """The end of a run. ``status`` is done, answered, needs_review, failed or cancelled."""
+    """The end of a run, on one of the FINISHED statuses."""
 
-    status: str
+    status: Status
     verdict: str = ""
     error: str = ""
     synthesis: str = ""

@@ -12,14 +12,16 @@ from dataclasses import dataclass, replace
 from debates.engine.events import VoteResult
 from debates.engine.prompts import PROMPTS_VERSION
 from debates.engine.spec import RunSpec, Seat
+from debates.engine.vocabulary import FailurePolicy, Method, Outcome
 
-FORCED_METHODS = ("counter_evidence", "first_principles", "outside_view", "reproduce")
+# A stand-in's method, in order of preference: the first one no active voice follows.
+FORCED_METHODS = (Method.COUNTER_EVIDENCE, Method.FIRST_PRINCIPLES, Method.OUTSIDE_VIEW, Method.REPRODUCE)
 BALLOT_ROUNDS = {"vote", "revote"}
 
 
 def reason(result: VoteResult) -> str:
     """Why a voice failed, for reports that reach prompts: a gated text's quote stays out of them."""
-    return "its text was not an answer (gated out)" if result.status == "gated" else result.error or result.status
+    return "its text was not an answer (gated out)" if result.status == Outcome.GATED else result.error or result.status
 
 
 class RunStopped(Exception):
@@ -33,7 +35,9 @@ class Heterogeneity:
     note: str
 
 
-class Panel:
+class Lineup:
+    """The voices actually running, as the policy changes them: who is active, who stood in, who dropped."""
+
     def __init__(self, spec: RunSpec) -> None:
         self.spec = spec
         self.active: list[Seat] = list(spec.seats)
@@ -47,7 +51,7 @@ class Panel:
     def on_failure(self, seat: Seat, result: VoteResult, step, survivors: dict[str, VoteResult]) -> Seat | None:
         """Apply the policy to a failed voice; returns a substitute to call, if any."""
         why = reason(result)
-        if self.spec.failure_policy == "strict":
+        if self.spec.failure_policy == FailurePolicy.STRICT:
             raise RunStopped(
                 f"{seat.label} ({seat.name}, {seat.voice.model} via {seat.provider}) failed in "
                 f"{step.title.split(' — ')[0].lower()}: {why}. The run stopped: a panel missing a voice "
@@ -55,7 +59,7 @@ class Panel:
             )
         # A ballot is one model's vote: a stand-in on another voter's model would vote twice.
         stand_in_allowed = step.kind == "answer" and not seat.key.endswith("~")
-        if self.spec.failure_policy == "degrade" and stand_in_allowed:
+        if self.spec.failure_policy == FailurePolicy.DEGRADE and stand_in_allowed:
             donors = [s for s in self.active if s.key in survivors]
             if donors:
                 used = {s.method for s in self.active}
@@ -92,7 +96,7 @@ class Panel:
         chosen = next((s for s in candidates if s is not None and s.voice.model != moderator.voice.model), None)
         if chosen is None:
             return None
-        stand_in = replace(chosen, key=f"{moderator.key}~", label=f"{moderator.label} (stand-in)", method="none")
+        stand_in = replace(chosen, key=f"{moderator.key}~", label=f"{moderator.label} (stand-in)", method=Method.NONE)
         self.used[stand_in.key] = stand_in
         self.degradations.append(
             f"The {moderator.label.lower()} failed ({reason(failed)}); the synthesis was written by "
@@ -107,11 +111,11 @@ class Panel:
 
     def check_enough(self, step) -> None:
         count = len(self.active)
-        if self.spec.failure_policy == "quorum" and count < (self.spec.quorum or 1):
+        if self.spec.failure_policy == FailurePolicy.QUORUM and count < (self.spec.quorum or 1):
             raise RunStopped(f"Only {count} voices answered in {step.title}; the panel's quorum is {self.spec.quorum}.")
         if count == 0:
             raise RunStopped(f"No voice answered in {step.title}.")
-        if count == 1 and len(self.spec.seats) > 1 and self.spec.failure_policy == "degrade":
+        if count == 1 and len(self.spec.seats) > 1 and self.spec.failure_policy == FailurePolicy.DEGRADE:
             raise RunStopped(f"Only one voice is left after {step.title}: that is a monologue, not a panel.")
 
     def heterogeneity(self) -> Heterogeneity:

@@ -4,21 +4,22 @@ from functools import cache
 from pathlib import Path
 from string import Template
 
+from debates.engine.vocabulary import Method
 from debates.providers.base import Message
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 # Bump when a template changes meaning; recorded with each run.
 PROMPTS_VERSION = 2
 
-METHODS = {
-    "none": "",
-    "first_principles": "Method: reason from first principles. Derive the answer from basic mechanisms "
+METHODS: dict[str, str] = {
+    Method.NONE: "",
+    Method.FIRST_PRINCIPLES: "Method: reason from first principles. Derive the answer from basic mechanisms "
     "and definitions, not from conclusions you remember.",
-    "outside_view": "Method: take the outside view. Start from base rates and reference classes of "
+    Method.OUTSIDE_VIEW: "Method: take the outside view. Start from base rates and reference classes of "
     "similar cases, then adjust for what is specific here.",
-    "counter_evidence": "Method: seek only counter-evidence. Look for what would make the obvious answer "
+    Method.COUNTER_EVIDENCE: "Method: seek only counter-evidence. Look for what would make the obvious answer "
     "wrong and stress-test it; report what survives.",
-    "reproduce": "Method: reproduce verifiable claims. Recompute every number, re-derive every step, and "
+    Method.REPRODUCE: "Method: reproduce verifiable claims. Recompute every number, re-derive every step, and "
     "say which claims you reproduced and which you could not.",
 }
 
@@ -48,7 +49,7 @@ def brief(question: str, context: str = "", grounding: str = "") -> str:
 ROLES = ("panelist", "moderator", "facilitator", "tiebreaker")
 
 
-def messages(step: str, method: str = "none", role: str = "panelist", **values: str) -> list[Message]:
+def messages(step: str, method: str = Method.NONE, role: str = "panelist", **values: str) -> list[Message]:
     """The role's system prompt (a panelist's with its method) plus the step's user prompt.
 
     Each role gets its own: a moderator told it is "one voice on a panel" argues instead of judging.

@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING
 
 from debates.engine import steps, vote
 from debates.engine.events import RunFinished
+from debates.engine.vocabulary import Protocol
 
 if TYPE_CHECKING:
     from debates.engine.run import Run
 
 Action = Callable[["Run", "Step"], Awaitable[RunFinished | None]]
 
-DEFAULT_ROUNDS = {"teorema": 1, "adversarial": 2, "vote": 0}
+DEFAULT_ROUNDS = {Protocol.TEOREMA: 1, Protocol.ADVERSARIAL: 2, Protocol.VOTE: 0}
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class Step:
 class Shape:
     """What decides a plan: the protocol and the panel's settings (a RunSpec or a Panel row has them)."""
 
-    protocol: str
+    protocol: Protocol
     rounds: int = 0
     merge_critique: bool = False
     revote_on_dissent: bool = False
@@ -48,13 +49,13 @@ def plan(shape: Shape) -> list[Step]:
     entries: list[tuple[str, str, Action, bool, bool]] = [
         ("grounding", "Verified maths (SymPy)", steps.grounding, False, False)
     ]
-    if shape.protocol == "teorema":
+    if shape.protocol == Protocol.TEOREMA:
         entries.append(("answer", "Round 0 — independent answers", steps.answer, True, True))
         entries += [
             ("debate", f"Round {i} — debate on the dossier", steps.debate, True, True) for i in range(1, rounds + 1)
         ]
         entries.append(("synthesis", "Moderator — synthesis", steps.synthesis, False, True))
-    elif shape.protocol == "adversarial":
+    elif shape.protocol == Protocol.ADVERSARIAL:
         entries.append(("triage", "Triage — is a panel worth it?", steps.triage, False, not shape.force_panel))
         entries.append(("answer", "Round 1 — blind answers", steps.answer, True, True))
         if shape.merge_critique or rounds < 2:
@@ -66,7 +67,7 @@ def plan(shape: Shape) -> list[Step]:
             ]
             entries.append(("final", f"Round {rounds + 1} — final positions", steps.final, True, True))
         entries.append(("synthesis", "Facilitator — synthesis", steps.synthesis, False, True))
-    elif shape.protocol == "vote":
+    elif shape.protocol == Protocol.VOTE:
         entries.append(("vote", "Vote — independent decisions", vote.vote, True, True))
         if shape.revote_on_dissent:
             for i in range(1, max(rounds, 1) + 1):

@@ -24,9 +24,10 @@ from debates.engine.events import (
     Sink,
     VoteResult,
 )
-from debates.engine.policy import Panel, RunStopped
+from debates.engine.policy import Lineup, RunStopped
 from debates.engine.protocols import Step, plan, planned_calls
 from debates.engine.spec import RunSpec, Seat
+from debates.engine.vocabulary import FailurePolicy, Outcome, Status
 from debates.providers.base import Message
 
 Prior = dict[tuple[int, str], VoteResult]
@@ -52,20 +53,20 @@ async def run(spec: RunSpec, sink: Sink, prior: Prior | None = None, grounder: G
     try:
         finished = await context.walk()
     except RunStopped as stop:
-        finished = RunFinished("failed", error=str(stop), reveal=context.panel.reveal())
+        finished = RunFinished(Status.FAILED, error=str(stop), reveal=context.lineup.reveal())
     await sink.emit(finished)
     return finished
 
 
 class Run:
-    """What the steps of one run share: the spec, the panel as it stands, the results so far."""
+    """What the steps of one run share: the spec, the lineup as it stands, the results so far."""
 
     def __init__(self, spec: RunSpec, sink: Sink, prior: Prior, grounder: Grounder | None) -> None:
         self.spec = spec
         self.sink = sink
         self.prior = prior
         self.grounder = grounder
-        self.panel = Panel(spec)
+        self.lineup = Lineup(spec)
         self.steps = plan(spec)
         self.results: dict[int, dict[str, VoteResult]] = {}  # round index -> seat key -> accepted result
         self.grounding = spec.grounding
@@ -74,12 +75,12 @@ class Run:
         self.storing: set[asyncio.Future] = set()  # calls whose result is being stored right now
 
     async def walk(self) -> RunFinished:
-        reported = self.panel.report(self.calls_planned)
+        reported = self.lineup.report(self.calls_planned)
         await self.sink.emit(PanelChanged(reported))
         for step in self.steps:
             await self.sink.emit(PhaseChanged(step.title, step.index + 1, len(self.steps)))
             outcome = await step.action(self, step)
-            if (report := self.panel.report(self.calls_planned)) != reported:
+            if (report := self.lineup.report(self.calls_planned)) != reported:
                 reported = report
                 await self.sink.emit(PanelChanged(report))
             if outcome is not None:
@@ -124,22 +125,22 @@ class Run:
         Under ``strict`` the first failure stops the others at once: their answers could not be
         used anyway.
         """
-        seats = list(self.panel.active)
+        seats = list(self.lineup.active)
         await self.sink.emit(
             RoundStarted(step.index, step.kind, step.title, tuple(s.key for s in seats), tuple(s.label for s in seats))
         )
         results = await self.gather(step, [(s, build(s, self.position(s)), check) for s in seats])
         ok = {r.seat: r for r in results if r.ok}
         for failed in (r for r in results if not r.ok):
-            seat = self.panel.by_key(failed.seat)
-            substitute = self.panel.on_failure(seat, failed, step, ok)
+            seat = self.lineup.by_key(failed.seat)
+            substitute = self.lineup.on_failure(seat, failed, step, ok)
             if substitute is not None:
                 retry = await self.one(step, substitute, build(substitute, self.position(substitute)), check)
                 if retry.ok:
                     ok[substitute.key] = retry
                     continue
-                self.panel.drop(substitute, retry, step)
-        self.panel.check_enough(step)
+                self.lineup.drop(substitute, retry, step)
+        self.lineup.check_enough(step)
         await self.sink.emit(RoundFinished(step.index, "done"))
         self.results[step.index] = ok
         return ok
@@ -154,14 +155,16 @@ class Run:
                 done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 results.update((r.seat, r) for r in (task.result() for task in done))
                 failed = next((r for r in results.values() if not r.ok), None)
-                if pending and failed and self.spec.failure_policy == "strict":
+                if pending and failed and self.spec.failure_policy == FailurePolicy.STRICT:
                     stopping, pending = pending, set()
                     await self.stop(stopping)
                     for task in stopping:
                         if task.cancelled():
                             seat = tasks[task]
                             why = f"cancelled: {failed.label} failed, and under the strict policy the run stops"
-                            cancelled = VoteResult(step.index, seat.key, seat.label, step.kind, "failed", error=why)
+                            cancelled = VoteResult(
+                                step.index, seat.key, seat.label, step.kind, Outcome.FAILED, error=why
+                            )
                             await calls.finish(self.sink, cancelled)
                         else:
                             results[task.result().seat] = task.result()
@@ -220,7 +223,7 @@ class Run:
 
     def notes(self) -> list[str]:
         """What the moderator must weigh besides the text: stand-ins, drops, flags (truncation included)."""
-        found = list(self.panel.degradations)
+        found = list(self.lineup.degradations)
         for step in self.panel_steps():
             for result in self.results[step.index].values():
                 where = f"{result.label} ({step.title.split(' — ')[0]})"

@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass, replace
 
+from debates.engine.vocabulary import Criticality, FailurePolicy, Method, Protocol
 from debates.providers.base import Voice
 
 
@@ -15,7 +16,7 @@ class Seat:
     name: str
     family: str
     provider: str
-    method: str = "none"
+    method: Method = Method.NONE
 
     @property
     def identity(self) -> dict:
@@ -32,7 +33,7 @@ class Seat:
         """Every string that would reveal who this voice is."""
         return {self.name, self.voice.model, self.family, self.provider, self.voice.endpoint.name} - {""}
 
-    def substitute(self, other: "Seat", method: str) -> "Seat":
+    def substitute(self, other: "Seat", method: Method) -> "Seat":
         """Degradation: ``other``'s model takes this seat's label with a forced method."""
         return replace(other, key=f"{self.key}~", label=self.label, method=method)
 
@@ -42,16 +43,16 @@ class RunSpec:
     """Everything a run needs, frozen when it starts (protocols.plan reads its shape fields)."""
 
     question: str
-    protocol: str  # teorema | adversarial | vote
+    protocol: Protocol
     seats: tuple[Seat, ...]
     moderator: Seat
     context: str = ""
-    criticality: str = "medium"
+    criticality: Criticality = Criticality.MEDIUM
     force_panel: bool = False
     rounds: int = 0  # 0: the protocol's default
     merge_critique: bool = False
     revote_on_dissent: bool = False
-    failure_policy: str = "strict"  # strict | degrade | quorum
+    failure_policy: FailurePolicy = FailurePolicy.STRICT
     quorum: int | None = None
     tie_breaker: Seat | None = None
     similarity: float = 85.0

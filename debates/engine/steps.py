@@ -11,6 +11,7 @@ from debates.engine import calls, gates, prompts
 from debates.engine import synthesis as reader
 from debates.engine.events import RoundFinished, RoundStarted, RunFinished, VoteResult
 from debates.engine.policy import RunStopped
+from debates.engine.vocabulary import Criticality, Outcome, Protocol, Status
 from debates.providers.base import Message
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ async def grounding(run: "Run", step: "Step") -> None:
         text = await run.grounder.ground(run.spec.question, run.spec.context)
         if not text.strip():
             return
-        stored = VoteResult(step.index, SYMPY, "SymPy", "grounding", "done", text=text)
+        stored = VoteResult(step.index, SYMPY, "SymPy", "grounding", Outcome.DONE, text=text)
     await run.sink.emit(RoundStarted(step.index, "grounding", step.title, (SYMPY,), ("SymPy",)))
     await calls.finish(run.sink, stored, replayed=(step.index, SYMPY) in run.prior)
     await run.sink.emit(RoundFinished(step.index, "done"))
@@ -98,7 +99,7 @@ async def final(run: "Run", step: "Step") -> None:
 async def triage(run: "Run", step: "Step") -> RunFinished | None:
     """Is a panel worth its cost? Judged by the stakes; a high criticality always opens it."""
     spec = run.spec
-    if spec.force_panel or spec.criticality == "high":
+    if spec.force_panel or spec.criticality == Criticality.HIGH:
         return None  # the asker's explicit request, or stakes the asker called high
     result = await run.solo(
         step,
@@ -122,11 +123,11 @@ async def triage(run: "Run", step: "Step") -> RunFinished | None:
         'got a direct answer. Ask again with "always run the full panel" for a debate.'
     )
     return RunFinished(
-        "answered",
+        Status.ANSWERED,
         verdict=reader.headline(direct),
         synthesis=f"{direct}\n\n*{note}*",
         sections=[("Answer", direct), ("Triage", note)],
-        reveal=run.panel.reveal(),
+        reveal=run.lineup.reveal(),
     )
 
 
@@ -141,13 +142,13 @@ def parse_triage(text: str) -> dict | None:
 async def synthesis(run: "Run", step: "Step") -> RunFinished:
     """The moderator reads every round once; if it fails, a disclosed stand-in writes it."""
     record = "\n\n".join(f"### {s.title}\n\n{run.fenced(s)}" for s in run.panel_steps())
-    heterogeneity = run.panel.heterogeneity()
-    role = "moderator" if run.spec.protocol == "teorema" else "facilitator"
+    heterogeneity = run.lineup.heterogeneity()
+    role = "moderator" if run.spec.protocol == Protocol.TEOREMA else "facilitator"
 
     def ask() -> list[Message]:
         weigh = block("What to weigh besides the text", run.notes())
         return prompts.messages(
-            "synthesis_teorema" if run.spec.protocol == "teorema" else "synthesis_adversarial",
+            "synthesis_teorema" if run.spec.protocol == Protocol.TEOREMA else "synthesis_adversarial",
             role=role,
             brief=run.brief(),
             dossier=record,
@@ -157,7 +158,7 @@ async def synthesis(run: "Run", step: "Step") -> RunFinished:
 
     result = await run.solo(step, run.spec.moderator, ask(), check=gates.phantom)
     if not result.ok:
-        stand_in = run.panel.moderator_stand_in(result)
+        stand_in = run.lineup.moderator_stand_in(result)
         if stand_in is None:
             raise RunStopped(f"The {role} failed: {result.error}. The panel's work is kept: retry the synthesis.")
         result = await run.one(step, stand_in, ask(), check=gates.phantom)
@@ -168,13 +169,13 @@ async def synthesis(run: "Run", step: "Step") -> RunFinished:
             )
     reading = reader.read(result.text)
     return RunFinished(
-        "done",
+        Status.DONE,
         verdict=reading.verdict,
         confidence=reading.confidence,
         synthesis=result.text,
         sections=[list(pair) for pair in reading.sections],
         evidence_strength=heterogeneity.strength,
-        reveal=run.panel.reveal(),
+        reveal=run.lineup.reveal(),
     )
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from debates.engine import consensus, dossier, gates, prompts, steps
 from debates.engine.events import ConsensusEvaluated, RunFinished, VoteResult
+from debates.engine.vocabulary import Method, Status
 
 if TYPE_CHECKING:
     from debates.engine.protocols import Step
@@ -32,7 +33,7 @@ def enrich(run: "Run", result: VoteResult) -> VoteResult:
 
 def ballot_prompt(run: "Run", step_kind: str, **values: str) -> list:
     role = "tiebreaker" if step_kind == "tiebreak" else "panelist"
-    return prompts.messages(step_kind, values.pop("method", "none"), role=role, brief=run.brief(),
+    return prompts.messages(step_kind, values.pop("method", Method.NONE), role=role, brief=run.brief(),
                             options_block=consensus.options_block(run.spec.options), **values)  # fmt: skip
 
 
@@ -112,11 +113,11 @@ async def escalate(run: "Run", step: "Step") -> RunFinished:
 def decided(run: "Run", decision: str, suffix: str) -> RunFinished:
     summary = run.consensus.as_dict()
     return RunFinished(
-        "done",
+        Status.DONE,
         verdict=f"{decision}{suffix}",
         synthesis=f"**Decision:** {decision}{suffix}\n\n{counted(summary)}",
-        reveal=run.panel.reveal(),
-        evidence_strength=run.panel.heterogeneity().strength,
+        reveal=run.lineup.reveal(),
+        evidence_strength=run.lineup.heterogeneity().strength,
     )
 
 
@@ -126,11 +127,11 @@ def review(run: "Run", why: str = "") -> RunFinished:
         f"agreement {summary['agreement']} is below the {run.spec.criticality} threshold {summary['threshold']}"
     )
     return RunFinished(
-        "needs_review",
+        Status.NEEDS_REVIEW,
         verdict=f"No consensus: {reason}. Needs human review.",
         synthesis=f"**No consensus.** {reason[0].upper() + reason[1:]}; a person decides.\n\n{counted(summary)}",
-        reveal=run.panel.reveal(),
-        evidence_strength=run.panel.heterogeneity().strength,
+        reveal=run.lineup.reveal(),
+        evidence_strength=run.lineup.heterogeneity().strength,
     )
 
 

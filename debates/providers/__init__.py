@@ -103,7 +103,7 @@ def endpoint_from_provider(provider) -> Endpoint:
     preset = PRESETS.get(provider.preset)
     return Endpoint(
         name=provider.name,
-        wire=provider.protocol or (preset.wire.value if preset else ""),
+        wire=provider.wire or (preset.wire.value if preset else ""),
         base_url=provider.base_url or (preset.base_url if preset else ""),
         api_key=provider.api_key,
         connect_timeout=provider.connect_timeout,

@@ -92,7 +92,7 @@ class Recorder:
         question = await self.questions.only("panel_run").aget()
         await self.questions.aupdate(
             panel_run={**question.panel_run, "reveal": event.reveal},
-            status=event.status if event.status in Status.values else Status.FAILED,
+            status=event.status if event.status in Status else Status.FAILED,
             verdict=event.verdict,
             error=event.error,
             phase="Finished" if event.status != Status.FAILED else "Failed",

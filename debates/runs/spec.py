@@ -8,6 +8,7 @@ from debates import providers
 from debates.engine.dossier import shuffled_labels
 from debates.engine.events import VoteResult
 from debates.engine.spec import RunSpec, Seat
+from debates.engine.vocabulary import Criticality, FailurePolicy, Method, Protocol
 from debates.models import Panelist, Question, Vote
 
 
@@ -54,24 +55,30 @@ def spec_for(question: Question) -> RunSpec:
             raise RosterGone(f"{entry['label']} ({entry['name']}) was deleted from the roster; the run cannot go on.")
         voice = replace(providers.voice_from_panelist(panelist), model=entry["model"])
         seats[entry["seat"]] = Seat(
-            entry["seat"], entry["label"], voice, entry["name"], entry["family"], entry["provider"], entry["method"]
+            entry["seat"],
+            entry["label"],
+            voice,
+            entry["name"],
+            entry["family"],
+            entry["provider"],
+            Method(entry["method"]),
         )
     panel = question.panel
     return RunSpec(
         question=question.text,
         context=question.context,
-        protocol=panel.protocol,
+        protocol=Protocol(panel.protocol),
         seats=tuple(s for k, s in seats.items() if k.startswith("p")),
         moderator=seats["moderator"],
         tie_breaker=seats.get("tie_breaker"),
         fallback_moderator=seats.get("fallback_moderator"),
         options=tuple(question.options or panel.options),
-        criticality=question.criticality,
+        criticality=Criticality(question.criticality),
         force_panel=question.force_panel,
         rounds=panel.rounds,
         merge_critique=panel.merge_critique,
         revote_on_dissent=panel.revote_on_dissent,
-        failure_policy=panel.failure_policy,
+        failure_policy=FailurePolicy(panel.failure_policy),
         quorum=panel.quorum,
         similarity=settings.TEOREMA["VOTE_SIMILARITY"],
     )

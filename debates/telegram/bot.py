@@ -17,7 +17,7 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from debates import ratelimit
 from debates.forms import AskForm
 from debates.live.follow import follow
-from debates.models import Question, Vote
+from debates.models import Outcome, Question, Vote
 from debates.runs import tasks
 from debates.telegram.config import Config
 from debates.telegram.split import split_message
@@ -146,7 +146,7 @@ def voices_text(question_id: int) -> list[str]:
         if entry["seat"] in ("moderator", "tie_breaker"):
             continue
         vote = (
-            Vote.objects.filter(round__question=question, seat=entry["seat"], status="done")
+            Vote.objects.filter(round__question=question, seat=entry["seat"], status=Outcome.DONE)
             .order_by("-round__index")
             .first()
         )

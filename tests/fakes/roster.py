@@ -1,6 +1,6 @@
 """Roster rows pointing at a fake provider server: a panel ready to run, in one call."""
 
-from debates.models import Panel, Panelist, Provider, Question, Seat
+from debates.models import Membership, Panel, Panelist, Provider, Question
 
 FAMILIES = ("alpha", "beta", "gamma", "delta", "epsilon")
 
@@ -8,7 +8,7 @@ FAMILIES = ("alpha", "beta", "gamma", "delta", "epsilon")
 def make_panel(base_url: str, voices: int = 3, protocol: str = "teorema", slug: str = "house") -> Panel:
     """An OpenAI-wire provider at ``base_url``; ``voices`` panelists of distinct families, each
     on ``model-<family>``; a moderator on ``model-moderator``; the default panel ``slug``."""
-    provider = Provider.objects.create(name=f"Fake {slug}", protocol="openai", base_url=base_url, max_retries=0)
+    provider = Provider.objects.create(name=f"Fake {slug}", wire="openai", base_url=base_url, max_retries=0)
     provider.set_api_key("sk-fake-provider-key")
     provider.save()
     members = [
@@ -25,7 +25,7 @@ def make_panel(base_url: str, voices: int = 3, protocol: str = "teorema", slug: 
         name=f"Panel {slug}", slug=slug, protocol=protocol, moderator=moderator, is_default=True
     )
     for position, member in enumerate(members):
-        Seat.objects.create(panel=panel, panelist=member, position=position)
+        Membership.objects.create(panel=panel, panelist=member, position=position)
     return panel
 
 

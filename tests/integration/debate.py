@@ -35,7 +35,7 @@ def roster_toml(server: FakeProviderServer, voices: dict[str, float]) -> str:
     lines = [
         "[[providers]]",
         'name = "Fake"',
-        'protocol = "openai"',
+        'wire = "openai"',
         f'base_url = "{server.base_url("openai")}"',
         f'api_key_env = "{API_KEY_ENV}"',
         "max_retries = 0",

@@ -38,7 +38,7 @@ async def test_an_unknown_wire_is_a_bad_request(fake_provider):
 
 @pytest.mark.django_db
 def test_voice_from_panelist_snapshots_provider_key_and_prices():
-    provider = Provider(name="Perplexity", protocol="openai", preset="perplexity", stall_timeout=7, max_retries=4)
+    provider = Provider(name="Perplexity", wire="openai", preset="perplexity", stall_timeout=7, max_retries=4)
     provider.set_api_key("pplx-secret")
     provider.save()
     panelist = Panelist.objects.create(

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from debates.models import Panel, Panelist, Provider, Question, Round, Seat, Status, Synthesis, Vote
+from debates.models import Membership, Panel, Panelist, Provider, Question, Round, Status, Synthesis, Vote
 from debates.runs import tasks
 from debates.telegram import bot
 from debates.telegram.config import Config
@@ -33,13 +33,13 @@ def config(telegram: FakeTelegramServer, monkeypatch: pytest.MonkeyPatch) -> Con
 
 @pytest.fixture
 def panel(db) -> Panel:
-    provider = Provider.objects.create(name="Loopback", protocol="openai", base_url="http://127.0.0.1:9/v1")
+    provider = Provider.objects.create(name="Loopback", wire="openai", base_url="http://127.0.0.1:9/v1")
     provider.set_api_key("sk-loopback-test")  # the one form refuses a panel that cannot run
     provider.save()
     voices = [Panelist.objects.create(name=n, provider=provider, model=n, family=n) for n in ("alpha", "beta")]
     panel = Panel.objects.create(name="Default", slug="default", moderator=voices[0], is_default=True)
     for position, voice in enumerate(voices):
-        Seat.objects.create(panel=panel, panelist=voice, position=position)
+        Membership.objects.create(panel=panel, panelist=voice, position=position)
     return panel
 
 

@@ -3,6 +3,7 @@
 import pytest
 from django.core.management import CommandError, call_command
 
+from debates.management.commands import ask
 from debates.models import Question
 from tests.fakes.answers import SYNTHESIS
 from tests.fakes.provider_server import Script
@@ -37,6 +38,20 @@ def test_the_debate_streams_to_the_terminal_voice_by_voice(scripted, capsys):
     assert "Verdict: Use read replicas." in out
     assert "model-alpha" in out  # who was who, after the synthesis
     assert Question.objects.get().status == "done"
+
+
+def test_a_terminal_that_looks_only_after_the_run_still_prints_every_round_once(scripted, capsys, monkeypatch):
+    monkeypatch.setattr(ask, "FOLLOW_EVERY", 3.0)  # the first look after the start comes after the end
+    call_command("ask", QUESTION, "--panel", "house", "--criticality", "low")
+    out = capsys.readouterr().out
+    headers = [line for line in out.splitlines() if line.startswith("== Round") or line.startswith("== Moderator")]
+    assert headers == [
+        "== Round 0 — independent answers ==",
+        "== Round 1 — debate on the dossier ==",
+        "== Moderator — synthesis ==",
+    ]
+    assert out.count("ALPHA says: add read replicas") == 2  # its answer and its debate reply, once each
+    assert out.count(SYNTHESIS) == 1
 
 
 def test_a_failed_run_exits_non_zero_and_says_why(scripted, capsys):

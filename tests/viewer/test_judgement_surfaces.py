@@ -161,7 +161,7 @@ def test_roster_import_warns_about_a_judge_on_a_panelists_model(db):
         """
         [[providers]]
         name = "P"
-        protocol = "openai"
+        wire = "openai"
         base_url = "http://127.0.0.1:9/v1"
         [[panelists]]
         name = "A"

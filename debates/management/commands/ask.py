@@ -17,7 +17,7 @@ from debates.forms import AskForm
 from debates.live.cards import FINISHED_STATUSES
 from debates.live.follow import follow
 from debates.live.state import LiveState
-from debates.models import Question, Status, Vote
+from debates.models import Criticality, Outcome, Question, Status, Vote
 from debates.runs import execute
 
 EXIT = {Status.DONE: 0, Status.ANSWERED: 0, Status.NEEDS_REVIEW: 2}
@@ -30,7 +30,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("text", nargs="?", default="", help="the question")
         parser.add_argument("--panel", help="panel slug (default: the default panel)")
-        parser.add_argument("--criticality", choices=["low", "medium", "high"], help="default: the panel's")
+        parser.add_argument("--criticality", choices=list(Criticality), help="default: the panel's")
         parser.add_argument("--context", default="", help="optional context for the panel")
         parser.add_argument("--force-panel", action="store_true", help="always run the full panel (no triage)")
         parser.add_argument("--user", help="username that owns the question (default: none, staff-only)")
@@ -94,7 +94,7 @@ class Follower:
         self.question_id = question_id
         self.out = command.stdout
         self.style = command.style
-        self.phase = ""
+        self.headed: set[int] = set()  # rounds whose header is printed
         self.printed: set[str] = set()  # vote keys already printed whole
         self.streamed: dict[str, int] = {}  # synthesis vote key -> characters printed so far
 
@@ -110,10 +110,15 @@ class Follower:
     async def show(self, state: LiveState | None) -> None:
         if state is None:
             return
-        if state.phase and state.phase != self.phase:
-            self.phase = state.phase
-            self.out.write("\n" + self.style.MIGRATE_HEADING(f"== {self.phase} =="))
-        for key, card in state.votes.items():
+        # Round by round, from what the state holds: a look may come after several steps went by.
+        for index, live_round in sorted(state.rounds.items()):
+            if index not in self.headed and live_round.title:
+                self.headed.add(index)
+                self.out.write("\n" + self.style.MIGRATE_HEADING(f"== {live_round.title} =="))
+            await self.show_round(state, index)
+
+    async def show_round(self, state: LiveState, index: int) -> None:
+        for key, card in ((k, c) for k, c in state.votes.items() if c.round == index):
             if card.status in FINISHED_STATUSES and key not in self.printed:
                 self.printed.add(key)
                 await sync_to_async(self.print_vote)(key, card.round, card.seat)
@@ -135,13 +140,13 @@ class Follower:
         vote = Vote.objects.filter(round__question_id=self.question_id, round__index=round_index, seat=seat).first()
         if vote is None:
             return
-        if vote.kind == "synthesis" and vote.status == "done":
+        if vote.kind == "synthesis" and vote.status == Outcome.DONE:
             self.stream(key, vote.label, vote.text)  # the rest of it, from the stored vote
             self.out.write("")
             return
         stats = f"{vote.tokens_in + vote.tokens_out} tokens · ${vote.cost:.4f} · {vote.latency_ms / 1000:.1f} s"
         self.out.write(self.style.MIGRATE_LABEL(f"\n{vote.label} · {vote.kind} · {vote.status} · {stats}"))
-        if vote.status != "done":
+        if vote.status != Outcome.DONE:
             self.out.write(self.style.ERROR(vote.error or vote.status))
         self.out.write(vote.text.strip())
 
