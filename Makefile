@@ -32,6 +32,7 @@ test: $(VENV)/.installed-dev
 	scripts/ensure-chromium
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest
 
 lint: $(VENV)/.installed-dev
@@ -42,4 +43,4 @@ bench: $(VENV)/.installed-dev
 	for script in bench/bench_*.py; do $(PY) $$script || exit 1; done
 
 clean:
-	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache
+	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .mypy_cache

@@ -1,5 +1,8 @@
 """The admin: provider keys (masked, write-only), the roster, and the read-only debate history."""
 
+from decimal import Decimal
+from typing import TYPE_CHECKING, TypedDict
+
 from asgiref.sync import async_to_sync
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
@@ -18,6 +21,9 @@ from debates.models import ApiToken, Membership, Panel, Panelist, Provider, Ques
 from debates.providers import check, endpoint_from_provider, voice_from_panelist
 from debates.providers.base import ProviderError, Voice
 from debates.tokens import assign_secret
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 
 def probe_voice(provider: Provider) -> Voice:
@@ -139,10 +145,28 @@ class ReadOnlyInline(admin.TabularInline):
         return False
 
 
+class RoundTotals(TypedDict):
+    """What RoundInline's queryset annotates a round with."""
+
+    vote_count: int
+    tokens_total: int | None
+    cost_total: Decimal | None
+    latency_total: int | None
+
+
 class RoundInline(ReadOnlyInline):
     model = Round
-    fields = ["index", "title", "kind", "status", "calls", "tokens", "cost", "latency_ms", "started_at"]
-    readonly_fields = fields
+    fields = readonly_fields = (
+        "index",
+        "title",
+        "kind",
+        "status",
+        "calls",
+        "tokens",
+        "cost",
+        "latency_ms",
+        "started_at",
+    )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Round]:
         return (
@@ -157,19 +181,19 @@ class RoundInline(ReadOnlyInline):
         )
 
     @admin.display(description="Calls")
-    def calls(self, round_: Round) -> int:
+    def calls(self, round_: "WithAnnotations[Round, RoundTotals]") -> int:
         return round_.vote_count
 
     @admin.display(description="Tokens")
-    def tokens(self, round_: Round) -> int:
+    def tokens(self, round_: "WithAnnotations[Round, RoundTotals]") -> int:
         return round_.tokens_total or 0
 
     @admin.display(description="Cost ($)")
-    def cost(self, round_: Round) -> str:
+    def cost(self, round_: "WithAnnotations[Round, RoundTotals]") -> str:
         return f"{round_.cost_total or 0:.4f}"
 
     @admin.display(description="Latency (ms, summed)")
-    def latency_ms(self, round_: Round) -> int:
+    def latency_ms(self, round_: "WithAnnotations[Round, RoundTotals]") -> int:
         return round_.latency_total or 0
 
 
@@ -287,15 +311,15 @@ class ApiTokenAdmin(admin.ModelAdmin):
     list_display = ["name", "user", "prefix", "created_at", "last_used_at"]
     list_select_related = ["user"]
 
-    def get_fields(self, request: HttpRequest, obj: ApiToken | None = None) -> list[str]:
-        return ["user", "name"] if obj is None else ["user", "name", "prefix", "created_at", "last_used_at"]
+    def get_fields(self, request: HttpRequest, obj: ApiToken | None = None) -> tuple[str, ...]:
+        return ("user", "name") if obj is None else ("user", "name", "prefix", "created_at", "last_used_at")
 
     def get_readonly_fields(self, request: HttpRequest, obj: ApiToken | None = None) -> list[str]:
         return [] if obj is None else ["user", "prefix", "created_at", "last_used_at"]
 
     def save_model(self, request: HttpRequest, obj: ApiToken, form, change: bool) -> None:
         if not change:
-            request.new_api_token = assign_secret(obj)
+            obj.plaintext = assign_secret(obj)
         super().save_model(request, obj, form, change)
 
     def response_add(self, request: HttpRequest, obj: ApiToken, post_url_continue=None) -> HttpResponse:
@@ -304,6 +328,6 @@ class ApiTokenAdmin(admin.ModelAdmin):
             "title": "API token created",
             "opts": self.model._meta,
             "token": obj,
-            "plaintext": request.new_api_token,
+            "plaintext": obj.plaintext,
         }
         return TemplateResponse(request, "admin/debates/apitoken/created.html", context)

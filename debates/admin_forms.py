@@ -1,6 +1,7 @@
 """Admin forms: a write-only provider key, exactly one default panel, the human decision."""
 
 import json
+from typing import Any
 
 from django import forms
 
@@ -36,8 +37,9 @@ class ProviderForm(forms.ModelForm):
         presets = {key: {"wire": p.wire.value, "base_url": p.base_url} for key, p in PRESETS.items()}
         self.fields["preset"].widget.attrs["data-presets"] = json.dumps(presets)
 
-    def clean(self) -> dict:
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         if data.get("api_key") and data.get("clear_key"):
             raise forms.ValidationError("Enter a new key or clear the stored one, not both.")
         return data

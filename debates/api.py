@@ -80,6 +80,7 @@ def create(request: HttpRequest) -> JsonResponse:
     if not form.is_valid():
         fields = {name: [e["message"] for e in errs] for name, errs in form.errors.get_json_data().items()}
         return error(400, "The question was not accepted.", fields)
+    assert request.user.is_authenticated, "authenticated() let only a token's user through"
     wait = ratelimit.take(request.user.pk)
     if wait:
         return error(429, ratelimit.refusal(wait), headers={"Retry-After": str(wait)})

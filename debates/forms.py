@@ -23,7 +23,7 @@ def call_cost(panelist: Panelist) -> Decimal:
     return (ESTIMATE_IN * panelist.price_in + out * panelist.price_out) / 1_000_000
 
 
-class OptionsField(forms.CharField):
+class OptionsField(forms.Field):
     """A list of decisions edited as one per line."""
 
     widget = forms.Textarea(attrs={"rows": 3, "cols": 60})

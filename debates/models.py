@@ -142,7 +142,7 @@ class Panelist(models.Model):
         return self.name
 
 
-class PanelQuerySet(models.QuerySet):
+class PanelQuerySet(models.QuerySet["Panel"]):
     def default(self) -> "Panel | None":
         """The panel a question gets when the asker names none (exactly one is marked)."""
         return self.filter(is_default=True).first()
@@ -245,7 +245,7 @@ class Membership(models.Model):
         return f"{self.panel} #{self.position}: {self.panelist}"
 
 
-class QuestionQuerySet(models.QuerySet):
+class QuestionQuerySet(models.QuerySet["Question"]):
     def visible_to(self, user) -> "QuestionQuerySet":
         """Private questions are for their asker and staff; shared ones for any signed-in user."""
         if not user.is_authenticated:
@@ -428,6 +428,7 @@ class ApiToken(models.Model):
     prefix = models.CharField(max_length=12, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
+    plaintext = ""  # the secret, on the instance that created it only (shown once, never stored)
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"

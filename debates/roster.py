@@ -28,7 +28,7 @@ class Table:
 
     key: str
     kind: str
-    model: type[models.Model]
+    model: type[Provider] | type[Panelist] | type[Panel]
     required: tuple[str, ...]
     fields: tuple[str, ...]  # model fields set from keys of the same name
     refs: tuple[str, ...] = ()  # keys naming other entries
@@ -200,8 +200,8 @@ class _Importer:
         if upserted is not None:
             self.report.changes.append(upserted[1])
 
-    def resolve(self, label: str, key: str, kind: str, name: str) -> models.Model | None:
-        model = {"provider": Provider, "panelist": Panelist}[kind]
+    def resolve[M: (Provider, Panelist)](self, label: str, key: str, model: type[M], name: str) -> M | None:
+        kind = model.__name__.lower()
         found = model.objects.filter(name=name).first()
         if found is None and (kind, name) not in self.failed:
             self.errors.append(f'{label}: {key} "{name}" is not defined ([[{kind}s]] or the database)')
@@ -213,12 +213,12 @@ class _Importer:
         instance = table.model.objects.filter(name=entry["name"]).first()
         created = instance is None
         instance = instance or table.model()
-        attnames = [table.model._meta.get_field(name).attname for name in (*table.fields, *links)]
+        attnames = [model_field(table, name).attname for name in (*table.fields, *links)]
         before = {name: getattr(instance, name) for name in attnames}
         for name in table.fields:
-            model_field = table.model._meta.get_field(name)
-            value = entry.get(name, model_field.get_default())
-            if isinstance(model_field, models.DecimalField) and isinstance(value, float):
+            column = model_field(table, name)
+            value = entry.get(name, column.get_default())
+            if isinstance(column, models.DecimalField) and isinstance(value, float):
                 value = Decimal(repr(value))  # 0.27, not the binary float's 0.270000000000000017763…
             setattr(instance, name, value)
         for name, value in links.items():
@@ -254,24 +254,32 @@ class _Importer:
         for label, entry in entries["providers"]:
             self.record(self.upsert(PROVIDERS, label, entry, {}))
         for label, entry in entries["panelists"]:
-            provider = self.resolve(label, "provider", "provider", entry["provider"])
+            provider = self.resolve(label, "provider", Provider, entry["provider"])
             if provider is not None:
                 self.record(self.upsert(PANELISTS, label, entry, {"provider": provider}))
         for label, entry in entries["panels"]:
             entry = {"slug": slugify(entry["name"])} | entry
             names = {key: entry.get(key) for key in ("moderator", "tie_breaker", "fallback_moderator")}
-            links = {key: self.resolve(label, key, "panelist", n) if n else None for key, n in names.items()}
-            members = [self.resolve(label, "members", "panelist", name) for name in entry["members"]]
+            links = {key: self.resolve(label, key, Panelist, n) if n else None for key, n in names.items()}
+            members = [self.resolve(label, "members", Panelist, name) for name in entry["members"]]
+            found = [member for member in members if member is not None]
             if len(set(entry["members"])) < len(entry["members"]):
                 self.errors.append(f"{label}: members: a panelist is listed twice")
-            elif links["moderator"] is not None and None not in members:
+            elif links["moderator"] is not None and len(found) == len(members):
                 upserted = self.upsert(PANELS, label, entry, links)
-                if upserted is not None and self.set_members(upserted[0], members) and upserted[1].action != "created":
+                if upserted is not None and self.set_members(upserted[0], found) and upserted[1].action != "created":
                     fields = (*upserted[1].fields, "members")
                     upserted = (upserted[0], Change("updated", "panel", upserted[0].name, fields))
                 self.record(upserted)
         if Panel.objects.exists() and not Panel.objects.filter(is_default=True).exists():
             self.errors.append("no panel is the default: set is_default = true on one [[panels]] entry")
+
+
+def model_field(table: Table, name: str) -> models.Field[Any, Any]:
+    """A field of the table's model: the tables name columns and foreign keys, never a reverse relation."""
+    found = table.model._meta.get_field(name)
+    assert isinstance(found, models.Field), f"{table.kind}.{name} is a reverse relation"
+    return found
 
 
 def import_roster(text: str) -> Report:
@@ -295,7 +303,7 @@ def _entry(
     values = {"name": instance.name, **{key: value for key, value in links.items() if value}}
     for name in table.fields:
         value = getattr(instance, name)
-        default = table.model._meta.get_field(name).get_default()
+        default = model_field(table, name).get_default()
         if name not in omit and (name in table.required or value != default):
             values.setdefault(name, float(value) if isinstance(value, Decimal) else value)
     entry = tomlkit.table()

@@ -23,6 +23,7 @@ def ask(request: HttpRequest) -> HttpResponse:
     form = AskForm(request.POST or None)
     status = 200
     if request.method == "POST" and form.is_valid():
+        assert request.user.is_authenticated, "login_required let only a signed-in user through"
         wait = ratelimit.take(request.user.pk)
         if not wait:
             question = form.save(owner=request.user)

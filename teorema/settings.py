@@ -9,6 +9,7 @@ import os
 import secrets
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypedDict, overload
 
 import dj_database_url
 from cryptography.fernet import Fernet
@@ -33,7 +34,11 @@ def env_bool(name: str, default: bool = False) -> bool:
     raise ImproperlyConfigured(f"{name}={raw!r} is not a yes/no value (use 1 or 0).")
 
 
-def env_number(name: str, default: float, minimum: float, cast: type = int) -> float:
+@overload
+def env_number(name: str, default: int, minimum: float) -> int: ...
+@overload
+def env_number(name: str, default: float, minimum: float, cast: Callable[[str], float]) -> float: ...
+def env_number(name: str, default: float, minimum: float, cast: Callable[[str], float] = int) -> float:
     """A number from the environment, at least ``minimum``; anything else names the variable."""
     raw = os.environ.get(name, "")
     try:
@@ -225,8 +230,24 @@ LOGGING = {
     },
 }
 
+
 # --- Teorema ---------------------------------------------------------------------------
-TEOREMA = {
+class TeoremaSettings(TypedDict):
+    """The app's own settings (settings.TEOREMA), each one from the environment."""
+
+    MAX_QUESTION_CHARS: int
+    MAX_CONTEXT_CHARS: int
+    QUESTIONS_PER_HOUR: int
+    FLUSH_INTERVAL_MS: int
+    VOTE_SIMILARITY: float
+    LEASE_SECONDS: float
+    WORKER_CONCURRENCY: int
+    RETRY_BASE_SECONDS: float
+    RETRY_MAX_SECONDS: float
+    RETRY_AFTER_CAP_SECONDS: float
+
+
+TEOREMA: TeoremaSettings = {
     # Documented in README ("Limits"); the form and the API enforce them.
     "MAX_QUESTION_CHARS": env_number("TEOREMA_MAX_QUESTION_CHARS", 8000, 1),
     "MAX_CONTEXT_CHARS": env_number("TEOREMA_MAX_CONTEXT_CHARS", 20000, 0),

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 from debates import providers
 from debates.engine import gates
@@ -29,7 +30,7 @@ class Tally:
     round: int
     kind: str
     started: float = field(default_factory=time.monotonic)
-    attempts: list[dict] = field(default_factory=list)
+    attempts: list[dict[str, Any]] = field(default_factory=list)
     tokens_in: int = 0
     tokens_out: int = 0
     cost: Decimal = Decimal("0")
@@ -43,7 +44,7 @@ class Tally:
             self.tokens_out += completion.tokens_out
             self.cost += completion.cost
 
-    def result(self, status: Outcome, **fields) -> VoteResult:
+    def result(self, status: Outcome, **fields: Any) -> VoteResult:
         return VoteResult(
             round=self.round, seat=self.seat.key, label=self.seat.label, kind=self.kind, status=status,
             attempts=tuple(self.attempts), tokens_in=self.tokens_in, tokens_out=self.tokens_out, cost=self.cost,

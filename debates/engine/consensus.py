@@ -29,6 +29,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations
+from typing import Any
 
 import json5
 from rapidfuzz import fuzz
@@ -70,7 +71,7 @@ class Consensus:
     notes: tuple[str, ...] = field(default=())
     seats: int = 0  # voters on the panel, when the caller says (a failed voter does not vote)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "reached": self.reached,
             "decision": self.decision,
@@ -195,9 +196,9 @@ def _without_thinking(text: str) -> str:
     return text[: opened.start()] if opened else text
 
 
-def _objects(text: str) -> list[dict]:
+def _objects(text: str) -> list[dict[object, object]]:
     """The outermost objects that parse, in order; a "{" inside one that parses is not a start."""
-    found: list[dict] = []
+    found: list[dict[object, object]] = []
     reached = 0
     starts = [i for i, ch in enumerate(text) if ch == "{"][-MAX_STARTS:]
     for start in starts:
@@ -256,7 +257,7 @@ def _load(span: str) -> object:
     return None
 
 
-def _vote_fields(obj: dict, depth: int = 0) -> dict | None:
+def _vote_fields(obj: dict[object, object], depth: int = 0) -> dict[str, object] | None:
     """The object's fields by normalised key, or those of a nested object holding the decision."""
     fields = {re.sub(r"[\s_-]", "", str(k).casefold()): v for k, v in obj.items()}
     if DECISION_KEYS & fields.keys():

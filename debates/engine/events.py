@@ -7,7 +7,7 @@ Chunks are raw provider deltas; the sink coalesces them for the browser.
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Protocol
+from typing import Any, Protocol
 
 from debates.engine.vocabulary import Outcome, Status
 
@@ -81,7 +81,7 @@ class VoteResult:
     reasoning: str = ""
     citations: tuple[str, ...] = ()
     flags: tuple[str, ...] = ()
-    attempts: tuple[dict, ...] = ()
+    attempts: tuple[dict[str, Any], ...] = ()  # JSON records: number, latency_ms, error, fault
     tokens_in: int = 0
     tokens_out: int = 0
     tokens_estimated: bool = False
@@ -116,12 +116,12 @@ class RoundFinished(Event):
 class PanelChanged(Event):
     """The panel actually running changed (a voice dropped, a degradation)."""
 
-    panel_run: dict
+    panel_run: dict[str, Any]  # policy.Lineup.report(), stored as JSON
 
 
 @dataclass(frozen=True)
 class ConsensusEvaluated(Event):
-    consensus: dict
+    consensus: dict[str, Any]  # consensus.Consensus.as_dict(), stored as JSON
 
 
 @dataclass(frozen=True)
@@ -132,10 +132,10 @@ class RunFinished(Event):
     verdict: str = ""
     error: str = ""
     synthesis: str = ""
-    sections: list = field(default_factory=list)  # [heading, body] pairs, in the order written
+    sections: list[list[str]] = field(default_factory=list)  # [heading, body] pairs, in the order written
     evidence_strength: str = ""
     confidence: float | None = None  # the moderator's, when its closing block gives one
-    reveal: dict = field(default_factory=dict)  # label -> {"name", "model", "family", "provider"}
+    reveal: dict[str, dict[str, str]] = field(default_factory=dict)  # label -> {"name", "model", "family", "provider"}
 
 
 class Sink(Protocol):

@@ -182,9 +182,9 @@ def _refusal(text: str) -> bool:
     refused, substance = False, 0
     for sentence in SENTENCE_END.split(text):
         sentence = sentence.strip(" \t*_>\"'")
-        if REFUSAL.match(sentence):
+        if refusal := REFUSAL.match(sentence):
             refused = True
-            pivot = PIVOT.search(sentence, REFUSAL.match(sentence).end())
+            pivot = PIVOT.search(sentence, refusal.end())
             sentence = sentence[pivot.end() :] if pivot else ""
         if sentence and not BOILERPLATE.search(sentence):
             substance += len(PROSE_WORD.findall(sentence))
@@ -269,6 +269,13 @@ REASONS_FROM = re.compile(
 CLAUSE_END = re.compile(r"[.!?;\n]|$")
 
 
+def _clause(text: str, start: int) -> str:
+    """The text from ``start`` to the end of its clause."""
+    end = CLAUSE_END.search(text, start)
+    assert end is not None, "CLAUSE_END matches at the end of the text at the latest"
+    return text[start : end.start()]
+
+
 def _content_words(text: str, ignore: frozenset[str] = frozenset()) -> int:
     return sum(1 for w in re.findall(r"[^\W\d_]{4,}", text.casefold()) if w not in ignore)
 
@@ -280,7 +287,7 @@ def substantive(text: str) -> bool:
     if NUMBER.search(body) or QUOTED.search(body) or EVIDENCE.search(body):
         return True
     for start in REASONS_FROM.finditer(body):
-        clause = body[start.end() : CLAUSE_END.search(body, start.end()).start()]
+        clause = _clause(body, start.end())
         if not DEFERRING.search(clause) and not DEFERENCE.search(clause) and _content_words(clause) >= 2:
             return True
     return False
@@ -324,7 +331,7 @@ def _falsification(text: str) -> str:
     """'specific', 'vague' (only conditions like "if new evidence emerges") or '' (none)."""
     found = ""
     for trigger in FALSIFIED_IF.finditer(text):
-        condition = text[trigger.end() : CLAUSE_END.search(text, trigger.end()).start()]
+        condition = _clause(text, trigger.end())
         if (
             "counter" in trigger.group(0).casefold()
             or SPECIFIC.search(condition)

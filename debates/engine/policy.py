@@ -8,11 +8,15 @@ while enough voices answer. The report always says what ran, never what was inte
 """
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from debates.engine.events import VoteResult
 from debates.engine.prompts import PROMPTS_VERSION
 from debates.engine.spec import RunSpec, Seat
 from debates.engine.vocabulary import FailurePolicy, Method, Outcome
+
+if TYPE_CHECKING:
+    from debates.engine.protocols import Step
 
 # A stand-in's method, in order of preference: the first one no active voice follows.
 FORCED_METHODS = (Method.COUNTER_EVIDENCE, Method.FIRST_PRINCIPLES, Method.OUTSIDE_VIEW, Method.REPRODUCE)
@@ -48,7 +52,7 @@ class Lineup:
     def by_key(self, key: str) -> Seat:
         return self.used[key]
 
-    def on_failure(self, seat: Seat, result: VoteResult, step, survivors: dict[str, VoteResult]) -> Seat | None:
+    def on_failure(self, seat: Seat, result: VoteResult, step: "Step", survivors: dict[str, VoteResult]) -> Seat | None:
         """Apply the policy to a failed voice; returns a substitute to call, if any."""
         why = reason(result)
         if self.spec.failure_policy == FailurePolicy.STRICT:
@@ -75,7 +79,7 @@ class Lineup:
         self.drop(seat, result, step)
         return None
 
-    def drop(self, seat: Seat, result: VoteResult, step) -> None:
+    def drop(self, seat: Seat, result: VoteResult, step: "Step") -> None:
         self.active = [s for s in self.active if s.key != seat.key]
         self.dropped[seat.key] = reason(result)
         if step.kind in BALLOT_ROUNDS:
@@ -109,7 +113,7 @@ class Lineup:
         self.used[substitute.key] = substitute
         self.dropped[seat.key] = "replaced"
 
-    def check_enough(self, step) -> None:
+    def check_enough(self, step: "Step") -> None:
         count = len(self.active)
         if self.spec.failure_policy == FailurePolicy.QUORUM and count < (self.spec.quorum or 1):
             raise RunStopped(f"Only {count} voices answered in {step.title}; the panel's quorum is {self.spec.quorum}.")
@@ -153,7 +157,7 @@ class Lineup:
             "none", "weak", "a homogeneous panel (one model, one method): convergence is weak evidence."
         )
 
-    def report(self, calls_planned: int) -> dict:
+    def report(self, calls_planned: int) -> dict[str, Any]:
         """What is running, by label only: identities stay hidden until the synthesis."""
         het = self.heterogeneity()
         voices = [{"seat": s.key, "label": s.label, "method": s.method, "status": "active"} for s in self.active]
@@ -172,7 +176,7 @@ class Lineup:
             "prompts_version": PROMPTS_VERSION,  # which wording of debates/prompts/ this run used
         }
 
-    def reveal(self) -> dict:
+    def reveal(self) -> dict[str, dict[str, str]]:
         """Seat key -> label and identity, for every voice that took part."""
         seats = [*self.used.values(), self.spec.moderator, *([self.spec.tie_breaker] if self.spec.tie_breaker else [])]
         return {s.key: {"label": s.label, **s.identity} for s in seats}

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from debates.engine import steps, vote
 from debates.engine.events import RunFinished
+from debates.engine.spec import RunSpec
 from debates.engine.vocabulary import Protocol
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ class Shape:
     force_panel: bool = False
 
 
-def plan(shape: Shape) -> list[Step]:
+def plan(shape: Shape | RunSpec) -> list[Step]:
     """The steps of a run, in order; ``shape`` may be a RunSpec (it has the same fields)."""
     rounds = shape.rounds or DEFAULT_ROUNDS.get(shape.protocol, 0)
     entries: list[tuple[str, str, Action, bool, bool]] = [

@@ -11,7 +11,7 @@ two debate rounds never overwrite each other.
 import asyncio
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from debates.engine import calls, dossier, prompts, vote
 from debates.engine.consensus import Consensus
@@ -72,7 +72,7 @@ class Run:
         self.grounding = spec.grounding
         self.consensus: Consensus | None = None
         self.calls_planned = planned_calls(self.steps, len(spec.seats))
-        self.storing: set[asyncio.Future] = set()  # calls whose result is being stored right now
+        self.storing: set[asyncio.Task[Any]] = set()  # calls whose result is being stored right now
 
     async def walk(self) -> RunFinished:
         reported = self.lineup.report(self.calls_planned)
@@ -96,6 +96,7 @@ class Run:
         voice = replace(seat.voice, json_output=True) if step.kind in vote.BALLOT_KINDS else seat.voice
         result = await calls.call(self.sink, step.index, replace(seat, voice=voice), step.kind, messages, check)
         storing = asyncio.current_task()
+        assert storing is not None, "a call always runs inside a task"
         self.storing.add(storing)  # a completed answer is stored even if the round is being stopped
         try:
             return await calls.finish(self.sink, self.polish(result))
@@ -172,7 +173,7 @@ class Run:
             await self.stop(pending)
         return [results[seat.key] for seat, _, _ in jobs if seat.key in results]
 
-    async def stop(self, tasks: set[asyncio.Future]) -> None:
+    async def stop(self, tasks: set[asyncio.Task[VoteResult]]) -> None:
         """Cancel calls still talking to a provider; let a completed one finish being stored."""
         for task in tasks:
             if task not in self.storing:

@@ -19,7 +19,7 @@ class Seat:
     method: Method = Method.NONE
 
     @property
-    def identity(self) -> dict:
+    def identity(self) -> dict[str, str]:
         """What the user learns once the synthesis is out."""
         return {
             "name": self.name,

@@ -5,7 +5,7 @@ the run ends there (a direct answer, the synthesis) or None to go on.
 """
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from debates.engine import calls, gates, prompts
 from debates.engine import synthesis as reader
@@ -126,12 +126,12 @@ async def triage(run: "Run", step: "Step") -> RunFinished | None:
         Status.ANSWERED,
         verdict=reader.headline(direct),
         synthesis=f"{direct}\n\n*{note}*",
-        sections=[("Answer", direct), ("Triage", note)],
+        sections=[["Answer", direct], ["Triage", note]],
         reveal=run.lineup.reveal(),
     )
 
 
-def parse_triage(text: str) -> dict | None:
+def parse_triage(text: str) -> dict[str, Any] | None:
     try:
         found = json.loads(text[text.index("{") : text.rindex("}") + 1])
     except ValueError:

@@ -113,8 +113,8 @@ def read(text: str) -> Reading:
         return read(tokens[0].content)  # the whole answer in a ```markdown fence
     block = closing_block(lines, tokens)
     if block is None:
-        sections = pairs(cut(lines, tokens, frozenset()))
-        return Reading(sections, verdict_of(sections), None)
+        plain = pairs(cut(lines, tokens, frozenset()))
+        return Reading(plain, verdict_of(plain), None)
     inside = frozenset(range(block.start, block.end))
     shown = ["" if i in inside else line for i, line in enumerate(lines)]
     sections = cut(shown, MARKDOWN.parse("\n".join(shown)), inside)
@@ -255,15 +255,19 @@ def label_runs(lines: list[str], fenced: set[int]) -> list[Block]:
     def labelled(n: int) -> bool:
         return n < len(lines) and n not in fenced and label_of(lines[n]) is not None
 
+    def opens(n: int) -> bool:  # a label with its value on the lines below ("VERDICT:" alone)
+        label = label_of(lines[n])
+        return label is not None and not label[2]
+
     runs, i = [], 0
     while i < len(lines):
         if not labelled(i):
             i += 1
             continue
-        end, open_label = i + 1, not label_of(lines[i])[2]
+        end, open_label = i + 1, opens(i)
         while True:
             if labelled(end):
-                end, open_label = end + 1, not label_of(lines[end])[2]
+                end, open_label = end + 1, opens(end)
             elif end < len(lines) and not lines[end].strip() and labelled(end + 1):
                 end += 1  # one blank line between two labels
             else:

@@ -5,12 +5,14 @@ threshold applies to the votes cast, and the result says how many that was.
 """
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from debates.engine import consensus, dossier, gates, prompts, steps
 from debates.engine.events import ConsensusEvaluated, RunFinished, VoteResult
 from debates.engine.vocabulary import Method, Status
+from debates.providers.base import Message
 
 if TYPE_CHECKING:
     from debates.engine.protocols import Step
@@ -31,7 +33,7 @@ def enrich(run: "Run", result: VoteResult) -> VoteResult:
     return result
 
 
-def ballot_prompt(run: "Run", step_kind: str, **values: str) -> list:
+def ballot_prompt(run: "Run", step_kind: str, **values: str) -> list[Message]:
     role = "tiebreaker" if step_kind == "tiebreak" else "panelist"
     return prompts.messages(step_kind, values.pop("method", Method.NONE), role=role, brief=run.brief(),
                             options_block=consensus.options_block(run.spec.options), **values)  # fmt: skip
@@ -85,6 +87,7 @@ async def escalate(run: "Run", step: "Step") -> RunFinished:
     if breaker is None:
         return review(run, "no tie-breaker is configured for this panel")
     ballots_step = run.latest("vote", "revote")
+    assert ballots_step is not None, "the tie-breaker runs only after a vote step"
     votes = "\n\n".join(
         dossier.fence(b.label, json.dumps({"decision": b.decision, "reasoning": b.reasoning}, ensure_ascii=False))
         for b in (ballot(r) for r in run.results[ballots_step.index].values())
@@ -99,7 +102,7 @@ async def escalate(run: "Run", step: "Step") -> RunFinished:
         return review(run, f"the tie-breaker failed: {result.error}")
     decided_by = ballot(result)
     record = {
-        **run.consensus.as_dict(),
+        **summary_of(run),
         "tie_breaker": {
             "decision": decided_by.decision,
             "confidence": decided_by.confidence,
@@ -111,7 +114,7 @@ async def escalate(run: "Run", step: "Step") -> RunFinished:
 
 
 def decided(run: "Run", decision: str, suffix: str) -> RunFinished:
-    summary = run.consensus.as_dict()
+    summary = summary_of(run)
     return RunFinished(
         Status.DONE,
         verdict=f"{decision}{suffix}",
@@ -122,7 +125,7 @@ def decided(run: "Run", decision: str, suffix: str) -> RunFinished:
 
 
 def review(run: "Run", why: str = "") -> RunFinished:
-    summary = run.consensus.as_dict()
+    summary = summary_of(run)
     reason = why or (
         f"agreement {summary['agreement']} is below the {run.spec.criticality} threshold {summary['threshold']}"
     )
@@ -135,7 +138,13 @@ def review(run: "Run", why: str = "") -> RunFinished:
     )
 
 
-def counted(summary: dict) -> str:
+def summary_of(run: "Run") -> dict[str, Any]:
+    """The consensus of the latest ballots: every vote step evaluates it before a later step reads it."""
+    assert run.consensus is not None, "no vote step has evaluated the consensus yet"
+    return run.consensus.as_dict()
+
+
+def counted(summary: dict[str, Any]) -> str:
     """The agreement in words, on the votes that exist (the page shows the grouping's notes)."""
     line = f"Agreement {summary['agreement']} (threshold {summary['threshold']})"
     if summary.get("seats", summary["votes"]) > summary["votes"]:
@@ -143,7 +152,7 @@ def counted(summary: dict) -> str:
     return line + "."
 
 
-def ballot_problem(run: "Run"):
+def ballot_problem(run: "Run") -> Callable[[str], str]:
     """The gate of a ballot step: a text with no usable decision is not a vote."""
 
     def check(text: str) -> str:

@@ -32,7 +32,7 @@ class Task:
         claim = f"{self.expr} = {self.rhs}" if self.rhs else self.expr
         return claim if self.kind in ("arithmetic", "equation") else f"{self.kind} {claim}"
 
-    def payload(self) -> dict:
+    def payload(self) -> dict[str, str]:
         return asdict(self)
 
 
@@ -101,9 +101,9 @@ def extract(text: str) -> tuple[list[Task], list[str]]:
             tasks.append(task)
     for start, end in runs(text):
         if not any(start in span or end - 1 in span for span in taken):
-            task = free_task(text[start:end])
-            if task:
-                tasks.append(task)
+            free = free_task(text[start:end])
+            if free:
+                tasks.append(free)
     return screened(tasks, notes), notes
 
 
@@ -125,7 +125,7 @@ def latex(source: str) -> str:
     return source.replace("{", "(").replace("}", ")")
 
 
-def fraction(match: re.Match) -> str:
+def fraction(match: re.Match[str]) -> str:
     top, bottom = (p if re.fullmatch(r"\s*\w+\s*", p) else f"({p})" for p in match.groups())
     return f"({top.strip()}/{bottom.strip()})"
 
@@ -155,8 +155,15 @@ def runs(text: str) -> list[tuple[int, int]]:
                 found.append((pos, end))
             pos = end
         else:  # prose: skip the whole word, not letter by letter
-            pos = WORD.match(text, pos).end()
+            pos = match_at(WORD, text, pos).end()
     return found
+
+
+def match_at(pattern: re.Pattern[str], text: str, pos: int) -> re.Match[str]:
+    """``pattern.match`` for the patterns that match anywhere, if only the empty string (FILLER, REST, WORD)."""
+    match = pattern.match(text, pos)
+    assert match is not None, f"{pattern.pattern!r} matches at any position"
+    return match
 
 
 def tidy(run: str) -> str:
@@ -170,22 +177,22 @@ def tidy(run: str) -> str:
     return run
 
 
-def phrase_task(text: str, match: re.Match, notes: list[str]) -> tuple[Task, int] | None:
+def phrase_task(text: str, match: re.Match[str], notes: list[str]) -> tuple[Task, int] | None:
     """The task a phrase like "derivative of …" asks for, and where its clauses end."""
     groups = match.groupdict()
     kind = "derivative" if groups.pop("dvar") else next(k for k, v in groups.items() if v)
-    pos = FILLER.match(text, match.end()).end()
+    pos = match_at(FILLER, text, match.end()).end()
     var = match.group("dvar") or ""
     bounds = point = None
     if kind == "solve" and (m := FOR_VAR.match(text, pos)):
-        var, pos = m.group(1), FILLER.match(text, m.end()).end()
+        var, pos = m.group(1), match_at(FILLER, text, m.end()).end()
     if kind == "integral" and (m := BOUNDS.match(text, pos)):
-        bounds, pos = m.groups(), FILLER.match(text, m.end()).end()
+        bounds, pos = m.groups(), match_at(FILLER, text, m.end()).end()
     if kind == "limit" and (m := LIMIT_BEFORE.match(text, pos)):
         var, point, pos = m.group(1), m.group(2), m.end()
     end = scan(text, pos, equals=kind in ("solve", "evaluate"))
     expr = tidy(text[pos:end])
-    rest = REST.match(text, pos).group(0)
+    rest = match_at(REST, text, pos).group(0)
     if CODE_SMELL.search(rest) and len(expr) < len(rest.strip()):
         notes.append(f"Refused {kind} {rest.strip()[:80]}: it reads as code, not maths.")
         return None

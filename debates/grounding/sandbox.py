@@ -12,6 +12,7 @@ import json
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from debates.grounding.extract import Task
 from debates.grounding.facts import Fact
@@ -60,6 +61,7 @@ async def spawn() -> asyncio.subprocess.Process:
         child = await start_worker()
     except OSError as error:
         raise WorkerFailed(f"SymPy could not be started ({error.strerror})") from error
+    assert child.stdout is not None, "start_worker pipes stdout"
     try:
         line = await asyncio.wait_for(child.stdout.readline(), STARTUP_LIMIT_S)
     except TimeoutError:
@@ -89,7 +91,9 @@ async def start_worker() -> asyncio.subprocess.Process:
     )
 
 
-async def ask(child: asyncio.subprocess.Process, task: Task) -> dict:
+async def ask(child: asyncio.subprocess.Process, task: Task) -> dict[str, Any]:
+    assert child.stdin is not None, "start_worker pipes stdin"
+    assert child.stdout is not None, "start_worker pipes stdout"
     try:
         child.stdin.write(json.dumps(task.payload()).encode() + b"\n")
         await child.stdin.drain()

@@ -13,7 +13,7 @@ import sys
 
 # The only names a screened expression may use besides one-letter symbols; each maps to the
 # SymPy object of the same name unless aliased here.
-FUNCTIONS = ("sin", "cos", "tan", "cot", "sec", "csc", "asin", "acos", "atan", "sinh", "cosh", "tanh")
+FUNCTIONS: tuple[str, ...] = ("sin", "cos", "tan", "cot", "sec", "csc", "asin", "acos", "atan", "sinh", "cosh", "tanh")
 FUNCTIONS += ("exp", "log", "ln", "sqrt", "abs", "Abs", "factorial", "binomial", "gcd", "lcm", "floor", "ceiling")
 NAMES = frozenset((*FUNCTIONS, "pi", "E", "e", "I", "oo"))
 ALIASES = {"ln": "log", "abs": "Abs", "e": "E"}
@@ -45,7 +45,7 @@ def main() -> None:
         sp.convert_xor,
         sp.implicit_multiplication_application,
     )
-    namespace = {"__builtins__": {}}
+    namespace: dict[str, object] = {"__builtins__": {}}
     for name in ("Integer", "Float", "Rational", "Symbol", "Function"):
         namespace[name] = getattr(sympy, name)
     for name in NAMES:
@@ -57,6 +57,7 @@ def main() -> None:
 
     print("ready", flush=True)
     for line in sys.stdin:
+        reply: dict[str, object]
         try:
             reply = {"facts": compute(sympy, parse, json.loads(line))}
         except Uninteresting:

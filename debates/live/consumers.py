@@ -5,12 +5,14 @@ broadcasts queue up), then read the cache, then the DB; forward only broadcasts 
 above the snapshot's, and no streamed text of a vote the snapshot already shows complete.
 """
 
+from typing import Any
+
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
 from debates.live import snapshot
-from debates.live.state import group_name, read_state
+from debates.live.state import LiveState, group_name, read_state
 from debates.models import Question
 
 
@@ -20,7 +22,7 @@ def can_watch(question_id: int, user) -> bool:
 
 
 @database_sync_to_async
-def render_snapshot(question_id: int, state: dict) -> tuple[snapshot.Debate, str]:
+def render_snapshot(question_id: int, state: LiveState | None) -> tuple[snapshot.Debate, str]:
     """The debate region now; once the run is over, the whole page part without the socket."""
     debate = snapshot.build(question_id, state)
     template = "debates/partials/snapshot.html" if debate.live else "debates/partials/live.html"
@@ -57,7 +59,7 @@ class QuestionConsumer(AsyncWebsocketConsumer):
         if not debate.live:
             await self.close(code=1000)  # a normal close: the htmx extension does not reconnect
 
-    async def live_batch(self, message: dict) -> None:
+    async def live_batch(self, message: dict[str, Any]) -> None:
         """A LiveSink broadcast (format in debates/live/sink.py)."""
         if message["seq"] <= self.seq:
             return  # already in the snapshot

@@ -22,6 +22,7 @@ stands in for the page's ``debate``: it has the fields those fragments read.
 import asyncio
 import logging
 import time
+from typing import Any
 
 from channels.layers import get_channel_layer
 from django.conf import settings
@@ -47,7 +48,7 @@ from debates.models import Question
 log = logging.getLogger(__name__)
 
 
-def fragment(template: str, **context) -> str:
+def fragment(template: str, **context: Any) -> str:
     """A fragment of the page ("round.html#card"), to swap into the element with its id."""
     return render_to_string(f"debates/partials/{template}", context)
 
@@ -63,7 +64,7 @@ class LiveSink:
         self.state: LiveState | None = None
         self.pending: dict[str, str] = {}  # vote key -> text not yet broadcast
         self.lock = asyncio.Lock()  # seq order is send order
-        self.timer: asyncio.Task | None = None
+        self.timer: asyncio.Task[None] | None = None
 
     async def emit(self, event: Event) -> None:
         await self._load()
@@ -108,24 +109,30 @@ class LiveSink:
         stored = await Question.objects.only("calls", "tokens_in", "tokens_out", "cost").aget(pk=self.question_id)
         self.state.totals = Totals(stored.calls, stored.tokens_in + stored.tokens_out, stored.cost)
 
-    async def _broadcast(self, parts: list[dict], final: bool = False) -> None:
-        self.state.seq += 1
-        message = {"type": "live.batch", "seq": self.state.seq, "parts": parts, "final": final}
+    @property
+    def live(self) -> LiveState:
+        """The state, which emit() loads before anything reads it."""
+        assert self.state is not None, "emit() loads the state first"
+        return self.state
+
+    async def _broadcast(self, parts: list[dict[str, Any]], final: bool = False) -> None:
+        self.live.seq += 1
+        message = {"type": "live.batch", "seq": self.live.seq, "parts": parts, "final": final}
         # A broken cache or channel layer must not stop a paid-for debate: viewers can reload.
         try:
-            write_state(self.question_id, self.state)
+            write_state(self.question_id, self.live)
             await self.layer.group_send(self.group, message)
         except Exception:
             log.exception("live broadcast %s of question %s failed", message["seq"], self.question_id)
 
     # --- events -> state changes and fragments ----------------------------------------------
-    def _vote(self, round_index: int, seat: str, **fields) -> Card:
-        card = self.state.votes.setdefault(vote_key(round_index, seat), Card(round_index, seat, seat, ""))
+    def _vote(self, round_index: int, seat: str, **fields: Any) -> Card:
+        card = self.live.votes.setdefault(vote_key(round_index, seat), Card(round_index, seat, seat, ""))
         for name, value in fields.items():
             setattr(card, name, value)
         return card
 
-    def _append(self, key: str, text: str) -> dict:
+    def _append(self, key: str, text: str) -> dict[str, Any]:
         round_index, seat = key.split(":", 1)
         card = self._vote(int(round_index), seat)
         card.text += text
@@ -134,8 +141,8 @@ class LiveSink:
             return {"vote": key, "chunk": True, "html": fragment("round.html#card", card=card)}
         return {"vote": key, "chunk": True, "html": fragment("round.html#chunk", card=card, text=text)}
 
-    def _apply(self, event: Event) -> list[dict]:
-        state = self.state
+    def _apply(self, event: Event) -> list[dict[str, Any]]:
+        state = self.live
         match event:
             case PhaseChanged():
                 state.phase, state.step, state.total = event.phase, event.step, event.total
@@ -169,15 +176,15 @@ class LiveSink:
                 return []
         return []
 
-    def _part(self, template: str, vote: str = "", **context) -> dict:
+    def _part(self, template: str, vote: str = "", **context: Any) -> dict[str, Any]:
         return {"vote": vote, "chunk": False, "html": fragment(template, **context)}
 
-    def _round_started(self, event: RoundStarted) -> dict:
-        known = bool(event.index in self.state.rounds and self.state.rounds[event.index].title)
-        self.state.rounds[event.index] = LiveRound(event.index, event.kind, event.title)
+    def _round_started(self, event: RoundStarted) -> dict[str, Any]:
+        known = bool(event.index in self.live.rounds and self.live.rounds[event.index].title)
+        self.live.rounds[event.index] = LiveRound(event.index, event.kind, event.title)
         cards = []
         for seat, label in zip(event.seats, event.labels, strict=True):
-            card = self.state.votes.get(vote_key(event.index, seat))
+            card = self.live.votes.get(vote_key(event.index, seat))
             if card is None or card.status not in FINISHED_STATUSES:
                 card = self._vote(event.index, seat, label=label, kind=event.kind, status="waiting", text="")
             cards.append(card)
@@ -185,16 +192,16 @@ class LiveSink:
         # A new round is appended; one seen before (a resumed run) replaces itself.
         return self._part("round.html" if known else "debate.html#new-round", round=view)
 
-    def _vote_finished(self, event: VoteFinished) -> list[dict]:
+    def _vote_finished(self, event: VoteFinished) -> list[dict[str, Any]]:
         result = event.result
         # The text is in the DB now (the recorder saw this event first): keep only the status.
         self._vote(result.round, result.seat, label=result.label, kind=result.kind, status=result.status, text="")
-        totals = self.state.totals
+        totals = self.live.totals
         if not event.replayed:  # a replayed vote is counted in the stored totals already
             totals.calls += result.is_call
             totals.tokens += result.tokens_in + result.tokens_out
             totals.cost += result.cost
         return [
             self._part("round.html#card", vote=vote_key(result.round, result.seat), card=Card.from_result(result)),
-            self._part("totals.html", debate=self.state),
+            self._part("totals.html", debate=self.live),
         ]

@@ -9,6 +9,7 @@ completed step, and the next broadcast writes a fresh one.
 import logging
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 from django.core.cache import cache
 
@@ -41,8 +42,8 @@ class LiveState:
     total: int = 0
     rounds: dict[int, LiveRound] = field(default_factory=dict)
     votes: dict[str, Card] = field(default_factory=dict)  # "<round>:<seat>" -> the card as it streams
-    panel_run: dict = field(default_factory=dict)
-    consensus: dict = field(default_factory=dict)
+    panel_run: dict[str, Any] = field(default_factory=dict)
+    consensus: dict[str, Any] = field(default_factory=dict)
     totals: Totals = field(default_factory=Totals)
     finished: str = ""  # the final status once the run is over
 

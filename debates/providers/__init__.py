@@ -9,10 +9,11 @@ import asyncio
 import itertools
 import math
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import replace
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from debates.presets import PRESETS
 from debates.providers import anthropic, gemini, local, openai, retry
@@ -32,9 +33,12 @@ from debates.providers.base import (
 )
 from debates.providers.faults import without_key
 
+if TYPE_CHECKING:
+    from debates.models import Panelist, Provider
+
 __all__ = ["check", "endpoint_from_provider", "stream", "voice_from_panelist"]
 
-AttemptFn = Callable[[Voice, list[Message], float], AsyncIterator[Chunk | Usage]]
+AttemptFn = Callable[[Voice, list[Message], float], AsyncGenerator[Chunk | Usage, None]]
 PROTOCOLS: dict[str, AttemptFn] = {
     "openai": openai.attempt,
     "anthropic": anthropic.attempt,
@@ -98,7 +102,7 @@ async def check(voice: Voice) -> str:
     return f"{voice.endpoint.name} answered as {voice.model} in {_ms_since(began)} ms."
 
 
-def endpoint_from_provider(provider) -> Endpoint:
+def endpoint_from_provider(provider: "Provider") -> Endpoint:
     """A call-ready snapshot of a Provider row (key decrypted, preset defaults applied)."""
     preset = PRESETS.get(provider.preset)
     return Endpoint(
@@ -114,7 +118,7 @@ def endpoint_from_provider(provider) -> Endpoint:
     )
 
 
-def voice_from_panelist(panelist) -> Voice:
+def voice_from_panelist(panelist: "Panelist") -> Voice:
     """A call-ready snapshot of a Panelist row and its provider."""
     return Voice(
         name=panelist.name,

@@ -1,6 +1,7 @@
 """Anthropic Messages: the system prompt travels apart, the answer arrives as typed events."""
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from typing import Any
 
 from debates.providers.base import STOP, TRUNCATED, Chunk, Message, Usage, Voice, split_system
 from debates.providers.client import decode_json, ended_early, post_sse
@@ -21,7 +22,7 @@ ERROR_STATUS = {
 }
 
 
-async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncIterator[Chunk | Usage]:
+async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncGenerator[Chunk | Usage, None]:
     """One streamed call: text chunks, then the Usage from message_start and message_delta.
 
     ``voice.json_output`` changes nothing here: the Messages API has no JSON mode (only tools or
@@ -60,8 +61,8 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
             done = True
             break
         elif kind == "error":
-            error = data.get("error") or {}
-            raise status_error(endpoint.name, ERROR_STATUS.get(error.get("type"), 500), event.data)
+            error: dict[str, Any] = data.get("error") or {}
+            raise status_error(endpoint.name, ERROR_STATUS.get(error.get("type", ""), 500), event.data)
     if not (done or finish):
         raise ended_early(endpoint)
     yield Usage(tokens_in, tokens_out, FINISH.get(finish, finish))

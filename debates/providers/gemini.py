@@ -1,7 +1,8 @@
 """Google Gemini generateContent, streamed as SSE. The key goes in a header, never in the URL
 (URLs end up in logs)."""
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from typing import Any
 
 from debates.providers.base import STOP, TRUNCATED, Chunk, Fault, Message, ProviderError, Usage, Voice, split_system
 from debates.providers.client import decode_json, ended_early, post_sse
@@ -11,11 +12,11 @@ FINISH = {"STOP": STOP, "MAX_TOKENS": TRUNCATED}
 BLOCKING = frozenset({"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"})
 
 
-async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncIterator[Chunk | Usage]:
+async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncGenerator[Chunk | Usage, None]:
     """One streamed call: text chunks, then the Usage from the last usageMetadata."""
     endpoint = voice.endpoint
     system, conversation = split_system(messages)
-    body = {
+    body: dict[str, Any] = {  # the request as JSON
         "contents": [
             {"role": "model" if m.role == "assistant" else "user", "parts": [{"text": m.content}]} for m in conversation
         ],
@@ -28,7 +29,7 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
     model = voice.model.removeprefix("models/")
     url = f"{endpoint.base_url.rstrip('/')}/models/{model}:streamGenerateContent?alt=sse"
     headers = {"x-goog-api-key": endpoint.api_key}
-    usage: dict = {}
+    usage: dict[str, Any] = {}
     finish, produced = "", False
     async for event in post_sse(endpoint, url, headers, body, deadline):
         data = decode_json(endpoint, event)

@@ -10,7 +10,7 @@ import atexit
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from contextlib import closing
 from importlib import resources
 from typing import Any
@@ -85,7 +85,7 @@ def fit_to_context(
     return fitted, max_tokens
 
 
-async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncIterator[Chunk | Usage]:
+async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncGenerator[Chunk | Usage, None]:
     """One generation: chunks as the worker thread produces them, then the real token counts."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[str | Usage | ProviderError] = asyncio.Queue()

@@ -2,7 +2,8 @@
 OpenRouter, Ollama, vLLM, LM Studio, llama.cpp server)."""
 
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from typing import Any
 
 from debates.providers.base import STOP, TRUNCATED, Chunk, Message, Usage, Voice
 from debates.providers.client import decode_json, ended_early, post_sse
@@ -16,17 +17,17 @@ FINISH = {"length": TRUNCATED, "max_tokens": TRUNCATED, "model_length": TRUNCATE
 NO_JSON_MODE = ("api.perplexity.ai",)
 
 
-def sampling(voice: Voice) -> dict:
+def sampling(voice: Voice) -> dict[str, int | float]:
     if REASONING_MODEL.match(voice.model):
         return {"max_completion_tokens": voice.max_tokens}
     return {"temperature": voice.temperature, "max_tokens": voice.max_tokens}
 
 
-async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncIterator[Chunk | Usage]:
+async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncGenerator[Chunk | Usage, None]:
     """One streamed call: text chunks, then the Usage the server reported."""
     endpoint = voice.endpoint
     headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
-    body = {
+    body: dict[str, Any] = {  # the request as JSON
         "model": voice.model,
         "messages": [{"role": m.role, "content": m.content} for m in messages],
         **sampling(voice),

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from debates import grounding
 from debates.engine import run as engine
-from debates.engine.events import Event, RunFinished
+from debates.engine.events import Event, RunFinished, Sink
 from debates.live.sink import LiveSink
 from debates.models import Question, Round, Status
 from debates.runs import lease
@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 class Tee:
     """Store first, then broadcast: a viewer never sees a step the DB does not have."""
 
-    def __init__(self, *sinks) -> None:
+    def __init__(self, *sinks: Sink) -> None:
         self.sinks = sinks
 
     async def emit(self, event: Event) -> None:
@@ -40,13 +40,15 @@ async def execute(question_id: int) -> str | None:
         return None
     live = LiveSink(question_id)
     sink = Tee(Recorder(question_id, {e["seat"]: e["panelist_id"] for e in question.roster}), live)
-    watcher = asyncio.create_task(lease.watch(question_id, asyncio.current_task()))
+    this = asyncio.current_task()
+    assert this is not None, "a run executes inside a task"
+    watcher = asyncio.create_task(lease.watch(question_id, this))
     try:
         spec = await sync_to_async(spec_for)(question)
         prior = await sync_to_async(prior_for)(question_id)
         finished = await engine.run(spec, sink, prior, grounder=SympyGrounder())
     except asyncio.CancelledError:
-        asyncio.current_task().uncancel()
+        this.uncancel()
         if not await Question.objects.filter(pk=question_id, cancel_requested=True).aexists():
             # Shutting down: free the lease now so another runner resumes the run at once.
             await Question.objects.filter(pk=question_id, lease_owner=lease.OWNER).aupdate(lease_expires=timezone.now())

@@ -7,16 +7,18 @@ from the question's lease: a run interrupted by a restart is enqueued again on s
 
 import asyncio
 import contextvars
+from collections.abc import Coroutine
+from typing import Any
 
 from asgiref.sync import async_to_sync
 from django.tasks.backends.base import BaseTaskBackend
-from django.tasks.base import TaskResult, TaskResultStatus
+from django.tasks.base import Task, TaskResult, TaskResultStatus
 from django.utils.crypto import get_random_string
 
-_running: set[asyncio.Task] = set()
+_running: set[asyncio.Task[Any]] = set()
 
 
-def _start(coroutine) -> None:
+def _start(coroutine: Coroutine[Any, Any, Any]) -> None:
     # A fresh context: the run must not inherit the request's asgiref executor, which dies
     # with the request and would break every later sync_to_async call of the run.
     task = asyncio.get_running_loop().create_task(coroutine, context=contextvars.Context())
@@ -24,16 +26,16 @@ def _start(coroutine) -> None:
     task.add_done_callback(_running.discard)
 
 
-async def _start_from_sync(coroutine) -> None:
+async def _start_from_sync(coroutine: Coroutine[Any, Any, Any]) -> None:
     _start(coroutine)
 
 
 class InProcessBackend(BaseTaskBackend):
     supports_async_task = True
 
-    def enqueue(self, task, args, kwargs) -> TaskResult:
+    def enqueue[**P, R](self, task: Task[P, R], args: list[Any], kwargs: dict[str, Any]) -> TaskResult[P, R]:
         self.validate_task(task)
-        result = TaskResult(
+        result: TaskResult[P, R] = TaskResult(
             task=task, id=get_random_string(32), status=TaskResultStatus.READY, enqueued_at=None, started_at=None,
             last_attempted_at=None, finished_at=None, args=args, kwargs=kwargs, backend=self.alias, errors=[],
             worker_ids=[],

@@ -20,7 +20,7 @@ from debates.live.state import LiveState
 from debates.models import Criticality, Outcome, Question, Status, Vote
 from debates.runs import execute
 
-EXIT = {Status.DONE: 0, Status.ANSWERED: 0, Status.NEEDS_REVIEW: 2}
+EXIT: dict[str, int] = {Status.DONE: 0, Status.ANSWERED: 0, Status.NEEDS_REVIEW: 2}
 FOLLOW_EVERY = 0.1  # seconds between two looks at the run (the live view flushes every 75 ms)
 
 

@@ -26,6 +26,7 @@ class Command(BaseCommand):
                 file.write_text(text)
                 self.stdout.write(f"Wrote the roster to {file}.")
             return
+        assert file is not None, "argparse requires FILE for import"
         try:
             report = import_roster(file.read_text())
         except OSError as exc:
