@@ -123,6 +123,9 @@ class ProviderError(Exception):
 # provider's own reason in lower case ("content_filter", "safety", "refusal").
 STOP = "stop"
 TRUNCATED = "length"
+# Reasoning models think inside the output budget: they get this much beyond max_tokens (the
+# answer's budget), or they return an answer cut off or empty. Only thinking spends it.
+THINKING_ALLOWANCE = 4096
 
 
 @dataclass(frozen=True)

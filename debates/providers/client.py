@@ -15,7 +15,7 @@ import httpx
 
 from debates.providers.base import Endpoint, Fault, ProviderError
 from debates.providers.faults import status_error
-from debates.providers.sse import Event, SSEDecoder, SSEError
+from debates.providers.sse import ServerSentEvent, SSEDecoder, SSEError
 
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
 
@@ -43,7 +43,7 @@ async def close_shared_client() -> None:
 
 async def post_sse(
     endpoint: Endpoint, url: str, headers: dict[str, str], body: dict[str, Any], deadline: float
-) -> AsyncIterator[Event]:
+) -> AsyncIterator[ServerSentEvent]:
     """POST ``body`` and yield the server-sent events of the answer; faults become ProviderError.
 
     ``deadline`` is in ``loop.time()`` terms. Closing the iterator closes the response, which
@@ -93,7 +93,7 @@ async def post_sse(
         await response.aclose()
 
 
-def decode_json(endpoint: Endpoint, event: Event) -> dict[str, Any]:
+def decode_json(endpoint: Endpoint, event: ServerSentEvent) -> dict[str, Any]:
     """The JSON object an event carries, or a MALFORMED fault."""
     try:
         data = json.loads(event.data)

@@ -1,15 +1,36 @@
 """Google Gemini generateContent, streamed as SSE. The key goes in a header, never in the URL
 (URLs end up in logs)."""
 
+import re
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from debates.providers.base import STOP, TRUNCATED, Chunk, Fault, Message, ProviderError, Usage, Voice, split_system
+from debates.providers.base import (
+    STOP,
+    THINKING_ALLOWANCE,
+    TRUNCATED,
+    Chunk,
+    Fault,
+    Message,
+    ProviderError,
+    Usage,
+    Voice,
+    split_system,
+)
 from debates.providers.client import decode_json, ended_early, post_sse
 from debates.providers.faults import status_error, status_of
 
 FINISH = {"STOP": STOP, "MAX_TOKENS": TRUNCATED}
 BLOCKING = frozenset({"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"})
+
+
+# Gemini 2.5 and later think by default, and their thoughts count against maxOutputTokens. We do
+# not send a thinkingConfig: it would switch thinking on for models shipped with it off.
+THINKING_MODEL = re.compile(r"^(?:models/)?gemini-(?:2\.5|[3-9])")
+
+
+def output_budget(model: str, max_tokens: int) -> int:
+    return max_tokens + THINKING_ALLOWANCE if THINKING_MODEL.match(model) else max_tokens
 
 
 async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncGenerator[Chunk | Usage, None]:
@@ -20,7 +41,10 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
         "contents": [
             {"role": "model" if m.role == "assistant" else "user", "parts": [{"text": m.content}]} for m in conversation
         ],
-        "generationConfig": {"temperature": voice.temperature, "maxOutputTokens": voice.max_tokens},
+        "generationConfig": {
+            "temperature": voice.temperature,
+            "maxOutputTokens": output_budget(voice.model, voice.max_tokens),
+        },
     }
     if voice.json_output:
         body["generationConfig"]["responseMimeType"] = "application/json"

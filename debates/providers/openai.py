@@ -5,7 +5,7 @@ import re
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from debates.providers.base import STOP, TRUNCATED, Chunk, Message, Usage, Voice
+from debates.providers.base import STOP, THINKING_ALLOWANCE, TRUNCATED, Chunk, Message, Usage, Voice
 from debates.providers.client import decode_json, ended_early, post_sse
 from debates.providers.faults import status_error, status_of
 
@@ -19,7 +19,7 @@ NO_JSON_MODE = ("api.perplexity.ai",)
 
 def sampling(voice: Voice) -> dict[str, int | float]:
     if REASONING_MODEL.match(voice.model):
-        return {"max_completion_tokens": voice.max_tokens}
+        return {"max_completion_tokens": voice.max_tokens + THINKING_ALLOWANCE}
     return {"temperature": voice.temperature, "max_tokens": voice.max_tokens}
 
 

@@ -16,7 +16,7 @@ class SSEError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class Event:
+class ServerSentEvent:
     event: str
     data: str
 
@@ -29,7 +29,7 @@ class SSEDecoder:
         self._event = ""
         self._data: list[str] = []
 
-    def feed(self, text: str) -> list[Event]:
+    def feed(self, text: str) -> list[ServerSentEvent]:
         buffer = self._pending + text
         # A trailing "\r" may be the first half of "\r\n": keep it for the next feed.
         held = "\r" if buffer.endswith("\r") else ""
@@ -42,18 +42,18 @@ class SSEDecoder:
                 events.append(event)
         return events
 
-    def close(self) -> list[Event]:
+    def close(self) -> list[ServerSentEvent]:
         """The stream ended: a last event without its blank line still counts."""
         events = self.feed("\n") if self._pending else []
         event = self._line("")
         return [*events, event] if event else events
 
-    def _line(self, line: str) -> Event | None:
+    def _line(self, line: str) -> ServerSentEvent | None:
         if not line:
             if not self._data:
                 self._event = ""
                 return None
-            event = Event(self._event or "message", "\n".join(self._data))
+            event = ServerSentEvent(self._event or "message", "\n".join(self._data))
             self._event, self._data = "", []
             return event
         if line.startswith(":"):

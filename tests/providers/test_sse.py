@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from debates.providers.sse import Event, SSEDecoder, SSEError
+from debates.providers.sse import ServerSentEvent, SSEDecoder, SSEError
 
 STREAM = (
     ": a comment\r\n"
@@ -22,13 +22,13 @@ STREAM = (
     "\r"
 )
 EVENTS = [
-    Event("message_start", '{"a": 1}'),
-    Event("message", "first line\nsecond line"),
-    Event("message", "[DONE]"),
+    ServerSentEvent("message_start", '{"a": 1}'),
+    ServerSentEvent("message", "first line\nsecond line"),
+    ServerSentEvent("message", "[DONE]"),
 ]
 
 
-def decode(pieces: list[str]) -> list[Event]:
+def decode(pieces: list[str]) -> list[ServerSentEvent]:
     decoder = SSEDecoder()
     events = [event for piece in pieces for event in decoder.feed(piece)]
     return events + decoder.close()
@@ -45,7 +45,7 @@ def test_splitting_the_stream_anywhere_yields_the_same_events(cuts):
 
 
 def test_a_last_event_without_its_blank_line_still_counts():
-    assert decode(["data: tail"]) == [Event("message", "tail")]
+    assert decode(["data: tail"]) == [ServerSentEvent("message", "tail")]
 
 
 @pytest.mark.parametrize("line", ["<html>", '{"error": 1}', "datum: x"])

@@ -5,7 +5,7 @@ from decimal import Decimal
 
 import pytest
 
-from debates.providers.base import Chunk, Completion, Fault, Message
+from debates.providers.base import THINKING_ALLOWANCE, Chunk, Completion, Fault, Message
 from tests.fakes.provider_server import Script
 from tests.providers.helpers import QUESTION, WIRES, collect, completion, failure, text_of
 
@@ -43,7 +43,7 @@ async def test_openai_sends_bearer_key_model_and_streaming_options(fake_provider
 async def test_openai_reasoning_models_get_max_completion_tokens_and_no_temperature(fake_provider, model):
     await collect(fake_provider.voice("openai", model, temperature=0.2, max_tokens=99))
     (request,) = fake_provider.requests
-    assert request.body["max_completion_tokens"] == 99
+    assert request.body["max_completion_tokens"] == 99 + THINKING_ALLOWANCE  # 99 for the answer, the rest to think
     assert "max_tokens" not in request.body
     assert "temperature" not in request.body
 
@@ -77,6 +77,14 @@ async def test_gemini_key_travels_in_a_header_never_in_the_url(fake_provider):
     assert request.body["systemInstruction"] == {"parts": [{"text": "Answer in one line."}]}
     assert [c["role"] for c in request.body["contents"]] == ["user", "model", "user"]
     assert request.body["generationConfig"] == {"temperature": 0.7, "maxOutputTokens": 1500}
+
+
+@pytest.mark.parametrize("model", ["gemini-2.5-pro", "gemini-2.5-flash", "models/gemini-3-flash-preview"])
+async def test_gemini_thinking_models_get_room_to_think_beyond_the_answers_budget(fake_provider, model):
+    await collect(fake_provider.voice("gemini", model, max_tokens=800))
+    (request,) = fake_provider.requests
+    assert request.body["generationConfig"]["maxOutputTokens"] == 800 + THINKING_ALLOWANCE
+    assert "thinkingConfig" not in request.body["generationConfig"]  # thinking is never switched on by us
 
 
 @pytest.mark.parametrize("wire", WIRES)
