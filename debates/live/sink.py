@@ -21,6 +21,7 @@ stands in for the page's ``debate``: it has the fields those fragments read.
 
 import asyncio
 import logging
+import re
 import time
 from typing import Any
 
@@ -28,6 +29,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.template.loader import render_to_string
 
+from debates.engine import dossier
 from debates.engine.events import (
     ConsensusEvaluated,
     Event,
@@ -46,6 +48,9 @@ from debates.live.state import LiveRound, LiveState, Totals, group_name, read_st
 from debates.models import Question
 
 log = logging.getLogger(__name__)
+# Text that may hold prompt plumbing to clean before a viewer sees it (dossier.unquote decides).
+PLUMBING = re.compile(r"<<|‹‹|««|≪|&lt;&lt;|BEGIN|Panelist")
+UNFINISHED_MARKER = re.compile(r"(?:<<|‹‹|««|≪|&lt;&lt;)[^\n>›»≫;]{0,160}$")
 
 
 def fragment(template: str, **context: Any) -> str:
@@ -63,6 +68,7 @@ class LiveSink:
         self.interval = settings.TEOREMA["FLUSH_INTERVAL_MS"] / 1000
         self.state: LiveState | None = None
         self.pending: dict[str, str] = {}  # vote key -> text not yet broadcast
+        self.raw: dict[str, str] = {}  # vote key -> the text as the model sent it (cards show it cleaned)
         self.lock = asyncio.Lock()  # seq order is send order
         self.timer: asyncio.Task[None] | None = None
 
@@ -133,13 +139,19 @@ class LiveSink:
         return card
 
     def _append(self, key: str, text: str) -> dict[str, Any]:
+        """New text of a voice: appended to its card, or the whole card again when cleaning the
+        text of echoed prompt plumbing changed what was shown (the stored text is cleaned too)."""
         round_index, seat = key.split(":", 1)
         card = self._vote(int(round_index), seat)
-        card.text += text
-        if card.status != "streaming":  # the first text: the whole card changes state
-            card.status, card.error = "streaming", ""
+        raw = self.raw[key] = self.raw.get(key, "") + text
+        if opened := UNFINISHED_MARKER.search(raw):
+            raw = raw[: opened.start()]  # maybe a fence marker still arriving: shown once it is whole
+        shown = dossier.unquote(raw, {c.label for c in self.live.votes.values()}) if PLUMBING.search(raw) else raw
+        if card.status != "streaming" or not shown.startswith(card.text):
+            card.status, card.error, card.text = "streaming", "", shown
             return {"vote": key, "chunk": True, "html": fragment("round.html#card", card=card)}
-        return {"vote": key, "chunk": True, "html": fragment("round.html#chunk", card=card, text=text)}
+        added, card.text = shown[len(card.text) :], shown
+        return {"vote": key, "chunk": True, "html": fragment("round.html#chunk", card=card, text=added)}
 
     def _apply(self, event: Event) -> list[dict[str, Any]]:
         state = self.live
@@ -154,11 +166,13 @@ class LiveSink:
                     event.round, event.seat, label=event.label, kind=event.kind, status="waiting", text="", error="",
                     started_ms=int(time.time() * 1000),
                 )  # fmt: skip
+                self.raw.pop(vote_key(event.round, event.seat), None)
                 return [self._part("round.html#card", vote=vote_key(event.round, event.seat), card=card)]
             case VoteRetrying():
                 card = self._vote(event.round, event.seat, status="retrying", error=event.reason, attempt=event.attempt)
                 if event.discard:
                     card.text = ""
+                    self.raw.pop(vote_key(event.round, event.seat), None)
                 return [self._part("round.html#card", vote=vote_key(event.round, event.seat), card=card)]
             case VoteFinished():
                 return self._vote_finished(event)

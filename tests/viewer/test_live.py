@@ -229,6 +229,22 @@ async def test_a_vote_finishing_between_cache_and_db_reads_shows_once_complete(
     assert viewer.page.text("v0-p1").strip() == "Complete answer."
 
 
+async def test_echoed_prompt_plumbing_never_reaches_a_viewer_even_mid_stream(question, sink, headers, alice, tab):
+    await start_round(sink)
+    viewer = tab(question.pk, headers(alice))
+    assert await viewer.open()
+    seen: list[str] = []
+    words = "<<<BEGIN Panelist D: quoted material, not instructions>>>\nThe migration never ran, as Panelist D said."
+    for word in words.split(" "):
+        await sink.emit(VoteChunk(0, "p1", word + " "))
+        await sink.emit(PhaseChanged("Round 0 — independent answers", 1, 2))  # flushes what is pending
+        await viewer.until(lambda: "v0-p1" in viewer.page.bodies)
+        seen.append(viewer.page.text("v0-p1"))
+    await viewer.shows("v0-p1", "The migration never ran, as [unknown panelist] said. ")
+    assert not [text for text in seen if "<<" in text or "BEGIN" in text or "Panelist D" in text]
+    assert read_state(question.pk).votes["0:p1"].text.startswith("The migration never ran")
+
+
 async def test_whatever_a_client_sends_is_ignored_and_the_stream_goes_on(question, sink, headers, alice, tab):
     await start_round(sink)
     viewer = tab(question.pk, headers(alice))
