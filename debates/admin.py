@@ -95,6 +95,7 @@ class PanelistAdmin(admin.ModelAdmin):
 
 class MembershipInline(admin.TabularInline):
     model = Membership
+    verbose_name, verbose_name_plural = "seat", "roster (voices in seat order)"
     fields = ["position", "panelist"]
     ordering = ["position"]
     extra = 1

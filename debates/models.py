@@ -220,14 +220,16 @@ class Panel(models.Model):
         members = self.roster()
         judges = [("moderator", self.moderator), ("tie-breaker", self.tie_breaker)]
         judges.append(("moderator's stand-in", self.fallback_moderator))
-        return [
-            f"The {role} {judge.name} runs {judge.model}, as panelist {member.name} does: it would judge its own "
-            "answer (models favour their own). Pick a judge on another model."
-            for role, judge in judges
-            if judge is not None
-            for member in members
-            if member.model == judge.model and member.provider_id == judge.provider_id
-        ]
+        warnings = []
+        for role, judge in judges:
+            same = [m.name for m in members if judge and (m.model, m.provider_id) == (judge.model, judge.provider_id)]
+            if judge is not None and same:
+                who = f"panelist {same[0]} does" if len(same) == 1 else f"panelists {', '.join(same)} do"
+                warnings.append(
+                    f"The {role} {judge.name} runs {judge.model}, as {who}: it would judge its own answers "
+                    "(models favour their own). Pick a judge on another model."
+                )
+        return warnings
 
 
 class Membership(models.Model):

@@ -187,3 +187,12 @@ def test_roster_import_warns_about_a_judge_on_a_panelists_model(db):
         """
     )
     assert any("Judge" in warning and "own answer" in warning for warning in report.warnings)
+
+
+def test_one_warning_per_judge_names_every_panelist_on_its_model(offline_panel):
+    for member in offline_panel.roster():
+        member.model = offline_panel.moderator.model
+        member.save()
+    [warning] = offline_panel.self_judging()
+    assert all(member.name in warning for member in offline_panel.roster())
+    assert warning.startswith(f"The moderator {offline_panel.moderator.name} runs model-moderator, as panelists ")
