@@ -1,6 +1,7 @@
 """``manage.py ask``: the debate streamed to the terminal, and an exit status scripts can trust."""
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from debates.management.commands import ask
@@ -72,3 +73,17 @@ def test_invalid_input_is_refused_before_anything_runs(panel):
     with pytest.raises(CommandError, match=r"Write a question: it is empty\."):
         call_command("ask", "   ")
     assert not Question.objects.exists()
+
+
+def test_a_synthesis_without_a_verdict_says_so_instead_of_inventing_one(scripted, client, capsys):
+    scripted.script("model-moderator", "## Notes\nThe panel talked about replicas and sharding at length.")
+    call_command("ask", QUESTION, "--panel", "house")
+    out = capsys.readouterr().out
+    assert "Verdict:" not in out
+    assert "The moderator wrote no verdict of its own" in out
+    question = Question.objects.get()
+    assert (question.status, question.verdict) == ("done", "")
+    client.force_login(get_user_model().objects.create_superuser("root", password="pw-root-123"))
+    page = client.get(question.get_absolute_url()).content.decode()
+    assert "The moderator wrote no verdict of its own" in page
+    assert "The panel talked about replicas and sharding at length." in page

@@ -160,6 +160,8 @@ class Follower:
             self.out.write(f"Consensus: agreement {consensus['agreement']} against threshold {consensus['threshold']}")
         if question.verdict:
             self.out.write(self.style.SUCCESS(f"Verdict: {question.verdict}"))
+        elif question.status == Status.DONE:
+            self.out.write(self.style.WARNING("The moderator wrote no verdict of its own: read its synthesis above."))
         for voice in (question.panel_run.get("reveal") or {}).values():
             self.out.write(f"  {voice['label']}: {voice['name']} ({voice['model']}, {voice['provider']})")
         cost = f"{question.calls} calls · {question.tokens_in + question.tokens_out} tokens · ${question.cost:.4f}"
