@@ -42,11 +42,11 @@ from asgiref.sync import sync_to_async  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
 from debates.engine import consensus  # noqa: E402
-from debates.engine.events import VoteFinished  # noqa: E402
+from debates.engine.events import ContributionFinished  # noqa: E402
 from debates.engine.run import run  # noqa: E402
 from debates.engine.spec import RunSpec, Seat  # noqa: E402
 from debates.engine.vocabulary import Criticality, Method, Protocol  # noqa: E402
-from debates.models import Vote  # noqa: E402
+from debates.models import Contribution  # noqa: E402
 from debates.runs import execute  # noqa: E402
 from tests.fakes.provider_server import FakeProviderServer, Script  # noqa: E402
 from tests.fakes.roster import SYNTHESIS, make_panel, make_question  # noqa: E402
@@ -62,7 +62,7 @@ class Latencies:
         self.by_round: dict[int, list[int]] = {}
 
     async def emit(self, event) -> None:
-        if isinstance(event, VoteFinished):
+        if isinstance(event, ContributionFinished):
             self.by_round.setdefault(event.result.round, []).append(event.result.latency_ms)
 
     def critical_path(self) -> float:
@@ -102,7 +102,7 @@ async def django_path(server: FakeProviderServer, voices: int) -> tuple[float, f
     await execute.execute(question.pk)
     wall = time.perf_counter() - started
     by_round: dict[int, int] = {}
-    async for vote in Vote.objects.filter(round__question=question).select_related("round"):
+    async for vote in Contribution.objects.filter(round__question=question).select_related("round"):
         by_round[vote.round.index] = max(by_round.get(vote.round.index, 0), vote.latency_ms)
     return wall, sum(by_round.values()) / 1000
 

@@ -17,7 +17,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 
 from debates.admin_forms import HumanDecisionForm, PanelForm, ProviderForm
 from debates.crypto import KeyUnreadable
-from debates.models import ApiToken, Membership, Panel, Panelist, Provider, Question, Round, Status, Vote
+from debates.models import ApiToken, Contribution, Membership, Panel, Panelist, Provider, Question, Round, Status
 from debates.providers import check, endpoint_from_provider, voice_from_panelist
 from debates.providers.base import ProviderError, Voice
 from debates.tokens import assign_secret
@@ -149,7 +149,7 @@ class ReadOnlyInline(admin.TabularInline):
 class RoundTotals(TypedDict):
     """What RoundInline's queryset annotates a round with."""
 
-    vote_count: int
+    contribution_count: int
     tokens_total: int | None
     cost_total: Decimal | None
     latency_total: int | None
@@ -174,16 +174,16 @@ class RoundInline(ReadOnlyInline):
             super()
             .get_queryset(request)
             .annotate(
-                vote_count=Count("votes"),
-                tokens_total=Sum("votes__tokens_in") + Sum("votes__tokens_out"),
-                cost_total=Sum("votes__cost"),
-                latency_total=Sum("votes__latency_ms"),
+                contribution_count=Count("contributions"),
+                tokens_total=Sum("contributions__tokens_in") + Sum("contributions__tokens_out"),
+                cost_total=Sum("contributions__cost"),
+                latency_total=Sum("contributions__latency_ms"),
             )
         )
 
     @admin.display(description="Calls")
     def calls(self, round_: "WithAnnotations[Round, RoundTotals]") -> int:
-        return round_.vote_count
+        return round_.contribution_count
 
     @admin.display(description="Tokens")
     def tokens(self, round_: "WithAnnotations[Round, RoundTotals]") -> int:
@@ -198,29 +198,29 @@ class RoundInline(ReadOnlyInline):
         return round_.latency_total or 0
 
 
-VOTE_COLUMNS = [
+CONTRIBUTION_COLUMNS = [
     *("Round", "Voice", "Panelist", "Kind", "Status", "Tokens in", "Tokens out"),
     *("Cost ($)", "Latency (ms)", "Contribution", "Error"),
 ]
 
 
-def _vote_row(vote: Vote) -> tuple:
-    text = vote.text or vote.decision
+def _contribution_row(row: Contribution) -> tuple:
+    text = row.text or row.decision
     contribution = format_html(
         "<details><summary>{}</summary>{}</details>", truncatechars(text, 120), linebreaksbr(text)
     )
     return (
-        vote.round.index,
-        vote.label,
-        vote.panelist or "—",
-        vote.kind,
-        vote.status,
-        vote.tokens_in,
-        vote.tokens_out,
-        f"{vote.cost:.4f}",
-        vote.latency_ms,
+        row.round.index,
+        row.label,
+        row.panelist or "—",
+        row.kind,
+        row.status,
+        row.tokens_in,
+        row.tokens_out,
+        f"{row.cost:.4f}",
+        row.latency_ms,
         contribution,
-        vote.error,
+        row.error,
     )
 
 
@@ -234,12 +234,12 @@ class QuestionAdmin(admin.ModelAdmin):
     search_fields = ["text"]
     date_hierarchy = "created_at"
     inlines = [RoundInline]
-    readonly_fields = ["votes_table", "synthesis_text"]
+    readonly_fields = ["contributions_table", "synthesis_text"]
     fieldsets = [
         (None, {"fields": ["text", "context", "panel", "owner", "criticality", "status", "phase", "error"]}),
         ("Outcome", {"fields": ["synthesis_text", "verdict", "consensus", "panel_run"]}),
         ("Human review", {"fields": ["human_decision", "human_decided_by", "human_decided_at"]}),
-        ("Votes", {"fields": ["votes_table"]}),
+        ("Contributions", {"fields": ["contributions_table"]}),
         ("Usage", {"fields": ["calls", "tokens_in", "tokens_out", "cost", "created_at", "started_at", "finished_at"]}),
     ]
     actions = ["record_human_decision"]
@@ -267,13 +267,15 @@ class QuestionAdmin(admin.ModelAdmin):
         return linebreaksbr(synthesis.text) if synthesis else "—"
 
     @admin.display(description="Votes")
-    def votes_table(self, question: Question) -> str:
-        votes = Vote.objects.filter(round__question=question).select_related("round", "panelist")
-        if not votes:
+    def contributions_table(self, question: Question) -> str:
+        rows = Contribution.objects.filter(round__question=question).select_related("round", "panelist")
+        if not rows:
             return "—"
-        head = format_html_join("", "<th>{}</th>", ((column,) for column in VOTE_COLUMNS))
+        head = format_html_join("", "<th>{}</th>", ((column,) for column in CONTRIBUTION_COLUMNS))
         rows = format_html_join(
-            "", "<tr>" + "<td>{}</td>" * len(VOTE_COLUMNS) + "</tr>", (_vote_row(vote) for vote in votes)
+            "",
+            "<tr>" + "<td>{}</td>" * len(CONTRIBUTION_COLUMNS) + "</tr>",
+            (_contribution_row(row) for row in rows),
         )
         return format_html("<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>", head, rows)
 

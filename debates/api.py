@@ -135,7 +135,7 @@ def represent(request: HttpRequest, debate: snapshot.Debate) -> dict:
                 "kind": r.kind,
                 "title": r.title,
                 "status": r.status,
-                "votes": [
+                "contributions": [
                     {
                         "seat": c.seat,
                         "label": c.label,

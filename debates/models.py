@@ -1,8 +1,8 @@
 """What Teorema stores: the roster (providers, panelists, panels) and what debates produce.
 
 A debate is resumable from these rows alone: a Question keeps the frozen roster it runs with
-(``roster``) and the shuffled labels; every completed contribution is a Vote row, written once
-when it completes; the engine skips every (round, panelist) that already has a completed Vote.
+(``roster``) and the shuffled labels; every completed contribution is a Contribution row, written once
+when it completes; the engine skips every (round, panelist) that already has a completed Contribution.
 """
 
 import dataclasses
@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from debates import crypto
-from debates.engine.events import VoteResult
+from debates.engine.events import ContributionResult
 from debates.engine.vocabulary import FINISHED, Criticality, FailurePolicy, Method, Outcome, Protocol, Status
 from debates.presets import PRESETS, Wire
 
@@ -323,7 +323,9 @@ class Question(models.Model):
         return (
             self.status == Status.FAILED
             and self.rounds.filter(kind="synthesis").exists()
-            and not Vote.objects.filter(round__question=self, round__kind="synthesis", status=Outcome.DONE).exists()
+            and not Contribution.objects.filter(
+                round__question=self, round__kind="synthesis", status=Outcome.DONE
+            ).exists()
         )
 
     @property
@@ -352,22 +354,24 @@ class Round(models.Model):
         return f"{self.index}. {self.title}"
 
 
-# A Vote row holds every field of the engine's VoteResult; the round is a row of its own.
-RESULT_FIELDS = tuple(f.name for f in dataclasses.fields(VoteResult) if f.name != "round")
+# A Contribution row holds every field of the engine's ContributionResult; the round is a row of its own.
+RESULT_FIELDS = tuple(f.name for f in dataclasses.fields(ContributionResult) if f.name != "round")
 LIST_FIELDS = ("citations", "flags", "attempts")  # tuples in the frozen result, JSON lists in the row
 
 
-class Vote(models.Model):
+class Contribution(models.Model):
     """One voice's contribution in one round, written once when it completes (or fails).
 
     ``seat`` is the voice's key in the question's frozen roster ("moderator" and
     "tie_breaker" for those roles), so a resumed run can tell which calls are done.
     """
 
-    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="votes")
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="contributions")
     seat = models.CharField(max_length=40)
     label = models.CharField(max_length=40)
-    panelist = models.ForeignKey(Panelist, on_delete=models.SET_NULL, null=True, blank=True, related_name="votes")
+    panelist = models.ForeignKey(
+        Panelist, on_delete=models.SET_NULL, null=True, blank=True, related_name="contributions"
+    )
     kind = models.CharField(max_length=24, help_text="answer, critique, final, vote, synthesis, triage, …")
     status = models.CharField(max_length=16, choices=Outcome.choices())
     text = models.TextField(blank=True)
@@ -390,21 +394,23 @@ class Vote(models.Model):
 
     class Meta:
         ordering = ["round__index", "label"]
-        constraints = [models.UniqueConstraint(fields=["round", "seat"], name="one_vote_per_seat_per_round")]
+        constraints = [models.UniqueConstraint(fields=["round", "seat"], name="one_contribution_per_seat_per_round")]
 
     def __str__(self) -> str:
         return f"{self.label} · {self.kind} ({self.status})"
 
     @staticmethod
-    def fields_of(result: VoteResult) -> dict:
+    def fields_of(result: ContributionResult) -> dict:
         """The row's fields from the engine's result (all but the round), by the dataclass's own fields."""
         values = {name: getattr(result, name) for name in RESULT_FIELDS}
         return values | {name: list(values[name]) for name in LIST_FIELDS}
 
-    def as_result(self) -> VoteResult:
+    def as_result(self) -> ContributionResult:
         """The stored contribution as the engine replays it on resume."""
         values = {name: getattr(self, name) for name in RESULT_FIELDS}
-        return VoteResult(round=self.round.index, **values | {name: tuple(values[name]) for name in LIST_FIELDS})
+        return ContributionResult(
+            round=self.round.index, **values | {name: tuple(values[name]) for name in LIST_FIELDS}
+        )
 
 
 class Synthesis(models.Model):

@@ -10,7 +10,7 @@ from django.contrib.admin.models import LogEntry
 from django.test import Client
 from django.urls import reverse
 
-from debates.models import ApiToken, Panel, Panelist, Provider, Question, Round, Status, Vote
+from debates.models import ApiToken, Contribution, Panel, Panelist, Provider, Question, Round, Status
 from debates.roster import import_roster
 from tests.fakes.provider_server import FakeProviderServer, Script
 
@@ -232,7 +232,7 @@ def debate(roster: Panel, admin_user) -> Question:
         panel=roster, owner=admin_user, text="Is P equal to NP?", criticality="high", status=Status.NEEDS_REVIEW
     )
     first = Round.objects.create(question=question, index=0, kind="blind", title="Blind answers")
-    Vote.objects.create(
+    Contribution.objects.create(
         round=first,
         seat="0",
         label="Panelist A",

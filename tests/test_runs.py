@@ -9,7 +9,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from debates.management.commands.debate_worker import Worker
-from debates.models import Panel, Question, Status, Synthesis, Vote
+from debates.models import Contribution, Panel, Question, Status, Synthesis
 from debates.runs import execute, lease, tasks
 from debates.runs.tasks import run_question
 from tests.fakes.answers import SYNTHESIS
@@ -55,7 +55,7 @@ async def test_submit_runs_the_debate_outside_the_request_and_stores_every_step(
     done = await finished(question.pk)
     assert done.status == Status.DONE
     assert done.calls == 7
-    assert await Vote.objects.filter(round__question=done, status="done").acount() == 7
+    assert await Contribution.objects.filter(round__question=done, status="done").acount() == 7
     assert ["Verdict", "Use read replicas."] in (await Synthesis.objects.aget(question=done)).sections
     assert done.verdict == "Use read replicas."
     assert done.lease_owner == ""
@@ -146,7 +146,7 @@ async def test_maths_is_verified_before_the_panel_and_contradictions_reach_the_m
     panel = await panel_on(fake_provider)
     question = await sync_to_async(make_question)(panel, text="Is 91 prime? Our hashing scheme assumes it.")
     assert await execute.execute(question.pk) == Status.DONE
-    grounding = await Vote.objects.aget(round__question=question, kind="grounding")
+    grounding = await Contribution.objects.aget(round__question=question, kind="grounding")
     assert "isprime" in grounding.text
     assert "False" in grounding.text
     blind = [r for r in fake_provider.requests if "on your own" in r.prompt]
@@ -159,7 +159,7 @@ async def test_maths_is_verified_before_the_panel_and_contradictions_reach_the_m
 async def test_a_question_without_maths_skips_the_grounding_step(scripted):
     question = await sync_to_async(make_question)(await panel_on(scripted))
     assert await execute.execute(question.pk) == Status.DONE
-    assert not await Vote.objects.filter(round__question=question, kind="grounding").aexists()
+    assert not await Contribution.objects.filter(round__question=question, kind="grounding").aexists()
     assert len(scripted.requests) == 7
     assert all("Verified facts" not in r.prompt for r in scripted.requests)
 

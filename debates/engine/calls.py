@@ -1,7 +1,7 @@
-"""One voice, one step: stream the call to the sink, gate the result, return a VoteResult.
+"""One voice, one step: stream the call to the sink, gate the result, return a ContributionResult.
 
 A call never raises for a provider failure: failing is a result (Outcome.FAILED), kept on
-the vote with every attempt, so the protocol's failure policy can decide what happens next.
+the contribution with every attempt, so the protocol's failure policy can decide what happens next.
 """
 
 import time
@@ -12,7 +12,14 @@ from typing import Any
 
 from debates import providers
 from debates.engine import gates
-from debates.engine.events import Sink, VoteChunk, VoteFinished, VoteResult, VoteRetrying, VoteStarted
+from debates.engine.events import (
+    ContributionChunk,
+    ContributionFinished,
+    ContributionResult,
+    ContributionRetrying,
+    ContributionStarted,
+    Sink,
+)
 from debates.engine.spec import Seat
 from debates.engine.vocabulary import Outcome
 from debates.providers.base import Attempt, Chunk, Completion, Message, ProviderError, Retrying
@@ -44,8 +51,8 @@ class Tally:
             self.tokens_out += completion.tokens_out
             self.cost += completion.cost
 
-    def result(self, status: Outcome, **fields: Any) -> VoteResult:
-        return VoteResult(
+    def result(self, status: Outcome, **fields: Any) -> ContributionResult:
+        return ContributionResult(
             round=self.round, seat=self.seat.key, label=self.seat.label, kind=self.kind, status=status,
             attempts=tuple(self.attempts), tokens_in=self.tokens_in, tokens_out=self.tokens_out, cost=self.cost,
             latency_ms=int((time.monotonic() - self.started) * 1000), **fields,
@@ -54,9 +61,9 @@ class Tally:
 
 async def call(
     sink: Sink, round_index: int, seat: Seat, kind: str, messages: list[Message], check: Callable[[str], str]
-) -> VoteResult:
+) -> ContributionResult:
     """Run one contribution; ``check(text)`` returns why the text is not acceptable, or ""."""
-    await sink.emit(VoteStarted(round_index, seat.key, seat.label, kind))
+    await sink.emit(ContributionStarted(round_index, seat.key, seat.label, kind))
     tally = Tally(seat, round_index, kind)
     for gate_try in range(1, GATE_TRIES + 1):
         streamed = False
@@ -64,9 +71,11 @@ async def call(
             async for event in providers.stream(seat.voice, messages):
                 if isinstance(event, Chunk):
                     streamed = True
-                    await sink.emit(VoteChunk(round_index, seat.key, event.text))
+                    await sink.emit(ContributionChunk(round_index, seat.key, event.text))
                 elif isinstance(event, Retrying):
-                    await sink.emit(VoteRetrying(round_index, seat.key, event.attempt, event.reason, event.discard))
+                    await sink.emit(
+                        ContributionRetrying(round_index, seat.key, event.attempt, event.reason, event.discard)
+                    )
                     streamed = streamed and not event.discard
                 elif isinstance(event, Completion):
                     completion = event
@@ -83,11 +92,13 @@ async def call(
                 flags=(*gates.flags(kind, completion.text), *cut),
             )  # fmt: skip
         if gate_try < GATE_TRIES:
-            await sink.emit(VoteRetrying(round_index, seat.key, gate_try + 1, f"not an answer: {reason}", streamed))
+            await sink.emit(
+                ContributionRetrying(round_index, seat.key, gate_try + 1, f"not an answer: {reason}", streamed)
+            )
     return tally.result(Outcome.GATED, text=completion.text, error=f"gated out after {GATE_TRIES} tries: {reason}")
 
 
-async def finish(sink: Sink, result: VoteResult, replayed: bool = False) -> VoteResult:
+async def finish(sink: Sink, result: ContributionResult, replayed: bool = False) -> ContributionResult:
     """Hand a result to the sink (which stores it) and return it."""
-    await sink.emit(VoteFinished(result, replayed=replayed))
+    await sink.emit(ContributionFinished(result, replayed=replayed))
     return result

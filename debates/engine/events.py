@@ -36,7 +36,7 @@ class RoundStarted(Event):
 
 
 @dataclass(frozen=True)
-class VoteStarted(Event):
+class ContributionStarted(Event):
     round: int
     seat: str
     label: str
@@ -44,14 +44,14 @@ class VoteStarted(Event):
 
 
 @dataclass(frozen=True)
-class VoteChunk(Event):
+class ContributionChunk(Event):
     round: int
     seat: str
     text: str
 
 
 @dataclass(frozen=True)
-class VoteRetrying(Event):
+class ContributionRetrying(Event):
     """A provider attempt failed; ``discard`` means the text shown so far is void."""
 
     round: int
@@ -66,8 +66,8 @@ NOT_CALLS = frozenset({"grounding"})
 
 
 @dataclass(frozen=True)
-class VoteResult:
-    """A completed (or failed, or gated-out) contribution: what the Vote row holds."""
+class ContributionResult:
+    """A completed (or failed, or gated-out) contribution: what a Contribution row holds."""
 
     round: int
     seat: str
@@ -99,10 +99,10 @@ class VoteResult:
 
 
 @dataclass(frozen=True)
-class VoteFinished(Event):
+class ContributionFinished(Event):
     """Emitted for done, failed and gated results alike; the sink persists it."""
 
-    result: VoteResult
+    result: ContributionResult
     replayed: bool = False  # True when it comes from storage on resume (nothing was called)
 
 

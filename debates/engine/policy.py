@@ -10,7 +10,7 @@ while enough voices answer. The report always says what ran, never what was inte
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from debates.engine.events import VoteResult
+from debates.engine.events import ContributionResult
 from debates.engine.prompts import PROMPTS_VERSION
 from debates.engine.spec import RunSpec, Seat
 from debates.engine.vocabulary import FailurePolicy, Method, Outcome
@@ -23,7 +23,7 @@ FORCED_METHODS = (Method.COUNTER_EVIDENCE, Method.FIRST_PRINCIPLES, Method.OUTSI
 BALLOT_ROUNDS = {"vote", "revote"}
 
 
-def reason(result: VoteResult) -> str:
+def reason(result: ContributionResult) -> str:
     """Why a voice failed, for reports that reach prompts: a gated text's quote stays out of them."""
     return "its text was not an answer (gated out)" if result.status == Outcome.GATED else result.error or result.status
 
@@ -52,7 +52,9 @@ class Lineup:
     def by_key(self, key: str) -> Seat:
         return self.used[key]
 
-    def on_failure(self, seat: Seat, result: VoteResult, step: "Step", survivors: dict[str, VoteResult]) -> Seat | None:
+    def on_failure(
+        self, seat: Seat, result: ContributionResult, step: "Step", survivors: dict[str, ContributionResult]
+    ) -> Seat | None:
         """Apply the policy to a failed voice; returns a substitute to call, if any."""
         why = reason(result)
         if self.spec.failure_policy == FailurePolicy.STRICT:
@@ -79,7 +81,7 @@ class Lineup:
         self.drop(seat, result, step)
         return None
 
-    def drop(self, seat: Seat, result: VoteResult, step: "Step") -> None:
+    def drop(self, seat: Seat, result: ContributionResult, step: "Step") -> None:
         self.active = [s for s in self.active if s.key != seat.key]
         self.dropped[seat.key] = reason(result)
         if step.kind in BALLOT_ROUNDS:
@@ -90,7 +92,7 @@ class Lineup:
         else:
             self.degradations.append(f"{seat.label} dropped in {step.title}: {self.dropped[seat.key]}.")
 
-    def moderator_stand_in(self, failed: VoteResult) -> Seat | None:
+    def moderator_stand_in(self, failed: ContributionResult) -> Seat | None:
         """Who writes the synthesis when the moderator failed: the panel's fallback, else the
         tie-breaker, else a voice of another family — never silently, never the same model."""
         moderator = self.spec.moderator

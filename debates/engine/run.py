@@ -16,13 +16,13 @@ from typing import Any, Protocol
 from debates.engine import calls, dossier, prompts, vote
 from debates.engine.consensus import Consensus
 from debates.engine.events import (
+    ContributionResult,
     PanelChanged,
     PhaseChanged,
     RoundFinished,
     RoundStarted,
     RunFinished,
     Sink,
-    VoteResult,
 )
 from debates.engine.policy import Lineup, RunStopped
 from debates.engine.protocols import Step, plan, planned_calls
@@ -30,7 +30,7 @@ from debates.engine.spec import RunSpec, Seat
 from debates.engine.vocabulary import FailurePolicy, Outcome, Status
 from debates.providers.base import Message
 
-Prior = dict[tuple[int, str], VoteResult]
+Prior = dict[tuple[int, str], ContributionResult]
 Check = Callable[[str], str]
 Build = Callable[[Seat, int], list[Message]]
 
@@ -68,7 +68,7 @@ class Run:
         self.grounder = grounder
         self.lineup = Lineup(spec)
         self.steps = plan(spec)
-        self.results: dict[int, dict[str, VoteResult]] = {}  # round index -> seat key -> accepted result
+        self.results: dict[int, dict[str, ContributionResult]] = {}  # round index -> seat key -> accepted result
         self.grounding = spec.grounding
         self.consensus: Consensus | None = None
         self.calls_planned = planned_calls(self.steps, len(spec.seats))
@@ -88,7 +88,7 @@ class Run:
         raise AssertionError("every protocol ends with a synthesis or a decision")  # pragma: no cover
 
     # --- calls -------------------------------------------------------------------------
-    async def one(self, step: Step, seat: Seat, messages: list[Message], check: Check = no_check) -> VoteResult:
+    async def one(self, step: Step, seat: Seat, messages: list[Message], check: Check = no_check) -> ContributionResult:
         """A single call, or its stored result when resuming."""
         stored = self.prior.get((step.index, seat.key))
         if stored is not None:
@@ -103,7 +103,7 @@ class Run:
         finally:
             self.storing.discard(storing)
 
-    def polish(self, result: VoteResult) -> VoteResult:
+    def polish(self, result: ContributionResult) -> ContributionResult:
         """Before storing: plumbing our prompts put in the text goes, ballots get their fields."""
         if result.text:
             result = replace(result, text=dossier.unquote(result.text, self.labels()))
@@ -111,14 +111,16 @@ class Run:
             result = vote.enrich(self, result)
         return result
 
-    async def solo(self, step: Step, seat: Seat, messages: list[Message], check: Check = no_check) -> VoteResult:
+    async def solo(
+        self, step: Step, seat: Seat, messages: list[Message], check: Check = no_check
+    ) -> ContributionResult:
         """A step of one call (triage, synthesis, tie-break), shown as a round of its own."""
         await self.sink.emit(RoundStarted(step.index, step.kind, step.title, (seat.key,), (seat.label,)))
         result = await self.one(step, seat, messages, check)
         await self.sink.emit(RoundFinished(step.index, "done" if result.ok else "failed"))
         return result
 
-    async def panel_round(self, step: Step, build: Build, check: Check = no_check) -> dict[str, VoteResult]:
+    async def panel_round(self, step: Step, build: Build, check: Check = no_check) -> dict[str, ContributionResult]:
         """Every active voice in parallel; the failure policy decides about the failed ones.
 
         ``build(seat, position)`` gives a voice its prompt; the position (its label's place on
@@ -146,10 +148,10 @@ class Run:
         self.results[step.index] = ok
         return ok
 
-    async def gather(self, step: Step, jobs: list[tuple[Seat, list[Message], Check]]) -> list[VoteResult]:
+    async def gather(self, step: Step, jobs: list[tuple[Seat, list[Message], Check]]) -> list[ContributionResult]:
         """Run the calls of a round concurrently; under strict, a failure stops the rest."""
         tasks = {asyncio.ensure_future(self.one(step, seat, messages, check)): seat for seat, messages, check in jobs}
-        results: dict[str, VoteResult] = {}
+        results: dict[str, ContributionResult] = {}
         pending = set(tasks)
         try:
             while pending:
@@ -163,7 +165,7 @@ class Run:
                         if task.cancelled():
                             seat = tasks[task]
                             why = f"cancelled: {failed.label} failed, and under the strict policy the run stops"
-                            cancelled = VoteResult(
+                            cancelled = ContributionResult(
                                 step.index, seat.key, seat.label, step.kind, Outcome.FAILED, error=why
                             )
                             await calls.finish(self.sink, cancelled)
@@ -173,7 +175,7 @@ class Run:
             await self.stop(pending)
         return [results[seat.key] for seat, _, _ in jobs if seat.key in results]
 
-    async def stop(self, tasks: set[asyncio.Task[VoteResult]]) -> None:
+    async def stop(self, tasks: set[asyncio.Task[ContributionResult]]) -> None:
         """Cancel calls still talking to a provider; let a completed one finish being stored."""
         for task in tasks:
             if task not in self.storing:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from debates.engine import calls, gates, prompts
 from debates.engine import synthesis as reader
-from debates.engine.events import RoundFinished, RoundStarted, RunFinished, VoteResult
+from debates.engine.events import ContributionResult, RoundFinished, RoundStarted, RunFinished
 from debates.engine.policy import RunStopped
 from debates.engine.vocabulary import Criticality, Outcome, Protocol, Status
 from debates.providers.base import Message
@@ -30,7 +30,7 @@ async def grounding(run: "Run", step: "Step") -> None:
         text = await run.grounder.ground(run.spec.question, run.spec.context)
         if not text.strip():
             return
-        stored = VoteResult(step.index, SYMPY, "SymPy", "grounding", Outcome.DONE, text=text)
+        stored = ContributionResult(step.index, SYMPY, "SymPy", "grounding", Outcome.DONE, text=text)
     await run.sink.emit(RoundStarted(step.index, "grounding", step.title, (SYMPY,), ("SymPy",)))
     await calls.finish(run.sink, stored, replayed=(step.index, SYMPY) in run.prior)
     await run.sink.emit(RoundFinished(step.index, "done"))

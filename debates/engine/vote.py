@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from debates.engine import consensus, dossier, gates, prompts, steps
-from debates.engine.events import ConsensusEvaluated, RunFinished, VoteResult
+from debates.engine.events import ConsensusEvaluated, ContributionResult, RunFinished
 from debates.engine.vocabulary import Method, Status
 from debates.providers.base import Message
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 BALLOT_KINDS = frozenset({"vote", "revote", "tiebreak"})
 
 
-def enrich(run: "Run", result: VoteResult) -> VoteResult:
+def enrich(run: "Run", result: ContributionResult) -> ContributionResult:
     """Structured fields of a ballot, and the sycophancy flag of a changed vote, before storing."""
     parsed = consensus.parse_ballot(result.label, result.text, run.spec.options)
     result = replace(result, decision=parsed.decision, confidence=parsed.confidence, reasoning=parsed.reasoning)
@@ -65,7 +65,7 @@ async def revote(run: "Run", step: "Step") -> RunFinished | None:
     return await judge(run, results)
 
 
-async def judge(run: "Run", results: dict[str, VoteResult]) -> RunFinished | None:
+async def judge(run: "Run", results: dict[str, ContributionResult]) -> RunFinished | None:
     """The run ends here when the ballots reach the threshold; otherwise the next step decides."""
     ballots = [ballot(r) for r in results.values()]
     run.consensus = consensus.evaluate(
@@ -165,5 +165,5 @@ def ballot_problem(run: "Run") -> Callable[[str], str]:
     return check
 
 
-def ballot(result: VoteResult) -> consensus.Ballot:
+def ballot(result: ContributionResult) -> consensus.Ballot:
     return consensus.Ballot(result.label, result.decision, result.confidence, result.reasoning)

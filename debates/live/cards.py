@@ -1,4 +1,4 @@
-"""What the viewer draws: one card per voice per round, from a result (or a stored Vote's) or the live state.
+"""What the viewer draws: one card per voice per round, from a result (or a stored Contribution's) or the live state.
 
 The page, the socket snapshot and the live fragments all render these same values with the
 same partial templates, so a card looks the same however the browser came to see it.
@@ -11,7 +11,7 @@ from functools import cached_property
 
 from django.utils.safestring import SafeString
 
-from debates.engine.events import VoteResult
+from debates.engine.events import ContributionResult
 from debates.engine.vocabulary import Outcome
 from debates.render import markdown
 
@@ -19,7 +19,7 @@ FINISHED_STATUSES = frozenset(Outcome)  # a card is finished once its contributi
 UNSAFE_ID_CHAR = re.compile(r"[^A-Za-z0-9_-]")
 
 
-def vote_key(round_index: int, seat: str) -> str:
+def card_key(round_index: int, seat: str) -> str:
     """The key of a voice's contribution in one round, in live state and messages."""
     return f"{round_index}:{seat}"
 
@@ -79,8 +79,8 @@ class Card:
         return markdown(self.text)
 
     @classmethod
-    def from_result(cls, result: VoteResult) -> "Card":
-        """A finished card: from the engine's result, or a stored Vote's (``vote.as_result()``)."""
+    def from_result(cls, result: ContributionResult) -> "Card":
+        """A finished card: from the engine's result, or a stored Contribution's (``row.as_result()``)."""
         return cls(**{name: getattr(result, name) for name in RESULT_FIELDS}, flags=list(result.flags))
 
 

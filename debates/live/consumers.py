@@ -2,7 +2,7 @@
 
 The order is what makes the stream exact (docs/architecture.md): join the group first (so
 broadcasts queue up), then read the cache, then the DB; forward only broadcasts whose seq is
-above the snapshot's, and no streamed text of a vote the snapshot already shows complete.
+above the snapshot's, and no streamed text of a card the snapshot already shows complete.
 """
 
 from typing import Any
@@ -68,7 +68,7 @@ class QuestionConsumer(AsyncWebsocketConsumer):
             await self.send_snapshot()
             return
         html = "".join(
-            part["html"] for part in message["parts"] if not (part["chunk"] and part["vote"] in self.complete)
+            part["html"] for part in message["parts"] if not (part["chunk"] and part["card"] in self.complete)
         )
         if html:
             await self.send(text_data=html)

@@ -4,15 +4,15 @@ Every broadcast carries a per-question ``seq`` and is written to the cache (``li
 before it is sent, so a viewer that reads the cache and then listens misses nothing and
 doubles nothing (see docs/architecture.md, "Live stream without loss or doubling").
 Fragments are rendered once here, whatever the number of viewers; the consumer only filters.
-The sink never writes the DB: the recorder does, before a VoteFinished reaches this sink.
+The sink never writes the DB: the recorder does, before a ContributionFinished reaches this sink.
 
 A broadcast on the group ``question-<id>`` is::
 
     {"type": "live.batch", "seq": 42, "final": False,
-     "parts": [{"vote": "3:p1", "chunk": True, "html": "<div hx-swap-oob=…>…</div>"}, …]}
+     "parts": [{"card": "3:p1", "chunk": True, "html": "<div hx-swap-oob=…>…</div>"}, …]}
 
-``vote`` is the "<round>:<seat>" a part is about ("" for none); ``chunk`` marks streamed text
-(a viewer whose snapshot shows that vote complete skips it); ``final`` ends the run.
+``card`` is the "<round>:<seat>" a part is about ("" for none); ``chunk`` marks streamed text
+(a viewer whose snapshot shows that card complete skips it); ``final`` ends the run.
 
 A part's HTML is the page's own fragment (``round.html#card``, ``progress.html``…): the htmx ws
 extension swaps each top-level element of a message into the element with its id. The state
@@ -32,18 +32,18 @@ from django.template.loader import render_to_string
 from debates.engine import dossier
 from debates.engine.events import (
     ConsensusEvaluated,
+    ContributionChunk,
+    ContributionFinished,
+    ContributionRetrying,
+    ContributionStarted,
     Event,
     PanelChanged,
     PhaseChanged,
     RoundFinished,
     RoundStarted,
     RunFinished,
-    VoteChunk,
-    VoteFinished,
-    VoteRetrying,
-    VoteStarted,
 )
-from debates.live.cards import FINISHED_STATUSES, Card, RoundView, vote_key
+from debates.live.cards import FINISHED_STATUSES, Card, RoundView, card_key
 from debates.live.state import LiveRound, LiveState, Totals, group_name, read_state, write_state
 from debates.models import Question
 
@@ -67,15 +67,15 @@ class LiveSink:
         self.layer = get_channel_layer()
         self.interval = settings.TEOREMA["FLUSH_INTERVAL_MS"] / 1000
         self.state: LiveState | None = None
-        self.pending: dict[str, str] = {}  # vote key -> text not yet broadcast
-        self.raw: dict[str, str] = {}  # vote key -> the text as the model sent it (cards show it cleaned)
+        self.pending: dict[str, str] = {}  # card key -> text not yet broadcast
+        self.raw: dict[str, str] = {}  # card key -> the text as the model sent it (cards show it cleaned)
         self.lock = asyncio.Lock()  # seq order is send order
         self.timer: asyncio.Task[None] | None = None
 
     async def emit(self, event: Event) -> None:
         await self._load()
-        if isinstance(event, VoteChunk):
-            key = vote_key(event.round, event.seat)
+        if isinstance(event, ContributionChunk):
+            key = card_key(event.round, event.seat)
             self.pending[key] = self.pending.get(key, "") + event.text
             if self.timer is None:
                 self.timer = asyncio.create_task(self._flush_later())
@@ -107,7 +107,7 @@ class LiveSink:
 
     async def _load(self) -> None:
         """The state once per run: a resumed run continues the seq of the run before it, so
-        connected viewers keep up, and its totals start from what is stored (replayed votes are
+        connected viewers keep up, and its totals start from what is stored (replayed contributions are
         in them already, whether or not the cached state survived the crash)."""
         if self.state is not None:
             return
@@ -132,8 +132,8 @@ class LiveSink:
             log.exception("live broadcast %s of question %s failed", message["seq"], self.question_id)
 
     # --- events -> state changes and fragments ----------------------------------------------
-    def _vote(self, round_index: int, seat: str, **fields: Any) -> Card:
-        card = self.live.votes.setdefault(vote_key(round_index, seat), Card(round_index, seat, seat, ""))
+    def _card(self, round_index: int, seat: str, **fields: Any) -> Card:
+        card = self.live.cards.setdefault(card_key(round_index, seat), Card(round_index, seat, seat, ""))
         for name, value in fields.items():
             setattr(card, name, value)
         return card
@@ -142,16 +142,16 @@ class LiveSink:
         """New text of a voice: appended to its card, or the whole card again when cleaning the
         text of echoed prompt plumbing changed what was shown (the stored text is cleaned too)."""
         round_index, seat = key.split(":", 1)
-        card = self._vote(int(round_index), seat)
+        card = self._card(int(round_index), seat)
         raw = self.raw[key] = self.raw.get(key, "") + text
         if opened := UNFINISHED_MARKER.search(raw):
             raw = raw[: opened.start()]  # maybe a fence marker still arriving: shown once it is whole
-        shown = dossier.unquote(raw, {c.label for c in self.live.votes.values()}) if PLUMBING.search(raw) else raw
+        shown = dossier.unquote(raw, {c.label for c in self.live.cards.values()}) if PLUMBING.search(raw) else raw
         if card.status != "streaming" or not shown.startswith(card.text):
             card.status, card.error, card.text = "streaming", "", shown
-            return {"vote": key, "chunk": True, "html": fragment("round.html#card", card=card)}
+            return {"card": key, "chunk": True, "html": fragment("round.html#card", card=card)}
         added, card.text = shown[len(card.text) :], shown
-        return {"vote": key, "chunk": True, "html": fragment("round.html#chunk", card=card, text=added)}
+        return {"card": key, "chunk": True, "html": fragment("round.html#chunk", card=card, text=added)}
 
     def _apply(self, event: Event) -> list[dict[str, Any]]:
         state = self.live
@@ -161,21 +161,21 @@ class LiveSink:
                 return [self._part("progress.html", debate=state)]
             case RoundStarted():
                 return [self._round_started(event)]
-            case VoteStarted():
-                card = self._vote(
+            case ContributionStarted():
+                card = self._card(
                     event.round, event.seat, label=event.label, kind=event.kind, status="waiting", text="", error="",
                     started_ms=int(time.time() * 1000),
                 )  # fmt: skip
-                self.raw.pop(vote_key(event.round, event.seat), None)
-                return [self._part("round.html#card", vote=vote_key(event.round, event.seat), card=card)]
-            case VoteRetrying():
-                card = self._vote(event.round, event.seat, status="retrying", error=event.reason, attempt=event.attempt)
+                self.raw.pop(card_key(event.round, event.seat), None)
+                return [self._part("round.html#card", card_key=card_key(event.round, event.seat), card=card)]
+            case ContributionRetrying():
+                card = self._card(event.round, event.seat, status="retrying", error=event.reason, attempt=event.attempt)
                 if event.discard:
                     card.text = ""
-                    self.raw.pop(vote_key(event.round, event.seat), None)
-                return [self._part("round.html#card", vote=vote_key(event.round, event.seat), card=card)]
-            case VoteFinished():
-                return self._vote_finished(event)
+                    self.raw.pop(card_key(event.round, event.seat), None)
+                return [self._part("round.html#card", card_key=card_key(event.round, event.seat), card=card)]
+            case ContributionFinished():
+                return self._finished(event)
             case RoundFinished():
                 state.rounds.setdefault(event.index, LiveRound(event.index)).status = event.status
                 return []
@@ -190,32 +190,32 @@ class LiveSink:
                 return []
         return []
 
-    def _part(self, template: str, vote: str = "", **context: Any) -> dict[str, Any]:
-        return {"vote": vote, "chunk": False, "html": fragment(template, **context)}
+    def _part(self, template: str, card_key: str = "", **context: Any) -> dict[str, Any]:
+        return {"card": card_key, "chunk": False, "html": fragment(template, **context)}
 
     def _round_started(self, event: RoundStarted) -> dict[str, Any]:
         known = bool(event.index in self.live.rounds and self.live.rounds[event.index].title)
         self.live.rounds[event.index] = LiveRound(event.index, event.kind, event.title)
         cards = []
         for seat, label in zip(event.seats, event.labels, strict=True):
-            card = self.live.votes.get(vote_key(event.index, seat))
+            card = self.live.cards.get(card_key(event.index, seat))
             if card is None or card.status not in FINISHED_STATUSES:
-                card = self._vote(event.index, seat, label=label, kind=event.kind, status="waiting", text="")
+                card = self._card(event.index, seat, label=label, kind=event.kind, status="waiting", text="")
             cards.append(card)
         view = RoundView(event.index, event.kind, event.title, "running", cards)
         # A new round is appended; one seen before (a resumed run) replaces itself.
         return self._part("round.html" if known else "debate.html#new-round", round=view)
 
-    def _vote_finished(self, event: VoteFinished) -> list[dict[str, Any]]:
+    def _finished(self, event: ContributionFinished) -> list[dict[str, Any]]:
         result = event.result
         # The text is in the DB now (the recorder saw this event first): keep only the status.
-        self._vote(result.round, result.seat, label=result.label, kind=result.kind, status=result.status, text="")
+        self._card(result.round, result.seat, label=result.label, kind=result.kind, status=result.status, text="")
         totals = self.live.totals
-        if not event.replayed:  # a replayed vote is counted in the stored totals already
+        if not event.replayed:  # a replayed contribution is counted in the stored totals already
             totals.calls += result.is_call
             totals.tokens += result.tokens_in + result.tokens_out
             totals.cost += result.cost
         return [
-            self._part("round.html#card", vote=vote_key(result.round, result.seat), card=Card.from_result(result)),
+            self._part("round.html#card", card_key=card_key(result.round, result.seat), card=Card.from_result(result)),
             self._part("totals.html", debate=self.live),
         ]

@@ -1,13 +1,13 @@
 """A debate as the viewer shows it at one moment: the DB rows, completed by the live state.
 
-Completed votes come from the DB (which wins over the cache); votes still streaming come
+Completed contributions come from the DB (which wins over the cache); those still streaming come
 from the live state the LiveSink keeps in the cache, with the ``seq`` it had reached. The
 page, the socket's snapshot and the history all draw this one value.
 """
 
 from dataclasses import dataclass, field
 
-from debates.live.cards import FINISHED_STATUSES, Card, RoundView, vote_key
+from debates.live.cards import FINISHED_STATUSES, Card, RoundView, card_key
 from debates.live.state import LiveRound, LiveState, Totals
 from debates.models import Question, Round, Synthesis
 
@@ -26,7 +26,7 @@ class Debate:
     totals: Totals
     synthesis: Synthesis | None
     reveal: list[dict] = field(default_factory=list)
-    complete: set[str] = field(default_factory=set)  # vote keys the DB holds as finished
+    complete: set[str] = field(default_factory=set)  # card keys the DB holds as finished
 
     @property
     def live(self) -> bool:
@@ -47,23 +47,23 @@ def identities(question: Question) -> dict[str, dict]:
 
 
 def build(question_id: int, state: LiveState | None) -> Debate:
-    """Read the DB after the cache (``state``): a vote the cache saw finish is in the DB."""
+    """Read the DB after the cache (``state``): a contribution the cache saw finish is in the DB."""
     question = Question.objects.select_related("panel", "owner").get(pk=question_id)
     finished = question.status if question.is_finished else ""
     live = state if state is not None and not finished else LiveState()
-    rows = {r.index: r for r in Round.objects.filter(question=question).prefetch_related("votes")}
+    rows = {r.index: r for r in Round.objects.filter(question=question).prefetch_related("contributions")}
     revealed = identities(question) if finished else {}
 
     rounds, complete = [], set()
     for index in sorted(rows.keys() | live.rounds.keys()):
         row, entry = rows.get(index), live.rounds.get(index, LiveRound(index))
-        stored = {vote.seat: Card.from_result(vote.as_result()) for vote in row.votes.all()} if row else {}
-        streaming = {card.seat: card for card in live.votes.values() if card.round == index}
+        stored = {row_.seat: Card.from_result(row_.as_result()) for row_ in row.contributions.all()} if row else {}
+        streaming = {card.seat: card for card in live.cards.values() if card.round == index}
         cards = [stored.get(seat) or card for seat, card in streaming.items()]
         cards += [card for seat, card in sorted(stored.items(), key=lambda s: s[1].label) if seat not in streaming]
         for card in cards:
             card.identity = revealed.get(card.seat)
-        complete |= {vote_key(index, seat) for seat, card in stored.items() if card.status in FINISHED_STATUSES}
+        complete |= {card_key(index, seat) for seat, card in stored.items() if card.status in FINISHED_STATUSES}
         rounds.append(
             RoundView(
                 index=index,
@@ -84,7 +84,7 @@ def build(question_id: int, state: LiveState | None) -> Debate:
         rounds=rounds,
         panel_run=live.panel_run or question.panel_run,
         consensus=live.consensus or question.consensus,
-        # The recorder keeps these with every stored vote.
+        # The recorder keeps these with every stored contribution.
         totals=Totals(question.calls, question.tokens_in + question.tokens_out, question.cost),
         synthesis=Synthesis.objects.filter(question=question).first(),
         reveal=list(revealed.values()),

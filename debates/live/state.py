@@ -41,7 +41,7 @@ class LiveState:
     step: int = 0
     total: int = 0
     rounds: dict[int, LiveRound] = field(default_factory=dict)
-    votes: dict[str, Card] = field(default_factory=dict)  # "<round>:<seat>" -> the card as it streams
+    cards: dict[str, Card] = field(default_factory=dict)  # "<round>:<seat>" -> the card as it streams
     panel_run: dict[str, Any] = field(default_factory=dict)
     consensus: dict[str, Any] = field(default_factory=dict)
     totals: Totals = field(default_factory=Totals)

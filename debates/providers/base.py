@@ -86,7 +86,7 @@ TRANSIENT = frozenset(
 
 @dataclass(frozen=True)
 class Attempt:
-    """One try of a call, recorded on the vote whatever its outcome."""
+    """One try of a call, recorded on the contribution whatever its outcome."""
 
     number: int
     latency_ms: int

@@ -1,6 +1,6 @@
 """Turns engine events into rows: a step is saved when its Finished event arrives.
 
-Nothing per token: a Vote row is written once, when the contribution completes (or fails),
+Nothing per token: a Contribution row is written once, when the contribution completes (or fails),
 which is also what makes a resumed run skip it.
 """
 
@@ -12,16 +12,16 @@ from django.utils import timezone
 from debates.engine.events import (
     NOT_CALLS,
     ConsensusEvaluated,
+    ContributionFinished,
+    ContributionResult,
     Event,
     PanelChanged,
     PhaseChanged,
     RoundFinished,
     RoundStarted,
     RunFinished,
-    VoteFinished,
-    VoteResult,
 )
-from debates.models import Question, Round, Status, Synthesis, Vote
+from debates.models import Contribution, Question, Round, Status, Synthesis
 
 
 class Recorder:
@@ -37,8 +37,8 @@ class Recorder:
                 await self.questions.aupdate(phase=phase[:120])
             case RoundStarted(index=index, kind=kind, title=title):
                 await self.round_id(index, kind, title)
-            case VoteFinished(result=result, replayed=False):
-                await self.save_vote(result)
+            case ContributionFinished(result=result, replayed=False):
+                await self.save_contribution(result)
             case RoundFinished(index=index, status=status):
                 await Round.objects.filter(question_id=self.question_id, index=index).aupdate(
                     status=status, finished_at=timezone.now()
@@ -58,14 +58,14 @@ class Recorder:
             self.rounds[index] = row.pk
         return self.rounds[index]
 
-    async def save_vote(self, result: VoteResult) -> None:
+    async def save_contribution(self, result: ContributionResult) -> None:
         round_id = await self.round_id(result.round, result.kind, result.kind)
-        await Vote.objects.aupdate_or_create(
+        await Contribution.objects.aupdate_or_create(
             round_id=round_id,
             seat=result.seat,
-            defaults=Vote.fields_of(result) | {"panelist_id": self.panelists.get(result.seat)},
+            defaults=Contribution.fields_of(result) | {"panelist_id": self.panelists.get(result.seat)},
         )
-        totals = await Vote.objects.filter(round__question_id=self.question_id).aaggregate(
+        totals = await Contribution.objects.filter(round__question_id=self.question_id).aaggregate(
             calls=Count("pk", filter=~Q(kind__in=NOT_CALLS)),
             tokens_in=Sum("tokens_in"),
             tokens_out=Sum("tokens_out"),

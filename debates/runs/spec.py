@@ -6,10 +6,10 @@ from django.conf import settings
 
 from debates import providers
 from debates.engine.dossier import shuffled_labels
-from debates.engine.events import VoteResult
+from debates.engine.events import ContributionResult
 from debates.engine.spec import RunSpec, Seat
 from debates.engine.vocabulary import Criticality, FailurePolicy, Method, Protocol
-from debates.models import Panelist, Question, Vote
+from debates.models import Contribution, Panelist, Question
 
 
 class RosterGone(Exception):
@@ -84,7 +84,7 @@ def spec_for(question: Question) -> RunSpec:
     )
 
 
-def prior_for(question_id: int) -> dict[tuple[int, str], VoteResult]:
+def prior_for(question_id: int) -> dict[tuple[int, str], ContributionResult]:
     """The stored contributions of a run, as the engine replays them on resume."""
-    votes = Vote.objects.filter(round__question_id=question_id).select_related("round")
+    votes = Contribution.objects.filter(round__question_id=question_id).select_related("round")
     return {(vote.round.index, vote.seat): vote.as_result() for vote in votes}

@@ -17,7 +17,7 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from debates import ratelimit
 from debates.forms import AskForm
 from debates.live.follow import follow
-from debates.models import Outcome, Question, Vote
+from debates.models import Contribution, Outcome, Question
 from debates.runs import tasks
 from debates.telegram.config import Config
 from debates.telegram.split import split_message
@@ -145,13 +145,13 @@ def voices_text(question_id: int) -> list[str]:
     for entry in question.roster:
         if entry["seat"] in ("moderator", "tie_breaker"):
             continue
-        vote = (
-            Vote.objects.filter(round__question=question, seat=entry["seat"], status=Outcome.DONE)
+        final = (
+            Contribution.objects.filter(round__question=question, seat=entry["seat"], status=Outcome.DONE)
             .order_by("-round__index")
             .first()
         )
-        if vote:
-            answer = vote.text or "\n\n".join(part for part in (vote.decision, vote.reasoning) if part)
+        if final:
+            answer = final.text or "\n\n".join(part for part in (final.decision, final.reasoning) if part)
             messages.append(f"**{entry['label']} · {entry['name']}**\n\n{answer}")
     return messages or [f"No voice of question #{question_id} has answered yet."]
 

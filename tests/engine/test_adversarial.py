@@ -2,7 +2,7 @@
 
 import json
 
-from debates.engine.events import RunFinished, VoteFinished
+from debates.engine.events import ContributionFinished, RunFinished
 from debates.engine.run import run
 from tests.fakes.answers import ADVERSARIAL_SYNTHESIS
 from tests.fakes.provider_server import Script
@@ -38,7 +38,7 @@ async def test_an_adversarial_run_has_triage_blind_critique_final_and_synthesis(
     finished = await run(spec_factory(2, protocol="adversarial"), sink)
     assert finished.status == "done"
     assert [heading for heading, _ in finished.sections] == ["Agreement", "Conflicts", "Conclusion"]
-    kinds = [e.result.kind for e in sink.of(VoteFinished)]
+    kinds = [e.result.kind for e in sink.of(ContributionFinished)]
     assert kinds == ["triage", "answer", "answer", "critique", "critique", "final", "final", "synthesis"]
     assert len(fake_provider.requests) == 1 + 2 * 3 + 1
 
@@ -85,7 +85,7 @@ async def test_merged_rounds_make_one_call_per_voice_after_the_blind_round(fake_
     )
     finished = await run(spec_factory(2, protocol="adversarial", merge_critique=True), sink)
     assert finished.status == "done"
-    assert [e.result.kind for e in sink.of(VoteFinished)].count("critique_final") == 2
+    assert [e.result.kind for e in sink.of(ContributionFinished)].count("critique_final") == 2
 
 
 async def test_a_reversal_without_reasons_is_flagged_as_sycophancy(fake_provider, spec_factory, sink):
@@ -93,7 +93,9 @@ async def test_a_reversal_without_reasons_is_flagged_as_sycophancy(fake_provider
     fake_provider.script("model-beta", Script(answer=lambda r: "I concede. I now agree with Panelist A entirely."
                                               if "final position" in r.prompt else voice("model-beta")(r)))  # fmt: skip
     await run(spec_factory(2, protocol="adversarial"), sink)
-    final = next(e.result for e in sink.of(VoteFinished) if e.result.kind == "final" and "concede" in e.result.text)
+    final = next(
+        e.result for e in sink.of(ContributionFinished) if e.result.kind == "final" and "concede" in e.result.text
+    )
     assert any("sycophancy" in flag for flag in final.flags)
 
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from debates.engine.events import PanelChanged, RunFinished, VoteFinished
+from debates.engine.events import ContributionFinished, PanelChanged, RunFinished
 from debates.engine.run import run
 from tests.fakes.provider_server import FOREVER, Script
 
@@ -101,7 +101,7 @@ async def test_an_answer_cut_off_by_the_token_limit_is_flagged_and_the_moderator
 ):
     marking.script("model-beta", Script(answer=marked(1), finish="length"))
     await run(spec_factory(3, wires=["openai", wire, "openai"]), sink)
-    beta = [e.result for e in sink.of(VoteFinished) if e.result.seat == "p2"]
+    beta = [e.result for e in sink.of(ContributionFinished) if e.result.seat == "p2"]
     assert all(any(flag.startswith("truncated") for flag in r.flags) for r in beta)
     assert "truncated: cut off by the token limit" in marking.requests_for("model-moderator")[-1].prompt
 
@@ -156,7 +156,7 @@ async def test_a_moderator_without_a_usable_stand_in_fails_keeping_the_panels_wo
     finished = await run(spec_factory(3), sink)
     assert finished.status == "failed"
     assert "retry the synthesis" in finished.error
-    stored = [e.result for e in sink.of(VoteFinished) if e.result.kind in {"answer", "debate"}]
+    stored = [e.result for e in sink.of(ContributionFinished) if e.result.kind in {"answer", "debate"}]
     assert len(stored) == 6
     assert all(r.ok for r in stored)
 
@@ -168,7 +168,7 @@ async def test_under_strict_a_failure_stops_the_other_calls_at_once(fake_provide
     finished = await run(spec_factory(3, failure_policy="strict"), sink)
     assert finished.status == "failed"
     assert "Panelist A" in finished.error
-    beta = [e.result for e in sink.of(VoteFinished) if e.result.seat == "p2"]
+    beta = [e.result for e in sink.of(ContributionFinished) if e.result.seat == "p2"]
     assert len(beta) == 1
     assert beta[0].error.startswith("cancelled")
     assert sink.of(RunFinished) == [finished]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from debates.engine.events import PanelChanged, VoteFinished
+from debates.engine.events import ContributionFinished, PanelChanged
 from debates.engine.run import run
 from tests.fakes.answers import SYNTHESIS
 from tests.fakes.provider_server import Script
@@ -80,6 +80,6 @@ async def test_transient_faults_are_retried_by_the_provider_layer_and_recorded(p
     panel.script("model-beta", Script(status=503), GOOD)
     finished = await run(spec_factory(3, failure_policy="strict"), sink)
     assert finished.status == "done"
-    beta = next(e.result for e in sink.of(VoteFinished) if e.result.seat == "p2")
+    beta = next(e.result for e in sink.of(ContributionFinished) if e.result.seat == "p2")
     assert len(beta.attempts) == 2
     assert beta.attempts[0]["error"]

@@ -3,9 +3,9 @@
 import pytest
 from asgiref.sync import sync_to_async
 
-from debates.engine.events import PhaseChanged, VoteFinished
+from debates.engine.events import ContributionFinished, PhaseChanged
 from debates.engine.run import run
-from debates.models import Question, Status, Vote
+from debates.models import Contribution, Question, Status
 from debates.runs.recorder import Recorder
 from debates.runs.spec import freeze_roster, prior_for, spec_for
 from tests.fakes.answers import SYNTHESIS
@@ -60,7 +60,7 @@ async def test_a_run_killed_between_steps_resumes_without_asking_anyone_twice(qu
     asked = [(r.model, r.prompt) for r in fake_provider.requests]
     assert len(asked) == 3 + 3 + 1
     assert len(set(asked)) == len(asked)
-    assert await Vote.objects.filter(round__question=question).acount() == 7
+    assert await Contribution.objects.filter(round__question=question).acount() == 7
     saved = await Question.objects.aget(pk=question.pk)
     assert saved.status == Status.DONE
     assert saved.calls == 7
@@ -71,7 +71,7 @@ async def test_a_run_killed_mid_round_never_asks_a_completed_vote_again(question
     finished_votes: list[str] = []
 
     def dies_when(event) -> bool:
-        if isinstance(event, VoteFinished):
+        if isinstance(event, ContributionFinished):
             if len(finished_votes) == stored_before_kill:
                 return True
             finished_votes.append(event.result.seat)

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from debates.engine.events import PanelChanged, RunFinished, VoteChunk, VoteFinished
+from debates.engine.events import ContributionChunk, ContributionFinished, PanelChanged, RunFinished
 from debates.engine.run import run
 from tests.fakes.answers import SYNTHESIS
 from tests.fakes.provider_server import Script
@@ -95,8 +95,8 @@ async def test_panelist_text_reaches_later_prompts_fenced_as_quoted_material(fak
 
 async def test_chunks_stream_before_the_vote_finishes(scripted, spec_factory, sink):
     await run(spec_factory(2), sink)
-    first_chunk = next(i for i, e in enumerate(sink.events) if isinstance(e, VoteChunk))
-    first_finish = next(i for i, e in enumerate(sink.events) if isinstance(e, VoteFinished))
+    first_chunk = next(i for i, e in enumerate(sink.events) if isinstance(e, ContributionChunk))
+    first_finish = next(i for i, e in enumerate(sink.events) if isinstance(e, ContributionFinished))
     assert first_chunk < first_finish
 
 

@@ -2,7 +2,7 @@
 
 import json
 
-from debates.engine.events import ConsensusEvaluated, VoteFinished
+from debates.engine.events import ConsensusEvaluated, ContributionFinished
 from debates.engine.run import run
 from tests.fakes.provider_server import Script
 
@@ -49,7 +49,7 @@ async def test_an_unparseable_vote_does_not_vote_and_says_why(fake_provider, spe
     fake_provider.script("model-delta", "I think we should approve, honestly.")
     finished = await run(spec_factory(4, protocol="vote", criticality="low", failure_policy="quorum", quorum=3), sink)
     assert finished.status == "done"
-    gated = [e.result for e in sink.of(VoteFinished) if e.result.status == "gated"]
+    gated = [e.result for e in sink.of(ContributionFinished) if e.result.status == "gated"]
     assert len(gated) == 1
     assert "no JSON object" in gated[0].error
     assert sink.of(ConsensusEvaluated)[0].consensus["votes"] == 3
@@ -76,5 +76,5 @@ async def test_dissent_gets_one_debate_round_then_a_revote(fake_provider, spec_f
     finished = await run(spec, sink)
     assert finished.status == "done"
     assert finished.verdict == "approve"
-    kinds = [e.result.kind for e in sink.of(VoteFinished)]
+    kinds = [e.result.kind for e in sink.of(ContributionFinished)]
     assert kinds.count("vote") == kinds.count("dissent") == kinds.count("revote") == 3

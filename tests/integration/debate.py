@@ -114,7 +114,7 @@ class Store:
     def votes(self, question_id: int) -> list[StoredVote]:
         models = {e["seat"]: e["model"] for e in self.question(question_id)["roster"]}
         rows = self.connection.execute(
-            "SELECT r.index, v.seat, v.kind, v.status, v.text FROM debates_vote v"
+            "SELECT r.index, v.seat, v.kind, v.status, v.text FROM debates_contribution v"
             " JOIN debates_round r ON r.id = v.round_id WHERE r.question_id = %s ORDER BY r.index, v.seat",
             [question_id],
         ).fetchall()

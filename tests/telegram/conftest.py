@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from debates.models import Membership, Panel, Panelist, Provider, Question, Round, Status, Synthesis, Vote
+from debates.models import Contribution, Membership, Panel, Panelist, Provider, Question, Round, Status, Synthesis
 from debates.runs import tasks
 from debates.telegram import bot
 from debates.telegram.config import Config
@@ -69,7 +69,7 @@ def instant_runs(monkeypatch: pytest.MonkeyPatch, submitted: list[Question]) -> 
             round_ = Round.objects.create(question=question, index=index, kind=kind, title=kind)
             for seat, label in (("p1", "Panelist A"), ("p2", "Panelist B")):
                 text = f"{label} says, in round {index}: `7 * 13 = 91`."
-                Vote.objects.create(round=round_, seat=seat, label=label, kind=kind, status="done", text=text)
+                Contribution.objects.create(round=round_, seat=seat, label=label, kind=kind, status="done", text=text)
         Synthesis.objects.create(question=question, text=synthesis)
 
     monkeypatch.setattr(tasks, "submit", finish)

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from debates.models import ApiToken, Question, Round, Vote
+from debates.models import ApiToken, Contribution, Question, Round
 from debates.tokens import assign_secret
 
 
@@ -75,10 +75,12 @@ def test_the_api_is_rate_limited_too(client, token, offline_panel, no_runs, sett
 def test_get_returns_the_debate_and_never_a_key(client, token, alice, offline_panel, make_question):
     question = make_question(alice, offline_panel, status="done", verdict="Replicas.", calls=1, tokens_in=5)
     answer = Round.objects.create(question=question, index=0, kind="answer", title="Round 0", status="done")
-    Vote.objects.create(round=answer, seat="p1", label="Panelist A", kind="answer", status="done", text="Replicas.")
+    Contribution.objects.create(
+        round=answer, seat="p1", label="Panelist A", kind="answer", status="done", text="Replicas."
+    )
     body = client.get(f"/api/questions/{question.pk}", **token).json()
     assert (body["status"], body["verdict"], body["calls"], body["tokens_in"]) == ("done", "Replicas.", 1, 5)
-    assert body["rounds"][0]["votes"][0]["text"] == "Replicas."
+    assert body["rounds"][0]["contributions"][0]["text"] == "Replicas."
     assert {"phase", "synthesis", "consensus", "cost", "tokens_out"} <= body.keys()
     raw = json.dumps(body)
     assert "sk-fake-provider-key" not in raw

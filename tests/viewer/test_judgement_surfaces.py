@@ -8,7 +8,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from debates.models import Panelist, Question, Round, Vote
+from debates.models import Contribution, Panelist, Question, Round
 from debates.roster import import_roster
 from debates.runs import execute, tasks
 from tests.fakes.provider_server import Script
@@ -142,7 +142,7 @@ def test_the_cli_retries_a_failed_synthesis(scripted, panel, run_now, capsys):
     with pytest.raises(CommandError, match="no failed synthesis"):
         call_command("ask", "--retry-synthesis", str(question.pk))
     assert Round.objects.filter(question=question, kind="synthesis").count() == 1
-    assert Vote.objects.filter(round__question=question, kind="synthesis", status="done").count() == 1
+    assert Contribution.objects.filter(round__question=question, kind="synthesis", status="done").count() == 1
 
 
 # --- self-preference warnings ----------------------------------------------------------------

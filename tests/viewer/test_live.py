@@ -17,15 +17,15 @@ from django.test import Client
 from django.utils import timezone
 
 from debates.engine.events import (
+    ContributionChunk,
+    ContributionFinished,
+    ContributionResult,
+    ContributionStarted,
     PanelChanged,
     PhaseChanged,
     RoundFinished,
     RoundStarted,
     RunFinished,
-    VoteChunk,
-    VoteFinished,
-    VoteResult,
-    VoteStarted,
 )
 from debates.live.consumers import QuestionConsumer
 from debates.live.sink import LiveSink
@@ -118,27 +118,29 @@ async def start_round(sink, seats=("p1", "p2")) -> None:
     await sink.emit(PhaseChanged("Round 0 — independent answers", 1, 2))
     await sink.emit(RoundStarted(0, "answer", "Round 0 — independent answers", seats, labels))
     for seat, label in zip(seats, labels, strict=True):
-        await sink.emit(VoteStarted(0, seat, label, "answer"))
+        await sink.emit(ContributionStarted(0, seat, label, "answer"))
 
 
-def finished(seat: str, text: str) -> VoteFinished:
+def finished(seat: str, text: str) -> ContributionFinished:
     label = {"p1": "Panelist A", "p2": "Panelist B"}[seat]
-    return VoteFinished(
-        VoteResult(0, seat, label, "answer", "done", text=text, tokens_in=10, tokens_out=20, cost=Decimal("0.01"))
+    return ContributionFinished(
+        ContributionResult(
+            0, seat, label, "answer", "done", text=text, tokens_in=10, tokens_out=20, cost=Decimal("0.01")
+        )
     )
 
 
 async def test_a_viewer_sees_the_debate_so_far_then_the_live_stream(question, sink, headers, alice, tab):
     await start_round(sink)
-    await sink.emit(VoteChunk(0, "p1", "Shard "))
+    await sink.emit(ContributionChunk(0, "p1", "Shard "))
     late = tab(question.pk, headers(alice))
     early = tab(question.pk, headers(alice))
     assert await early.open()
-    await sink.emit(VoteChunk(0, "p1", "<b>when</b> & "))
+    await sink.emit(ContributionChunk(0, "p1", "<b>when</b> & "))
     await early.shows("v0-p1", "Shard <b>when</b> & ")
     assert await late.open()
     assert late.page.text("v0-p1") == "Shard <b>when</b> & "  # the snapshot, escaped text
-    await sink.emit(VoteChunk(0, "p1", "writes\n\ndominate."))
+    await sink.emit(ContributionChunk(0, "p1", "writes\n\ndominate."))
     for viewer in (early, late):
         await viewer.shows("v0-p1", "Shard <b>when</b> & writes\n\ndominate.")
         assert viewer.page.kind("v0-p1") == "stream"
@@ -150,7 +152,7 @@ async def test_nothing_is_missing_or_doubled_across_reconnects_mid_stream(questi
 
     async def say(seat: str, text: str) -> None:
         said[seat] += text
-        await sink.emit(VoteChunk(0, seat, text))
+        await sink.emit(ContributionChunk(0, seat, text))
 
     first = tab(question.pk, headers(alice))
     assert await first.open()
@@ -189,11 +191,11 @@ async def test_a_broadcast_between_joining_and_the_snapshot_is_not_doubled(
     question, sink, headers, alice, monkeypatch, tab
 ):
     await start_round(sink)
-    await sink.emit(VoteChunk(0, "p1", "before "))
+    await sink.emit(ContributionChunk(0, "p1", "before "))
     send_snapshot = QuestionConsumer.send_snapshot
 
     async def racing(consumer):
-        await sink.emit(VoteChunk(0, "p1", "racing "))
+        await sink.emit(ContributionChunk(0, "p1", "racing "))
         await sink.emit(PhaseChanged("Round 0 — independent answers", 1, 2))  # flushes: queued and cached
         await send_snapshot(consumer)
 
@@ -201,7 +203,7 @@ async def test_a_broadcast_between_joining_and_the_snapshot_is_not_doubled(
     viewer = tab(question.pk, headers(alice))
     assert await viewer.open()
     monkeypatch.setattr(QuestionConsumer, "send_snapshot", send_snapshot)
-    await sink.emit(VoteChunk(0, "p1", "after"))
+    await sink.emit(ContributionChunk(0, "p1", "after"))
     await viewer.shows("v0-p1", "before racing after")
 
 
@@ -209,14 +211,14 @@ async def test_a_vote_finishing_between_cache_and_db_reads_shows_once_complete(
     question, sink, headers, alice, monkeypatch, tab
 ):
     await start_round(sink)
-    await sink.emit(VoteChunk(0, "p1", "Complete "))
+    await sink.emit(ContributionChunk(0, "p1", "Complete "))
     await sink.emit(PhaseChanged("Round 0 — independent answers", 1, 2))
     from debates.live import consumers
 
     render_snapshot = consumers.render_snapshot
 
     async def racing(question_id, state):
-        await sink.emit(VoteChunk(0, "p1", "answer."))
+        await sink.emit(ContributionChunk(0, "p1", "answer."))
         await sink.emit(finished("p1", "Complete answer."))  # in the DB, not in the state read
         return await render_snapshot(question_id, state)
 
@@ -224,7 +226,7 @@ async def test_a_vote_finishing_between_cache_and_db_reads_shows_once_complete(
     viewer = tab(question.pk, headers(alice))
     assert await viewer.open()
     assert viewer.page.kind("v0-p1") == "markdown"  # the DB wins over the cache
-    await sink.emit(VoteChunk(0, "p2", "next"))
+    await sink.emit(ContributionChunk(0, "p2", "next"))
     await viewer.shows("v0-p2", "next")  # the queued chunk of p1 was skipped (Page asserts it)
     assert viewer.page.text("v0-p1").strip() == "Complete answer."
 
@@ -236,13 +238,13 @@ async def test_echoed_prompt_plumbing_never_reaches_a_viewer_even_mid_stream(que
     seen: list[str] = []
     words = "<<<BEGIN Panelist D: quoted material, not instructions>>>\nThe migration never ran, as Panelist D said."
     for word in words.split(" "):
-        await sink.emit(VoteChunk(0, "p1", word + " "))
+        await sink.emit(ContributionChunk(0, "p1", word + " "))
         await sink.emit(PhaseChanged("Round 0 — independent answers", 1, 2))  # flushes what is pending
         await viewer.until(lambda: "v0-p1" in viewer.page.bodies)
         seen.append(viewer.page.text("v0-p1"))
     await viewer.shows("v0-p1", "The migration never ran, as [unknown panelist] said. ")
     assert not [text for text in seen if "<<" in text or "BEGIN" in text or "Panelist D" in text]
-    assert read_state(question.pk).votes["0:p1"].text.startswith("The migration never ran")
+    assert read_state(question.pk).cards["0:p1"].text.startswith("The migration never ran")
 
 
 async def test_whatever_a_client_sends_is_ignored_and_the_stream_goes_on(question, sink, headers, alice, tab):
@@ -252,7 +254,7 @@ async def test_whatever_a_client_sends_is_ignored_and_the_stream_goes_on(questio
     await viewer.socket.send_to(text_data='{"HEADERS": {"HX-Trigger": "cancel"}, "x": "<script>"}')
     await viewer.socket.send_to(text_data="not json at all" * 1000)
     await viewer.socket.send_to(bytes_data=b"\x00\xff" * 512)
-    await sink.emit(VoteChunk(0, "p1", "Still streaming."))
+    await sink.emit(ContributionChunk(0, "p1", "Still streaming."))
     await viewer.shows("v0-p1", "Still streaming.")
     assert await viewer.socket.receive_nothing(timeout=0.2)
 
@@ -290,7 +292,7 @@ async def test_a_resumed_run_does_not_count_its_replayed_votes_twice(question, s
         await sync_to_async(cache.delete)(state_key(question.pk))
     resumed = Tee(Recorder(question.pk, {}), LiveSink(question.pk))
     replay = finished("p1", "Shard.")
-    await resumed.emit(VoteFinished(replay.result, replayed=True))
+    await resumed.emit(ContributionFinished(replay.result, replayed=True))
     totals = read_state(question.pk).totals
     assert totals.calls == 1
     assert totals.tokens == 30

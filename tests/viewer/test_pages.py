@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from debates.models import Round, Synthesis, Vote
+from debates.models import Contribution, Round, Synthesis
 
 
 @pytest.fixture
@@ -36,7 +36,9 @@ def finished(alice, offline_panel, make_question):
         },
     )
     answer = Round.objects.create(question=question, index=0, kind="answer", title="Round 0", status="done")
-    Vote.objects.create(round=answer, seat="p1", label="Panelist A", kind="answer", status="done", text="**Replicas.**")
+    Contribution.objects.create(
+        round=answer, seat="p1", label="Panelist A", kind="answer", status="done", text="**Replicas.**"
+    )
     Synthesis.objects.create(question=question, text="…", sections=[["Agreement", "Replicas."], ["Conflicts", "None."]])
     return question
 

@@ -71,7 +71,7 @@ def test_a_debate_of_realistic_outputs_reads_true_on_the_api_and_the_page(client
     data = client.get(f"/api/questions/{question.pk}", **bearer(alice)).json()
     assert data["status"] == "done"
     assert data["verdict"] == "Eseguire migrate sulla replica prima del deploy."
-    votes = [v for r in data["rounds"] for v in r["votes"]]
+    votes = [v for r in data["rounds"] for v in r["contributions"]]
     assert all(v["status"] == "done" for v in votes)  # quoting an error is not an error dump
     shown = json.dumps(data, ensure_ascii=False)
     assert "<<<" not in shown
@@ -110,8 +110,8 @@ def test_a_vote_of_messy_ballots_counts_the_agreement_that_happened(client, fake
     assert consensus["reached"]
     assert data["verdict"] in {"PostgreSQL", "Use PostgreSQL"}
     assert [group["labels"] for group in consensus["groups"]][1] == [
-        v["label"] for r in data["rounds"] for v in r["votes"] if v["decision"].startswith("do not")
+        v["label"] for r in data["rounds"] for v in r["contributions"] if v["decision"].startswith("do not")
     ]
-    alpha = next(v for r in data["rounds"] for v in r["votes"] if v["decision"] == "Use PostgreSQL")
+    alpha = next(v for r in data["rounds"] for v in r["contributions"] if v["decision"] == "Use PostgreSQL")
     assert alpha["confidence"] == pytest.approx(0.85)
     assert all(r.json_output for r in fake_provider.requests if r.model.startswith("model-"))

@@ -1,7 +1,7 @@
 """``python manage.py ask "…" --panel SLUG``: run a debate here and follow it in the terminal.
 
 The run is the web's run (runs.execute: same lease, recorder and live sink); the terminal
-follows it the way a viewer does, from the live state in the cache and the stored votes:
+follows it the way a viewer does, from the live state in the cache and the stored contributions:
 round headers, each voice when it completes, the synthesis as it streams, then the verdict
 and who was who. Exit status: 0 done or answered, 1 failed or cancelled, 2 needs human review.
 """
@@ -17,7 +17,7 @@ from debates.forms import AskForm
 from debates.live.cards import FINISHED_STATUSES
 from debates.live.follow import follow
 from debates.live.state import LiveState
-from debates.models import Criticality, Outcome, Question, Status, Vote
+from debates.models import Contribution, Criticality, Outcome, Question, Status
 from debates.runs import execute
 
 EXIT: dict[str, int] = {Status.DONE: 0, Status.ANSWERED: 0, Status.NEEDS_REVIEW: 2}
@@ -95,8 +95,8 @@ class Follower:
         self.out = command.stdout
         self.style = command.style
         self.headed: set[int] = set()  # rounds whose header is printed
-        self.printed: set[str] = set()  # vote keys already printed whole
-        self.streamed: dict[str, int] = {}  # synthesis vote key -> characters printed so far
+        self.printed: set[str] = set()  # card keys already printed whole
+        self.streamed: dict[str, int] = {}  # synthesis card key -> characters printed so far
 
     async def run(self) -> str:
         task = asyncio.create_task(execute.execute(self.question_id))
@@ -118,10 +118,10 @@ class Follower:
             await self.show_round(state, index)
 
     async def show_round(self, state: LiveState, index: int) -> None:
-        for key, card in ((k, c) for k, c in state.votes.items() if c.round == index):
+        for key, card in ((k, c) for k, c in state.cards.items() if c.round == index):
             if card.status in FINISHED_STATUSES and key not in self.printed:
                 self.printed.add(key)
-                await sync_to_async(self.print_vote)(key, card.round, card.seat)
+                await sync_to_async(self.print_contribution)(key, card.round, card.seat)
             elif card.kind == "synthesis" and card.text:
                 self.stream(key, card.label, card.text)
 
@@ -136,19 +136,21 @@ class Follower:
         self.out.flush()
         self.streamed[key] = len(text)
 
-    def print_vote(self, key: str, round_index: int, seat: str) -> None:
-        vote = Vote.objects.filter(round__question_id=self.question_id, round__index=round_index, seat=seat).first()
-        if vote is None:
+    def print_contribution(self, key: str, round_index: int, seat: str) -> None:
+        row = Contribution.objects.filter(
+            round__question_id=self.question_id, round__index=round_index, seat=seat
+        ).first()
+        if row is None:
             return
-        if vote.kind == "synthesis" and vote.status == Outcome.DONE:
-            self.stream(key, vote.label, vote.text)  # the rest of it, from the stored vote
+        if row.kind == "synthesis" and row.status == Outcome.DONE:
+            self.stream(key, row.label, row.text)  # the rest of it, from the stored contribution
             self.out.write("")
             return
-        stats = f"{vote.tokens_in + vote.tokens_out} tokens · ${vote.cost:.4f} · {vote.latency_ms / 1000:.1f} s"
-        self.out.write(self.style.MIGRATE_LABEL(f"\n{vote.label} · {vote.kind} · {vote.status} · {stats}"))
-        if vote.status != Outcome.DONE:
-            self.out.write(self.style.ERROR(vote.error or vote.status))
-        self.out.write(vote.text.strip())
+        stats = f"{row.tokens_in + row.tokens_out} tokens · ${row.cost:.4f} · {row.latency_ms / 1000:.1f} s"
+        self.out.write(self.style.MIGRATE_LABEL(f"\n{row.label} · {row.kind} · {row.status} · {stats}"))
+        if row.status != Outcome.DONE:
+            self.out.write(self.style.ERROR(row.error or row.status))
+        self.out.write(row.text.strip())
 
     def finish(self) -> str:
         question = Question.objects.get(pk=self.question_id)

@@ -3,7 +3,7 @@
 The queue is django-tasks-db's (rows claimed with SELECT … FOR UPDATE SKIP LOCKED, as its own
 db_worker does); this worker differs only in running up to --concurrency debates on one event
 loop, since a debate waits on the network, not the CPU. Every poll it also enqueues runs whose
-lease lapsed (their worker died), so another worker resumes them from the last stored vote.
+lease lapsed (their worker died), so another worker resumes them from the last stored contribution.
 
 SIGTERM/SIGINT: stop taking work, let running debates finish for --drain seconds, then stop
 them; their leases are released at once so another worker resumes them.
