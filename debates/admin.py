@@ -266,16 +266,16 @@ class QuestionAdmin(admin.ModelAdmin):
         synthesis = getattr(question, "synthesis", None)
         return linebreaksbr(synthesis.text) if synthesis else "—"
 
-    @admin.display(description="Votes")
+    @admin.display(description="Contributions")
     def contributions_table(self, question: Question) -> str:
-        rows = Contribution.objects.filter(round__question=question).select_related("round", "panelist")
-        if not rows:
+        stored = Contribution.objects.filter(round__question=question).select_related("round", "panelist")
+        if not stored:
             return "—"
         head = format_html_join("", "<th>{}</th>", ((column,) for column in CONTRIBUTION_COLUMNS))
         rows = format_html_join(
             "",
             "<tr>" + "<td>{}</td>" * len(CONTRIBUTION_COLUMNS) + "</tr>",
-            (_contribution_row(row) for row in rows),
+            (_contribution_row(row) for row in stored),
         )
         return format_html("<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>", head, rows)
 
