@@ -63,6 +63,8 @@ class ContributionRetrying(Event):
 
 # Contributions that are not model calls (the one rule for the calls counted, stored and live).
 NOT_CALLS = frozenset({"grounding"})
+# Contributions that are ballots: they carry a decision (asked in JSON) and are counted for consensus.
+BALLOT_KINDS = frozenset({"vote", "revote", "tiebreak"})
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ while enough voices answer. The report always says what ran, never what was inte
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from debates.engine.events import ContributionResult
+from debates.engine.events import BALLOT_KINDS, ContributionResult
 from debates.engine.prompts import PROMPTS_VERSION
 from debates.engine.spec import RunSpec, Seat
 from debates.engine.vocabulary import FailurePolicy, Method, Outcome
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
 # A stand-in's method, in order of preference: the first one no active voice follows.
 FORCED_METHODS = (Method.COUNTER_EVIDENCE, Method.FIRST_PRINCIPLES, Method.OUTSIDE_VIEW, Method.REPRODUCE)
-BALLOT_ROUNDS = {"vote", "revote"}
 
 
 def reason(result: ContributionResult) -> str:
@@ -84,7 +83,7 @@ class Lineup:
     def drop(self, seat: Seat, result: ContributionResult, step: "Step") -> None:
         self.active = [s for s in self.active if s.key != seat.key]
         self.dropped[seat.key] = reason(result)
-        if step.kind in BALLOT_ROUNDS:
+        if step.kind in BALLOT_KINDS:
             self.degradations.append(
                 f"{seat.label} failed in {step.title} ({self.dropped[seat.key]}): it does not vote, and the "
                 "threshold applies to the votes cast."

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from debates.engine import calls, dossier, prompts, vote
 from debates.engine.consensus import Consensus
 from debates.engine.events import (
+    BALLOT_KINDS,
     ContributionResult,
     PanelChanged,
     PhaseChanged,
@@ -93,7 +94,7 @@ class Run:
         stored = self.prior.get((step.index, seat.key))
         if stored is not None:
             return await calls.finish(self.sink, stored, replayed=True)
-        voice = replace(seat.voice, json_output=True) if step.kind in vote.BALLOT_KINDS else seat.voice
+        voice = replace(seat.voice, json_output=True) if step.kind in BALLOT_KINDS else seat.voice
         result = await calls.call(self.sink, step.index, replace(seat, voice=voice), step.kind, messages, check)
         storing = asyncio.current_task()
         assert storing is not None, "a call always runs inside a task"
@@ -107,7 +108,7 @@ class Run:
         """Before storing: plumbing our prompts put in the text goes, ballots get their fields."""
         if result.text:
             result = replace(result, text=dossier.unquote(result.text, self.labels()))
-        if result.ok and result.kind in vote.BALLOT_KINDS:
+        if result.ok and result.kind in BALLOT_KINDS:
             result = vote.enrich(self, result)
         return result
 

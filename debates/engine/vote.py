@@ -18,8 +18,6 @@ if TYPE_CHECKING:
     from debates.engine.protocols import Step
     from debates.engine.run import Run
 
-BALLOT_KINDS = frozenset({"vote", "revote", "tiebreak"})
-
 
 def enrich(run: "Run", result: ContributionResult) -> ContributionResult:
     """Structured fields of a ballot, and the sycophancy flag of a changed vote, before storing."""
@@ -33,9 +31,9 @@ def enrich(run: "Run", result: ContributionResult) -> ContributionResult:
     return result
 
 
-def ballot_prompt(run: "Run", step_kind: str, **values: str) -> list[Message]:
+def ballot_prompt(run: "Run", step_kind: str, method: str = Method.NONE, **values: str) -> list[Message]:
     role = "tiebreaker" if step_kind == "tiebreak" else "panelist"
-    return prompts.messages(step_kind, values.pop("method", Method.NONE), role=role, brief=run.brief(),
+    return prompts.messages(step_kind, method, role=role, brief=run.brief(),
                             options_block=consensus.options_block(run.spec.options), **values)  # fmt: skip
 
 
