@@ -18,7 +18,16 @@ from django.utils import timezone
 
 from debates import crypto
 from debates.engine.events import ContributionResult
-from debates.engine.vocabulary import FINISHED, Criticality, FailurePolicy, Method, Outcome, Protocol, Status
+from debates.engine.vocabulary import (
+    FINISHED,
+    Criticality,
+    DebateMode,
+    FailurePolicy,
+    Method,
+    Outcome,
+    Protocol,
+    Status,
+)
 from debates.presets import PRESETS, Wire
 
 ZERO = Decimal("0")
@@ -189,6 +198,13 @@ class Panel(models.Model):
     quorum = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Quorum policy: minimum answering voices."
     )
+    debate = models.CharField(
+        max_length=16,
+        choices=DebateMode.choices(),
+        default=DebateMode.ALWAYS,
+        help_text="Teorema and adversarial: on_dissent skips the debate when a mixed panel's blind answers "
+        "agree, and otherwise debates only the contested claims.",
+    )
     default_criticality = models.CharField(max_length=8, choices=Criticality.choices(), default=Criticality.MEDIUM)
     is_default = models.BooleanField(default=False)
 
@@ -269,6 +285,9 @@ class Question(models.Model):
     options = models.JSONField(
         default=list, blank=True, help_text="Vote: the decisions to choose from (empty: the panel's options, if any)."
     )
+    debate = models.CharField(
+        max_length=16, choices=DebateMode.choices(), blank=True, help_text="Blank: the panel's setting."
+    )
     is_private = models.BooleanField(default=True)
     status = models.CharField(max_length=16, choices=Status.choices(), default=Status.QUEUED, db_index=True)
     phase = models.CharField(max_length=120, blank=True)
@@ -280,6 +299,9 @@ class Question(models.Model):
         default=dict, blank=True, help_text="What actually ran: voices, degradations, heterogeneity."
     )
     consensus = models.JSONField(default=dict, blank=True)
+    ledger = models.JSONField(
+        default=dict, blank=True, help_text="Claims, attacks, concessions, position changes (engine.ledger)."
+    )
     verdict = models.TextField(blank=True)
     human_decision = models.TextField(blank=True)
     human_decided_by = models.ForeignKey(
@@ -390,6 +412,7 @@ class Contribution(models.Model):
     cost = models.DecimalField(max_digits=12, decimal_places=6, default=ZERO)
     latency_ms = models.PositiveIntegerField(default=0)
     finish_reason = models.CharField(max_length=40, blank=True)
+    ledger = models.JSONField(default=dict, blank=True, help_text="Its closing block as read: claims, attacks…")
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -125,7 +125,7 @@ def parse_ballot(label: str, text: str, options: tuple[str, ...] = ()) -> Ballot
 
     With ``options``, the decision must name one of them and becomes that option as written.
     """
-    for obj in reversed(_objects(_without_thinking(text)[-MAX_TEXT:])):  # the vote is at the end
+    for obj in reversed(_objects(without_thinking(text)[-MAX_TEXT:])):  # the vote is at the end
         fields = _vote_fields(obj)
         if fields is not None:
             decision = _decision(fields[next(k for k in fields if k in DECISION_KEYS)])
@@ -186,7 +186,7 @@ def _fraction(value: float | str) -> float:
     return number / 100
 
 
-def _without_thinking(text: str) -> str:
+def without_thinking(text: str) -> str:
     """What follows the last think block (closed, or with only its end kept by the server), and
     nothing of a think block cut off before it closed."""
     closes = [m.end() for m in THINK_CLOSE.finditer(text)]

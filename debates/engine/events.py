@@ -5,6 +5,7 @@ persists a step when its ``*Finished`` event arrives, so an awaited emit means "
 Chunks are raw provider deltas; the sink coalesces them for the browser.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Protocol
@@ -90,6 +91,7 @@ class ContributionResult:
     cost: Decimal = Decimal("0")
     latency_ms: int = 0
     finish_reason: str = ""
+    ledger: Mapping[str, Any] = field(default_factory=dict)  # ledger.read(): claims, attacks, replies, change
 
     @property
     def ok(self) -> bool:
@@ -124,6 +126,13 @@ class PanelChanged(Event):
 @dataclass(frozen=True)
 class ConsensusEvaluated(Event):
     consensus: dict[str, Any]  # consensus.Consensus.as_dict(), stored as JSON
+
+
+@dataclass(frozen=True)
+class LedgerUpdated(Event):
+    """The claim ledger after a panel round: claims, what happened to them, stances."""
+
+    ledger: dict[str, Any]  # ledger.Ledger.as_dict(), stored as JSON
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from debates.providers.base import Message
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 # Bump when a template changes meaning; recorded with each run.
-PROMPTS_VERSION = 2
+PROMPTS_VERSION = 3
 
 METHODS: dict[str, str] = {
     Method.NONE: "",

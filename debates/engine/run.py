@@ -14,10 +14,12 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from debates.engine import calls, dossier, prompts, vote
+from debates.engine import ledger as ledgers
 from debates.engine.consensus import Consensus
 from debates.engine.events import (
     BALLOT_KINDS,
     ContributionResult,
+    LedgerUpdated,
     PanelChanged,
     PhaseChanged,
     RoundFinished,
@@ -34,6 +36,8 @@ from debates.providers.base import Message
 Prior = dict[tuple[int, str], ContributionResult]
 Check = Callable[[str], str]
 Build = Callable[[Seat, int], list[Message]]
+# Contributions whose closing block feeds the claim ledger (a re-vote's ballot feeds it by its decision).
+LEDGER_KINDS = frozenset({"answer", "critique", "final", "critique_final", "debate", "dissent", "vote"})
 
 
 class Grounder(Protocol):
@@ -72,21 +76,27 @@ class Run:
         self.results: dict[int, dict[str, ContributionResult]] = {}  # round index -> seat key -> accepted result
         self.grounding = spec.grounding
         self.consensus: Consensus | None = None
+        self.dissent: ledgers.DissentCheck | None = None  # debate = on_dissent: what the blind round showed
         self.calls_planned = planned_calls(self.steps, len(spec.seats))
         self.storing: set[asyncio.Task[Any]] = set()  # calls whose result is being stored right now
 
     async def walk(self) -> RunFinished:
-        reported = self.lineup.report(self.calls_planned)
+        reported = self.report()
         await self.sink.emit(PanelChanged(reported))
         for step in self.steps:
             await self.sink.emit(PhaseChanged(step.title, step.index + 1, len(self.steps)))
             outcome = await step.action(self, step)
-            if (report := self.lineup.report(self.calls_planned)) != reported:
+            if (report := self.report()) != reported:
                 reported = report
                 await self.sink.emit(PanelChanged(report))
             if outcome is not None:
                 return outcome
         raise AssertionError("every protocol ends with a synthesis or a decision")  # pragma: no cover
+
+    def report(self) -> dict[str, Any]:
+        """The panel running, and (debate = on_dissent) whether the debate ran and what skipping it saved."""
+        report = self.lineup.report(self.calls_planned)
+        return report | {"debate": self.dissent.as_dict()} if self.dissent else report
 
     # --- calls -------------------------------------------------------------------------
     async def one(self, step: Step, seat: Seat, messages: list[Message], check: Check = no_check) -> ContributionResult:
@@ -110,6 +120,8 @@ class Run:
             result = replace(result, text=dossier.unquote(result.text, self.labels()))
         if result.ok and result.kind in BALLOT_KINDS:
             result = vote.enrich(self, result)
+        if result.ok and result.kind in LEDGER_KINDS:
+            result = replace(result, ledger=ledgers.read(result.kind, result.text, result.label))
         return result
 
     async def solo(
@@ -147,6 +159,7 @@ class Run:
         self.lineup.check_enough(step)
         await self.sink.emit(RoundFinished(step.index, "done"))
         self.results[step.index] = ok
+        await self.sink.emit(LedgerUpdated(self.ledger().as_dict()))
         return ok
 
     async def gather(self, step: Step, jobs: list[tuple[Seat, list[Message], Check]]) -> list[ContributionResult]:
@@ -208,7 +221,11 @@ class Run:
         """(label, text) of a step's accepted results — never a failed or gated one."""
         if step is None:
             return []
-        return [(r.label, r.text) for key, r in self.results.get(step.index, {}).items() if key != exclude]
+        return [
+            (r.label, ledgers.with_claims(r.text, r.ledger))
+            for key, r in self.results.get(step.index, {}).items()
+            if key != exclude
+        ]
 
     def fenced(self, step: Step | None, exclude: str = "", rotation: int = 0) -> str:
         """A step's accepted results as a dossier, scrubbed, in this reader's order."""
@@ -216,7 +233,9 @@ class Run:
 
     def own(self, step: Step | None, seat: Seat) -> str:
         result = self.results.get(step.index, {}).get(seat.key) if step else None
-        return dossier.dossier([(seat.label, result.text)], self.spec.all_names()) if result else "(no answer)"
+        if result is None:
+            return "(no answer)"
+        return dossier.dossier([(seat.label, ledgers.with_claims(result.text, result.ledger))], self.spec.all_names())
 
     def brief(self) -> str:
         return prompts.brief(self.spec.question, self.spec.context, self.grounding)
@@ -225,9 +244,36 @@ class Run:
         """Every panel step that produced accepted results, in order: what the moderator reads."""
         return [s for s in self.steps if s.panel and self.results.get(s.index)]
 
+    def ledger(self) -> ledgers.Ledger:
+        """The claim ledger of every panel round so far, in round order."""
+        entries = [
+            ledgers.Entry(step.index, r.label, r.kind, r.ledger, r.decision if r.kind in BALLOT_KINDS else "",
+                          r.reasoning)
+            for step in self.panel_steps()
+            for r in self.results[step.index].values()
+        ]  # fmt: skip
+        return ledgers.Ledger(entries, self.spec.similarity)
+
+    def claims_note(self, source: Step | None) -> str:
+        """The claims a debate works on: only the contested ones when the blind round split the
+        panel (debate = on_dissent), else those of the blind answers when the dossier no longer
+        shows them (a later debate round)."""
+        claims = self.ledger().claims
+        if self.dissent is not None and self.dissent.contested:
+            listed = "\n".join(f"- {c}: {claims[c]['text']}" for c in self.dissent.contested if c in claims)
+            settled = f"The blind answers agree on {', '.join(self.dissent.shared)}: do not relitigate them. " if (
+                self.dissent.shared) else ""  # fmt: skip
+            return f"\n{settled}Debate only these contested claims:\n{listed}\n"
+        if source is not None and source.kind != "answer" and claims:
+            listed = "\n".join(f"- {c}: {claim['text']}" for c, claim in claims.items())
+            return f"\nThe claims of the blind answers:\n{listed}\n"
+        return ""
+
     def notes(self) -> list[str]:
         """What the moderator must weigh besides the text: stand-ins, drops, flags (truncation included)."""
         found = list(self.lineup.degradations)
+        if self.dissent is not None and self.dissent.skip:
+            found.append(f"No debate ran: {self.dissent.reason}. Only the blind answers are in the record.")
         for step in self.panel_steps():
             for result in self.results[step.index].values():
                 where = f"{result.label} ({step.title.split(' — ')[0]})"

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, replace
 
-from debates.engine.vocabulary import Criticality, FailurePolicy, Method, Protocol
+from debates.engine.vocabulary import Criticality, DebateMode, FailurePolicy, Method, Protocol
 from debates.providers.base import Voice
 
 
@@ -59,6 +59,7 @@ class RunSpec:
     grounding: str = ""  # verified facts (markdown) computed before the panel, if any
     options: tuple[str, ...] = ()  # the asker's options: voters pick one verbatim
     fallback_moderator: Seat | None = None  # writes the synthesis if the moderator fails
+    debate: DebateMode = DebateMode.ALWAYS  # on_dissent: skip the debate when a mixed panel agrees
 
     def all_names(self) -> set[str]:
         extras = (self.tie_breaker, self.fallback_moderator)

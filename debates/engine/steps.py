@@ -5,13 +5,15 @@ the run ends there (a direct answer, the synthesis) or None to go on.
 """
 
 import json
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from debates.engine import calls, gates, prompts
+from debates.engine import calls, consensus, gates, prompts
+from debates.engine import ledger as ledgers
 from debates.engine import synthesis as reader
 from debates.engine.events import ContributionResult, RoundFinished, RoundStarted, RunFinished
 from debates.engine.policy import RunStopped
-from debates.engine.vocabulary import Criticality, Outcome, Protocol, Status
+from debates.engine.vocabulary import Criticality, DebateMode, Outcome, Protocol, Status
 from debates.providers.base import Message
 
 if TYPE_CHECKING:
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
     from debates.engine.run import Run
 
 SYMPY = "sympy"
+DEBATE_KINDS = frozenset({"debate", "critique", "final", "critique_final"})  # what debate = on_dissent may skip
 
 
 async def grounding(run: "Run", step: "Step") -> None:
@@ -45,10 +48,53 @@ async def answer(run: "Run", step: "Step") -> None:
         lambda seat, _position: prompts.messages("answer", seat.method, brief=brief),
         check=lambda text: gates.gate(text, run.spec.question),
     )
+    if run.spec.debate == DebateMode.ON_DISSENT:
+        run.dissent = check_dissent(run, step)
+
+
+def check_dissent(run: "Run", step: "Step") -> ledgers.DissentCheck:
+    """After the blind round: does the panel agree (the criticality's threshold over every voice
+    that answered), and which claims are contested? Skipping is reported with what it saved."""
+    ledger = run.ledger()
+    answered = run.results[step.index]
+    decisions = ledger.decisions()
+    ballots = [consensus.Ballot(label, decision, None, "") for label, decision in decisions.items()]
+    groups, _ = consensus.group(ballots, run.spec.similarity) if ballots else ([], [])
+    threshold = consensus.THRESHOLDS[run.spec.criticality]
+    top = len(groups[0][1]) if groups else 0
+    agreement, needed = f"{top}/{len(answered)}", f"{threshold.numerator}/{threshold.denominator}"
+    agreed = len(answered) >= consensus.MIN_VOTES and top * threshold.denominator >= threshold.numerator * len(
+        answered
+    )  # exact fractions, over every voice that answered (one without an ANSWER line does not agree)
+    check = ledgers.dissent(
+        ledger, agreed, agreement, needed, run.lineup.heterogeneity().strength == "strong", run.contradictions()
+    )
+    if not check.skip:
+        return check
+    skipped = [s for s in run.steps if s.kind in DEBATE_KINDS]
+    tokens, cost = 0, Decimal("0")
+    written = sum(r.tokens_out for r in answered.values())
+    for result in answered.values():  # each skipped call would have read every answer and written as much again
+        voice = run.lineup.by_key(result.seat).voice
+        tokens_in, tokens_out = result.tokens_in + written, result.tokens_out
+        tokens += tokens_in + tokens_out
+        cost += (tokens_in * voice.price_in + tokens_out * voice.price_out) / Decimal(1_000_000)
+    return ledgers.DissentCheck(
+        True, check.reason, agreement, needed, check.contested, check.shared,
+        calls_saved=len(skipped) * len(answered), tokens_saved=tokens * len(skipped),
+        cost_saved=(cost * len(skipped)).quantize(Decimal("0.000001")),
+    )  # fmt: skip
+
+
+def skipping(run: "Run") -> bool:
+    """debate = on_dissent and the blind round agreed: no debate round runs."""
+    return run.dissent is not None and run.dissent.skip
 
 
 async def debate(run: "Run", step: "Step") -> None:
     """Teorema: each voice confirms, corrects or refutes the latest dossier (answers, then debates)."""
+    if skipping(run):
+        return
     await discuss(run, step, run.latest("answer", "debate", before=step))
 
 
@@ -57,7 +103,12 @@ async def discuss(run: "Run", step: "Step", source: "Step | None") -> None:
     await run.panel_round(
         step,
         lambda seat, position: prompts.messages(
-            "debate", seat.method, brief=run.brief(), label=seat.label, dossier=run.fenced(source, rotation=position)
+            "debate",
+            seat.method,
+            brief=run.brief(),
+            label=seat.label,
+            dossier=run.fenced(source, rotation=position),
+            contested=run.claims_note(source),
         ),
         check=gates.phantom,
     )
@@ -65,6 +116,8 @@ async def discuss(run: "Run", step: "Step", source: "Step | None") -> None:
 
 async def critique(run: "Run", step: "Step") -> None:
     """Each voice attacks the others' latest positions (merged runs: and states its final position)."""
+    if skipping(run):
+        return
     source = run.latest("answer", "critique", before=step)
     await run.panel_round(
         step,
@@ -74,6 +127,7 @@ async def critique(run: "Run", step: "Step") -> None:
             brief=run.brief(),
             label=seat.label,
             dossier=run.fenced(source, seat.key, rotation=position),
+            contested=run.claims_note(source),
         ),
         check=gates.phantom,
     )
@@ -81,6 +135,8 @@ async def critique(run: "Run", step: "Step") -> None:
 
 async def final(run: "Run", step: "Step") -> None:
     """Each voice answers the critiques of the last cross-critique round, from its own blind answer."""
+    if skipping(run):
+        return
     blind, critiques = run.latest("answer", before=step), run.latest("critique", before=step)
     await run.panel_round(
         step,
@@ -154,6 +210,7 @@ async def synthesis(run: "Run", step: "Step") -> RunFinished:
             dossier=record,
             evidence_note=f"\nEvidence strength: {heterogeneity.note}\n{weigh}",
             contradictions=block("Claims contradicting the verified facts", run.contradictions()),
+            ledger=ledger_block(run),
         )
 
     result = await run.solo(step, run.spec.moderator, ask(), check=gates.phantom)
@@ -176,6 +233,16 @@ async def synthesis(run: "Run", step: "Step") -> RunFinished:
         sections=[list(pair) for pair in reading.sections],
         evidence_strength=heterogeneity.strength,
         reveal=run.lineup.reveal(),
+    )
+
+
+def ledger_block(run: "Run") -> str:
+    text = run.ledger().for_moderator()
+    return (
+        f"\nThe claim ledger (read by the program from the panelists' closing blocks; build the audit "
+        f"trail of attacks accepted and rejected from it, and check it against the text):\n{text}\n"
+        if text
+        else ""
     )
 
 

@@ -50,6 +50,13 @@ class Criticality(Labelled):
     HIGH = "high", "High (4/5 agreement, else human review)"
 
 
+class DebateMode(Labelled):
+    """When the debate rounds run: always, or only where the blind round splits the panel."""
+
+    ALWAYS = "always", "Always debate"
+    ON_DISSENT = "on_dissent", "Debate only where the panel splits (skip it when a mixed panel agrees)"
+
+
 class Method(Labelled):
     """The method a voice is made to follow, so voices on the same model still reason apart."""
 

@@ -15,6 +15,7 @@ from debates.engine.events import (
     ContributionFinished,
     ContributionResult,
     Event,
+    LedgerUpdated,
     PanelChanged,
     PhaseChanged,
     RoundFinished,
@@ -47,6 +48,8 @@ class Recorder:
                 await self.questions.aupdate(panel_run=panel_run)
             case ConsensusEvaluated(consensus=consensus):
                 await self.questions.aupdate(consensus=consensus)
+            case LedgerUpdated(ledger=ledger):
+                await self.questions.aupdate(ledger=ledger)
             case RunFinished():
                 await self.finish(event)
 

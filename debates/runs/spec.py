@@ -8,7 +8,7 @@ from debates import providers
 from debates.engine.dossier import shuffled_labels
 from debates.engine.events import ContributionResult
 from debates.engine.spec import RunSpec, Seat
-from debates.engine.vocabulary import Criticality, FailurePolicy, Method, Protocol
+from debates.engine.vocabulary import Criticality, DebateMode, FailurePolicy, Method, Protocol
 from debates.models import Contribution, Panelist, Question
 
 
@@ -81,6 +81,7 @@ def spec_for(question: Question) -> RunSpec:
         failure_policy=FailurePolicy(panel.failure_policy),
         quorum=panel.quorum,
         similarity=settings.TEOREMA["VOTE_SIMILARITY"],
+        debate=DebateMode(question.debate or panel.debate),
     )
 
 

@@ -85,3 +85,28 @@ async def test_a_run_killed_mid_round_never_asks_a_completed_vote_again(question
     for seat in finished_votes:
         blind = [r for r in fake_provider.requests_for(seat_model[seat]) if "on your own" in r.prompt]
         assert len(blind) == 1, f"{seat} was asked again"
+
+
+async def test_a_resumed_run_keeps_its_ledger_and_its_on_dissent_decision(question, fake_provider):
+    """Claims are read once and stored with each contribution: a run killed after the blind round
+    resumes with the same ledger, and on_dissent decides the same way without asking anyone again."""
+    labels = {e["seat"]: e["label"] for e in question.roster}
+    for entry in question.roster:
+        if entry["seat"].startswith("p"):
+            fake_provider.script(entry["model"], (
+                "Reads dominate.\n\nANSWER: Add read replicas\nCLAIMS:\n"
+                "1. [fact] Reads are 90% of the queries | confidence: 80% | falsified if: logs show more writes"
+            ))  # fmt: skip
+    question.debate = "on_dissent"
+    await question.asave()
+    with pytest.raises(Crash):
+        await run_once(question, lambda e: isinstance(e, PhaseChanged) and e.step == 3)
+    stored = await Question.objects.aget(pk=question.pk)
+    assert sorted(c["id"] for c in stored.ledger["claims"]) == sorted(f"{lab[-1]}1" for s, lab in labels.items()
+                                                                       if s.startswith("p"))  # fmt: skip
+    asked = len(fake_provider.requests)
+    assert (await run_once(question)).status == "done"
+    assert len(fake_provider.requests) == asked + 1  # only the moderator: answers replayed, debate skipped
+    resumed = await Question.objects.aget(pk=question.pk)
+    assert resumed.ledger["claims"] == stored.ledger["claims"]
+    assert resumed.panel_run["debate"]["skipped"] is True

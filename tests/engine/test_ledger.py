@@ -1,0 +1,275 @@
+"""The claim ledger end to end on the fake provider server, and debate only where the panel splits.
+
+Voices answer in the shapes real models use (bold headings, other languages, JSON claims, no
+block at all); the ledger must record claims, attacks, concessions and position changes, give
+them to the moderator, survive a resume, and let ``debate = on_dissent`` skip the debate
+exactly when a mixed panel agrees — as the request log shows.
+"""
+
+import pytest
+
+from debates.engine.events import ContributionFinished, LedgerUpdated, PanelChanged, RoundStarted
+from debates.engine.run import run
+from tests.fakes.answers import SYNTHESIS
+
+WIRES = ["openai", "anthropic", "gemini"]
+MODELS = ["model-alpha", "model-beta", "model-gamma"]
+
+
+def answer_block(
+    answer: str, *claims: str, lead: str = "Reads dominate this workload, so the load is on reads."
+) -> str:
+    listed = "\n".join(f"{i}. {c}" for i, c in enumerate(claims, 1))
+    return f"{lead}\n\nANSWER: {answer}\nCLAIMS:\n{listed}\n"
+
+
+REPLICAS_A = answer_block(
+    "Add read replicas",
+    "[fact] Reads are 90% of the queries | confidence: 85% | falsified if: pg_stat_statements shows >30% writes",
+    "[inference] Replicas halve the primary's load | confidence: 70% | falsified if: replica lag exceeds 1 s",
+)
+REPLICAS_B = (
+    "Le repliche bastano.\n\n**RISPOSTA:** Add read replicas\n\n**AFFERMAZIONI:**\n"
+    "- [fatto] Reads are 90% of the queries (80%) — falsificato se: i log mostrano più scritture\n"
+    "- [speculazione] Sharding will not be needed for two years | confidence: 50% | falsified if: growth doubles\n"
+)
+SHARD_C = answer_block(
+    "Shard the database",
+    "[fact] Reads are about 90% of the queries | confidence: 90% | falsified if: the logs show more writes",
+    "[fact] The dataset outgrows one node within a year | confidence: 75% | falsified if: growth stays under 20%",
+)
+AGREE_C = answer_block(
+    "Add read replicas",
+    "[fact] Reads are ninety percent of the queries | confidence: 80% | falsified if: writes exceed 30%",
+)
+
+
+LONG_NO_LINE = "Read replicas, surely: the workload is dominated by reads and replicas scale reads cheaply."
+
+
+def voice(answer: str, later: str = "") -> object:
+    """A voice that answers the blind round with ``answer`` and every later round with ``later``."""
+    return lambda r: (
+        answer if "on your own" in r.prompt else later or "I keep my answer. CHANGE: none | no new evidence"
+    )
+
+
+@pytest.fixture
+def panel(fake_provider, spec_factory):
+    def build(answers: list[object], protocol: str = "teorema", **settings):
+        for model, answer in zip(MODELS, answers, strict=True):
+            fake_provider.script(model, answer)
+        fake_provider.script("model-moderator", SYNTHESIS)
+        return spec_factory(3, models=MODELS, wires=WIRES, protocol=protocol, **settings)
+
+    return build
+
+
+def ledgers(sink) -> list[dict]:
+    return [e.ledger for e in sink.of(LedgerUpdated)]
+
+
+async def test_teorema_records_claims_confirmations_refutations_and_changes(panel, fake_provider, sink):
+    debate_a = (
+        "I was partly wrong.\n\nON CLAIMS:\n- C2 refute | growth is 15%/yr per the capacity report\n"
+        "- A2 correct | replicas take reads, not writes: the load falls by the read share only\n"
+        "- B1 confirm | matches our own measurement\nCHANGE: partial | A2 overstated the effect\n"
+        "ANSWER: Add read replicas"
+    )
+    debate_c = "ON CLAIMS:\n- A1 confirm | the 90% figure holds\nCHANGE: total\nANSWER: Add read replicas"
+    spec = panel([voice(REPLICAS_A, debate_a), voice(REPLICAS_B), voice(SHARD_C, debate_c)])
+    finished = await run(spec, sink)
+    assert finished.status == "done"
+    ledger = ledgers(sink)[-1]
+    claims = {c["id"]: c for c in ledger["claims"]}
+    assert set(claims) == {"A1", "A2", "B1", "B2", "C1", "C2"}
+    assert claims["A1"]["kind"] == "fact"
+    assert claims["A1"]["confidence"] == 0.85
+    assert claims["B2"]["kind"] == "speculation"
+    assert claims["C2"]["cells"]["Panelist A"] == {"start": "", "end": "attacked"}
+    assert claims["A2"]["cells"]["Panelist A"]["end"] == "conceded"  # correcting one's own claim concedes it
+    assert claims["A1"]["cells"]["Panelist C"] == {"start": "supported", "end": "supported"}
+    assert claims["A1"]["cells"]["Panelist B"]["start"] == "supported"  # B's own B1 says the same at round 0
+    assert claims["C2"]["cells"]["Panelist C"]["end"] == "changed"
+    assert ledger["changes"]["Panelist C"]["degree"] == "total"
+    assert any("Panelist C changed its position entirely without a reason" in f for f in ledger["flags"])
+    assert ledger["stances"]["Panelist C"]["stance"] == "agrees"  # C moved to replicas
+    assert ledger["stances"]["Panelist A"]["stance"] == "partly"  # attacked C2, which nobody conceded
+    # Later rounds name claims by number; the moderator builds its audit trail from the ledger.
+    debate_prompt = next(r.prompt for r in fake_provider.requests_for("model-beta") if "Now debate" in r.prompt)
+    assert "A1 (fact, 85%; falsified if pg_stat_statements shows >30% writes) Reads are 90%" in debate_prompt
+    assert "CLAIMS:\n1." not in debate_prompt.split("<<<BEGIN", 1)[1]  # the raw block was rewritten
+    moderator = fake_provider.requests_for("model-moderator")[0].prompt
+    assert "The claim ledger" in moderator
+    assert "Panelist A attacked C2 (refute): growth is 15%/yr" in moderator
+    assert "Panelist C: total — no reason given" in moderator
+
+
+async def test_the_ledger_is_emitted_after_every_panel_round_and_stored_with_each_contribution(panel, sink):
+    spec = panel([voice(REPLICAS_A), voice(REPLICAS_B), voice(SHARD_C)], rounds=2)
+    await run(spec, sink)
+    rounds = [e for e in sink.of(RoundStarted) if e.kind in ("answer", "debate")]
+    assert len(ledgers(sink)) == len(rounds) == 3
+    answers = [e.result for e in sink.of(ContributionFinished) if e.result.kind == "answer"]
+    assert {r.label: len(r.ledger["claims"]) for r in answers} == {"Panelist A": 2, "Panelist B": 2, "Panelist C": 2}
+
+
+async def test_answers_with_missing_or_unreadable_claims_still_count_and_invent_nothing(panel, fake_provider, sink):
+    no_block = "Add read replicas: reads dominate. I am fairly sure of it."
+    garbage = "Replicas.\n\nCLAIMS:\n- \n- ???\n"
+    spec = panel([voice(REPLICAS_A), voice(no_block), voice(garbage)])
+    finished = await run(spec, sink)
+    assert finished.status == "done"
+    ledger = ledgers(sink)[-1]
+    assert {c["author"] for c in ledger["claims"]} == {"Panelist A"}
+    assert ledger["unreadable"] == ["Panelist B", "Panelist C"]
+    statuses = {e.result.label: e.result.ledger["claims_status"] for e in sink.of(ContributionFinished)
+                if e.result.kind == "answer"}  # fmt: skip
+    assert statuses == {"Panelist A": "ok", "Panelist B": "missing", "Panelist C": "unreadable"}
+    moderator = fake_provider.requests_for("model-moderator")[0].prompt
+    assert "claims of Panelist B, Panelist C: could not be read" in moderator
+
+
+async def test_adversarial_records_attacks_replies_and_the_sycophancy_signal(panel, fake_provider, sink):
+    critique_b = (
+        'Cross-critique.\n\nATTACKS:\n- A2 [logical gap] "Replicas halve the primary\'s load" | evidence: writes '
+        "still go to the primary, so the load falls by the read share only\n"
+        '- C2 [factual error] "outgrows one node within a year" | evidence: 12 months of growth were 15%\n'
+        '- B9 [factual error] "nothing" | evidence: a claim that does not exist'
+    )
+    final_a = (
+        "My final position.\n\nREPLIES:\n- A2 conceded | B is right: writes stay on the primary (10% of queries)\n"
+        "CHANGE: partial | A2 was overstated\nANSWER: Add read replicas"
+    )
+    final_c = "REPLIES:\n- C2 defended | the 15% ignores the new product line\nCHANGE: none\nANSWER: Shard the database"
+
+    def speaks(answer: str, critique: str = "", final: str = ""):
+        def respond(r):
+            if "on your own" in r.prompt:
+                return answer
+            if "State your final position" not in r.prompt:
+                return critique or 'ATTACKS:\n- B1 [weak evidence] "90%" | evidence: one day of logs only'
+            return final or "CHANGE: total\nANSWER: Shard the database"
+
+        return respond
+
+    spec = panel([speaks(REPLICAS_A, final=final_a), speaks(REPLICAS_B, critique_b), speaks(SHARD_C, final=final_c)],
+                 protocol="adversarial", rounds=2, force_panel=True)  # fmt: skip
+    finished = await run(spec, sink)
+    assert finished.status == "done"
+    ledger = ledgers(sink)[-1]
+    claims = {c["id"]: c for c in ledger["claims"]}
+    assert claims["A2"]["cells"]["Panelist B"]["end"] == "attacked"
+    assert claims["A2"]["cells"]["Panelist A"]["end"] == "conceded"
+    assert claims["A2"]["status"] == "conceded"
+    assert claims["C2"]["cells"]["Panelist C"]["end"] == "defended"
+    assert claims["C2"]["status"] == "contested"
+    assert [u["target"] for u in ledger["unmatched"]] == ["B9"]
+    attack = next(e for e in ledger["events"] if e["target"] == "A2" and e["what"] == "attacked")
+    assert attack["kind"] == "logical_gap"
+    assert attack["quote"] == "Replicas halve the primary's load"
+    assert ledger["changes"]["Panelist B"]["degree"] == "total"
+    assert any("Panelist B changed its position entirely without a reason" in f for f in ledger["flags"])
+    # The critique prompt numbers the others' claims so an attack can name one; a voice's own is left out.
+    critique = next(r.prompt for r in fake_provider.requests_for("model-beta") if "Cross-critique" in r.prompt)
+    assert "A2 (inference, 70%" in critique
+    assert "B1 (" not in critique
+
+
+async def test_the_vote_protocol_records_claims_from_ballots_and_changes_on_revote(panel, sink):
+    def voter(first: str, second: str):
+        def respond(r):
+            if "Decide." in r.prompt:
+                return first
+            if "vote again" in r.prompt:
+                return second
+            return "ON CLAIMS:\n- A1 refute | cost is not the only criterion"
+
+        return respond
+
+    ballot_a = '{"decision": "PostgreSQL", "confidence": 0.8, "reasoning": "mature", "claims": ["It is mature"]}'
+    ballot_b = "{'decision': 'MySQL', 'confidence': 0.6, 'reasoning': 'cheaper', 'claims': ['Hosting is cheaper']}"
+    revote_b = '{"decision": "PostgreSQL", "confidence": 0.7, "reasoning": "A showed the cost gap is under 5%"}'
+    spec = panel([voter(ballot_a, ballot_a), voter(ballot_b, revote_b), voter(ballot_b, ballot_b)],
+                 protocol="vote", revote_on_dissent=True, criticality="high")  # fmt: skip
+    await run(spec, sink)
+    ledger = ledgers(sink)[-1]
+    assert {c["id"]: c["text"] for c in ledger["claims"]} == {
+        "A1": "It is mature",
+        "B1": "Hosting is cheaper",
+        "C1": "Hosting is cheaper",
+    }
+    assert ledger["changes"]["Panelist B"] == {
+        "degree": "total", "reason": "A showed the cost gap is under 5%", "round": 3, "kind": "revote",
+    }  # fmt: skip
+    assert ledger["changes"]["Panelist C"]["degree"] == "none"
+    assert any(e["what"] == "attacked" and e["target"] == "A1" for e in ledger["events"])
+
+
+# --- debate = on_dissent -----------------------------------------------------------------------------
+
+
+def panel_calls(fake_provider) -> list[str]:
+    return [r.model for r in fake_provider.requests if r.model != "model-moderator"]
+
+
+async def test_on_dissent_skips_the_debate_when_a_mixed_panel_agrees(panel, fake_provider, sink):
+    spec = panel([voice(REPLICAS_A), voice(REPLICAS_B), voice(AGREE_C)], debate="on_dissent", rounds=2)
+    finished = await run(spec, sink)
+    assert finished.status == "done"
+    assert sorted(panel_calls(fake_provider)) == MODELS  # the blind round only
+    assert [e.kind for e in sink.of(RoundStarted)] == ["answer", "synthesis"]
+    report = sink.of(PanelChanged)[-1].panel_run["debate"]
+    assert report["skipped"] is True
+    assert report["agreement"] == "3/3"
+    assert report["threshold"] == "3/4"
+    assert report["calls_saved"] == 6  # two debate rounds of three voices
+    assert report["tokens_saved"] > 0
+    moderator = fake_provider.requests_for("model-moderator")[0].prompt
+    assert "No debate ran: the panel agreed (3/3" in moderator
+
+
+async def test_on_dissent_debates_only_the_contested_claims_when_the_panel_splits(panel, fake_provider, sink):
+    spec = panel([voice(REPLICAS_A), voice(REPLICAS_B), voice(SHARD_C)], debate="on_dissent")
+    await run(spec, sink)
+    debates = [r.prompt for r in fake_provider.requests if "Now debate" in r.prompt]
+    assert len(debates) == 3
+    report = sink.of(PanelChanged)[-1].panel_run["debate"]
+    assert report["skipped"] is False
+    assert report["agreement"] == "2/3"
+    assert set(report["contested"]) == {"A2", "B2", "C2"}
+    assert set(report["shared"]) == {"A1", "B1", "C1"}
+    listed = debates[0].split("Debate only these contested claims:", 1)[1].split("Now debate", 1)[0]
+    assert "- A2: Replicas halve" in listed
+    assert "- C2: The dataset outgrows" in listed
+    assert "A1:" not in listed
+    assert "The blind answers agree on A1, B1, C1" in debates[0]
+
+
+async def test_on_dissent_still_debates_when_the_agreeing_panel_is_one_family(panel, fake_provider, spec_factory, sink):
+    for model in MODELS:
+        fake_provider.script(model, voice(REPLICAS_A))
+    fake_provider.script("model-moderator", SYNTHESIS)
+    spec = spec_factory(3, models=["model-alpha"] * 3, debate="on_dissent")
+    await run(spec, sink)
+    assert any("Now debate" in r.prompt for r in fake_provider.requests)
+    assert "share a model family" in sink.of(PanelChanged)[-1].panel_run["debate"]["reason"]
+
+
+async def test_on_dissent_counts_a_voice_without_an_answer_line_as_not_agreeing(panel, fake_provider, sink):
+    spec = panel([voice(REPLICAS_A), voice(REPLICAS_B), voice(LONG_NO_LINE)], debate="on_dissent",
+                 criticality="low")  # fmt: skip
+    await run(spec, sink)
+    # 2 of 3 reach the low threshold (2/3) only among the voices that answered with a line: all three count.
+    assert sink.of(PanelChanged)[-1].panel_run["debate"]["agreement"] == "2/3"
+    assert sink.of(PanelChanged)[-1].panel_run["debate"]["skipped"] is True  # 2/3 >= 2/3
+    spec = panel([voice(REPLICAS_A), voice(LONG_NO_LINE), voice(LONG_NO_LINE)], debate="on_dissent",
+                 criticality="low")  # fmt: skip
+    fake_provider.requests.clear()
+    await run(spec, sink)
+    assert any("Now debate" in r.prompt for r in fake_provider.requests)  # 1/3: a split, whatever the others think
+
+
+async def test_always_mode_reports_nothing_about_skipping(panel, sink):
+    await run(panel([voice(REPLICAS_A), voice(REPLICAS_B), voice(AGREE_C)]), sink)
+    assert "debate" not in sink.of(PanelChanged)[-1].panel_run
