@@ -115,7 +115,7 @@ class PanelAdmin(admin.ModelAdmin):
             "Run",
             {
                 "fields": [
-                    *("rounds", "merge_critique", "revote_on_dissent", "failure_policy", "quorum"),
+                    *("rounds", "debate", "merge_critique", "revote_on_dissent", "failure_policy", "quorum"),
                     *("default_criticality", "options"),
                 ]
             },

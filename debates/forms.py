@@ -11,6 +11,7 @@ from django import forms
 from django.conf import settings
 
 from debates.engine.protocols import Shape, call_steps, plan, planned_calls
+from debates.engine.vocabulary import DebateMode
 from debates.models import Criticality, Panel, Panelist, Protocol, Question
 
 # For the cost estimate shown before asking: a typical call's size, in tokens.
@@ -127,6 +128,13 @@ class AskForm(forms.Form):
         error_messages={"invalid_choice": "“%(value)s” is not a criticality: use low, medium or high."},
     )
     force_panel = forms.BooleanField(label="Always run the full panel", required=False)
+    debate = forms.ChoiceField(
+        choices=[("", "The panel's setting"), *DebateMode.choices()],
+        required=False,
+        help_text="Teorema and adversarial: “only where the panel splits” skips the debate when a mixed "
+        "panel's blind answers agree (fewer calls), and otherwise debates only the contested claims.",
+        error_messages={"invalid_choice": "“%(value)s” is not a debate setting: use always or on_dissent."},
+    )
     options = OptionsField(
         label="Options (vote protocol, optional)",
         required=False,
@@ -160,4 +168,5 @@ class AskForm(forms.Form):
             criticality=data["criticality"] or data["panel"].default_criticality,
             force_panel=data["force_panel"],
             options=data["options"],
+            debate=data["debate"],
         )

@@ -36,6 +36,13 @@ def test_a_valid_question_is_created_for_the_asker_and_started(asker, alice, off
     assert no_runs == [question]
 
 
+def test_the_asker_may_ask_for_a_debate_only_where_the_panel_splits(asker, offline_panel, no_runs):
+    ask(asker, debate="on_dissent")
+    assert Question.objects.get().debate == "on_dissent"
+    ask(asker)
+    assert Question.objects.order_by("pk").last().debate == ""  # the panel's setting
+
+
 def test_a_blank_criticality_takes_the_panels_default(asker, offline_panel, no_runs):
     offline_panel.default_criticality = "high"
     offline_panel.save()
@@ -50,6 +57,7 @@ def test_a_blank_criticality_takes_the_panels_default(asker, offline_panel, no_r
         ({"text": "   \n\t  "}, "Write a question: it is empty."),
         ({"panel": "nope"}, "There is no panel “nope”."),
         ({"criticality": "extreme"}, "“extreme” is not a criticality: use low, medium or high."),
+        ({"debate": "sometimes"}, "“sometimes” is not a debate setting: use always or on_dissent."),
     ],
 )
 def test_invalid_input_is_refused_with_a_clear_message(asker, offline_panel, no_runs, fields, message):

@@ -87,3 +87,30 @@ def test_a_synthesis_without_a_verdict_says_so_instead_of_inventing_one(scripted
     page = client.get(question.get_absolute_url()).content.decode()
     assert "The moderator wrote no verdict of its own" in page
     assert "The panel talked about replicas and sharding at length." in page
+
+
+def agreeing_answer(family: str) -> str:
+    return (
+        f"{family.upper()} says reads dominate.\n\nANSWER: Add read replicas\nCLAIMS:\n"
+        "1. [fact] Reads are 90% of the queries | confidence: 80% | falsified if: the logs show more writes\n"
+    )
+
+
+def test_on_dissent_from_the_cli_skips_the_debate_and_says_what_it_saved(scripted, capsys):
+    for family in ("alpha", "beta", "gamma"):
+        scripted.script(f"model-{family}", agreeing_answer(family))
+    call_command("ask", QUESTION, "--panel", "house", "--debate", "on_dissent")
+    out = capsys.readouterr().out
+    assert "== Round 1 — debate on the dossier ==" not in out
+    assert "Debate skipped: the panel agreed (3/3 on the same answer, threshold 3/4). Saved 3 calls" in out
+    assert "Claims: 3 standing" in out
+    assert "Stances: Panelist A agrees, Panelist B agrees, Panelist C agrees" in out
+    question = Question.objects.get()
+    assert question.debate == "on_dissent"
+    assert question.calls == 4
+
+
+def test_an_unknown_debate_setting_is_refused_by_the_cli(panel):
+    with pytest.raises(CommandError):
+        call_command("ask", QUESTION, "--debate", "sometimes")
+    assert not Question.objects.exists()

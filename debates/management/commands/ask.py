@@ -8,11 +8,14 @@ and who was who. Exit status: 0 done or answered, 1 failed or cancelled, 2 needs
 
 import asyncio
 import sys
+from collections import Counter
+from decimal import Decimal
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from debates.engine.vocabulary import DebateMode
 from debates.forms import AskForm
 from debates.live.cards import FINISHED_STATUSES
 from debates.live.follow import follow
@@ -33,6 +36,10 @@ class Command(BaseCommand):
         parser.add_argument("--criticality", choices=list(Criticality), help="default: the panel's")
         parser.add_argument("--context", default="", help="optional context for the panel")
         parser.add_argument("--force-panel", action="store_true", help="always run the full panel (no triage)")
+        parser.add_argument(
+            "--debate", choices=list(DebateMode),
+            help="on_dissent: skip the debate when a mixed panel's blind answers agree (default: the panel's)",
+        )  # fmt: skip
         parser.add_argument("--user", help="username that owns the question (default: none, staff-only)")
         parser.add_argument(
             "--option", action="append", default=[], dest="choices", metavar="OPTION",
@@ -69,6 +76,7 @@ class Command(BaseCommand):
                 "context": options["context"],
                 "force_panel": options["force_panel"],
                 "options": options["choices"],
+                "debate": options["debate"] or "",
             }
         )
         if not form.is_valid():
@@ -152,6 +160,28 @@ class Follower:
             self.out.write(self.style.ERROR(row.error or row.status))
         self.out.write(row.text.strip())
 
+    def print_ledger(self, question: Question) -> None:
+        """Where each voice stands, what the claims became, and what skipping the debate saved."""
+        debate = question.panel_run.get("debate")
+        if debate and debate["skipped"]:
+            self.out.write(
+                f"Debate skipped: {debate['reason']}. Saved {debate['calls_saved']} calls "
+                f"(~{debate['tokens_saved']} tokens, ~${Decimal(debate['cost_saved']):.4f}) against always debating."
+            )
+        elif debate:
+            self.out.write(f"Debated only the contested claims ({', '.join(debate['contested']) or 'none'}): "
+                           f"{debate['reason']}.")  # fmt: skip
+        ledger = question.ledger
+        if not ledger.get("labels"):
+            return
+        statuses = Counter(claim["status"] for claim in ledger["claims"])
+        if statuses:
+            self.out.write("Claims: " + ", ".join(f"{n} {status}" for status, n in statuses.most_common()))
+        stances = ", ".join(f"{label} {s['stance']}" for label, s in ledger["stances"].items())
+        self.out.write(f"Stances: {stances}")
+        for flag in ledger["flags"]:
+            self.out.write(self.style.WARNING(flag))
+
     def finish(self) -> str:
         question = Question.objects.get(pk=self.question_id)
         self.out.write("\n\n" + self.style.MIGRATE_HEADING(f"== {question.get_status_display()} =="))
@@ -160,6 +190,7 @@ class Follower:
         consensus = question.consensus
         if consensus:
             self.out.write(f"Consensus: agreement {consensus['agreement']} against threshold {consensus['threshold']}")
+        self.print_ledger(question)
         if question.verdict:
             self.out.write(self.style.SUCCESS(f"Verdict: {question.verdict}"))
         elif question.status == Status.DONE:
