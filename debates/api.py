@@ -6,6 +6,7 @@ with words: ``{"error": "...", "fields": {"text": ["..."]}}``.
 """
 
 import json
+from collections.abc import Callable
 from functools import wraps
 
 from django.contrib.auth.models import AnonymousUser
@@ -13,7 +14,6 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_GET, require_POST
 
 from debates import ratelimit
 from debates.forms import AskForm
@@ -22,6 +22,8 @@ from debates.live.state import read_state
 from debates.models import ApiToken, Question, Status
 from debates.runs import tasks
 from debates.tokens import digest
+
+View = Callable[..., JsonResponse]
 
 
 def token_user(request: HttpRequest):
@@ -36,14 +38,21 @@ def token_user(request: HttpRequest):
     return token.user
 
 
-def authenticated(allow_session: bool):
-    """Resolve request.user from the token (or the session, for reads); 401 in JSON otherwise."""
+def endpoint(method: str) -> Callable[[View], View]:
+    """An API view: one method (else a JSON 405), its user from the token or, for a GET, the session.
+
+    No CSRF check applies: a session is taken only for a GET, which changes nothing, and no
+    browser adds a bearer token to another site's request by itself.
+    """
 
     def decorate(view):
+        @csrf_exempt
         @wraps(view)
         def wrapper(request: HttpRequest, *args, **kwargs):
+            if request.method != method:
+                return error(405, f"{request.method} is not allowed here: use {method}.", headers={"Allow": method})
             user = token_user(request)
-            if user is None and allow_session:
+            if user is None and method == "GET":
                 user = request.user
             if user is None or not user.is_authenticated:
                 return error(401, "Authentication required: send 'Authorization: Bearer <token>' (made in the admin).")
@@ -56,7 +65,40 @@ def authenticated(allow_session: bool):
 
 
 def error(status: int, message: str, fields: dict | None = None, headers: dict | None = None) -> JsonResponse:
+    """Every API error has this one shape (docs/api.md): words, and the fields they are about."""
     return JsonResponse({"error": message, "fields": fields or {}}, status=status, headers=headers)
+
+
+# The fields of POST /api/questions and the JSON type each must have: the form would read 42 as
+# "42" and "perhaps" as true, and run a paid debate on a question nobody asked.
+FIELDS: dict[str, tuple[type, str]] = {
+    "text": (str, "a string"),
+    "context": (str, "a string"),
+    "panel": (str, "a string"),
+    "criticality": (str, "a string"),
+    "force_panel": (bool, "true or false"),
+    "options": (list, "a list of strings"),  # the form checks the items
+    "debate": (str, "a string"),
+}
+JSON_TYPES = {
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "true or false",
+    list: "a list",
+    dict: "an object",
+}
+
+
+def type_errors(payload: dict) -> dict[str, list[str]]:
+    """Each field the API does not know or whose JSON type is wrong, in words (null means left out)."""
+    found = {}
+    for name, value in payload.items():
+        if name not in FIELDS:
+            found[name] = [f"Unknown field: the fields are {', '.join(FIELDS)}."]
+        elif value is not None and type(value) is not FIELDS[name][0]:  # not isinstance: true is no number
+            found[name] = [f"Must be {FIELDS[name][1]}, not {JSON_TYPES[type(value)]}."]
+    return found
 
 
 def urls(request: HttpRequest, question: Question) -> dict:
@@ -66,21 +108,24 @@ def urls(request: HttpRequest, question: Question) -> dict:
     return {"url": page, "api_url": api, "ws_url": socket}
 
 
-@csrf_exempt  # token auth only: no cookie, so no cross-site request can forge it
-@require_POST
-@authenticated(allow_session=False)
+@endpoint("POST")
 def create(request: HttpRequest) -> JsonResponse:
     try:
         payload = json.loads(request.body or b"{}")
     except ValueError:
         return error(400, "The body is not valid JSON.")
+    except RecursionError:
+        return error(400, "The body is nested too deeply to read.")
     if not isinstance(payload, dict):
         return error(400, "The body must be a JSON object.")
+    wrong = type_errors(payload)
+    if wrong:
+        return error(400, "The question was not accepted.", wrong)
     form = AskForm({key: value for key, value in payload.items() if value is not None})
     if not form.is_valid():
         fields = {name: [e["message"] for e in errs] for name, errs in form.errors.get_json_data().items()}
         return error(400, "The question was not accepted.", fields)
-    assert request.user.is_authenticated, "authenticated() let only a token's user through"
+    assert request.user.is_authenticated, "endpoint() let only a token's user through"
     wait = ratelimit.take(request.user.pk)
     if wait:
         return error(429, ratelimit.refusal(wait), headers={"Retry-After": str(wait)})
@@ -89,8 +134,7 @@ def create(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"id": question.pk, **urls(request, question)}, status=201)
 
 
-@require_GET
-@authenticated(allow_session=True)
+@endpoint("GET")
 def detail(request: HttpRequest, pk: int) -> JsonResponse:
     if not Question.objects.visible_to(request.user).filter(pk=pk).exists():
         return error(404, "No such question.")
@@ -98,9 +142,7 @@ def detail(request: HttpRequest, pk: int) -> JsonResponse:
     return JsonResponse(represent(request, debate))
 
 
-@csrf_exempt  # token auth only, as for create
-@require_POST
-@authenticated(allow_session=False)
+@endpoint("POST")
 def retry_synthesis(request: HttpRequest, pk: int) -> JsonResponse:
     """Write a failed synthesis again from the stored panel work (202), or say why not (409)."""
     question = Question.objects.visible_to(request.user).filter(pk=pk).first()
@@ -125,6 +167,7 @@ def represent(request: HttpRequest, debate: snapshot.Debate) -> dict:
         "criticality": q.criticality,
         "force_panel": q.force_panel,
         "options": q.options,
+        "debate": q.debate or q.panel.debate,
         "status": q.status,
         "phase": debate.phase,
         "error": q.error,
@@ -146,6 +189,7 @@ def represent(request: HttpRequest, debate: snapshot.Debate) -> dict:
                         "decision": c.decision,
                         "confidence": c.confidence,
                         "flags": c.flags,
+                        "change": c.change or None,
                         "tokens_in": c.tokens_in,
                         "tokens_out": c.tokens_out,
                         "cost": str(c.cost) if c.cost is not None else None,
@@ -164,6 +208,7 @@ def represent(request: HttpRequest, debate: snapshot.Debate) -> dict:
             "confidence": synthesis.confidence,
         },
         "consensus": debate.consensus or None,
+        "ledger": debate.ledger or None,
         "panel_run": {k: v for k, v in debate.panel_run.items() if k != "reveal"},
         "identities": debate.reveal,
         "calls": q.calls,

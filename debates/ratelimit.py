@@ -1,7 +1,8 @@
 """Per-user submission limit: every question spends money, so a runaway script must stop.
 
-A sliding window of submission times kept in the cache (shared across processes on a server);
-settings.TEOREMA["QUESTIONS_PER_HOUR"] submissions per user in any 60 minutes.
+settings.TEOREMA["QUESTIONS_PER_HOUR"] submissions per user in each clock hour, counted in the
+cache (shared across processes on a server). The count is one atomic increment, so two processes
+taking a slot at once cannot both take the last one, as a read-then-write of the count could.
 """
 
 import time
@@ -14,13 +15,13 @@ WINDOW_S = 3600
 
 def take(user_id: int) -> int:
     """Count one submission if the user may ask now; else return seconds until they may (>0)."""
-    key = f"ratelimit:ask:{user_id}"
     now = time.time()
-    recent = [t for t in cache.get(key, []) if t > now - WINDOW_S]
-    if len(recent) >= settings.TEOREMA["QUESTIONS_PER_HOUR"]:
-        return max(1, int(recent[0] + WINDOW_S - now) + 1)
-    cache.set(key, [*recent, now], WINDOW_S)
-    return 0
+    window = int(now // WINDOW_S)
+    key = f"ratelimit:ask:{user_id}:{window}"
+    cache.add(key, 0, 2 * WINDOW_S)  # outlives its window: incr never finds it gone
+    if cache.incr(key) <= settings.TEOREMA["QUESTIONS_PER_HOUR"]:
+        return 0
+    return int((window + 1) * WINDOW_S - now) + 1
 
 
 def refusal(wait_s: int) -> str:

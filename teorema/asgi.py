@@ -9,8 +9,8 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the app registry)
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from debates.live.origin import SameOriginOnly  # noqa: E402
 from debates.live.routing import websocket_urlpatterns  # noqa: E402
 from debates.runs.tasks import ResumeOnFirstCall  # noqa: E402
 
@@ -18,7 +18,7 @@ application = ResumeOnFirstCall(
     ProtocolTypeRouter(
         {
             "http": django_asgi_app,
-            "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+            "websocket": SameOriginOnly(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
         }
     )
 )

@@ -5,6 +5,7 @@ channel layer and cache, debates run inside the Daphne process. A team server se
 ``DATABASE_URL``, ``REDIS_URL`` and ``TEOREMA_PRODUCTION=1`` (see README, "Server setup").
 """
 
+import math
 import os
 import secrets
 from collections.abc import Callable
@@ -45,6 +46,8 @@ def env_number(name: str, default: float, minimum: float, cast: Callable[[str], 
         value = cast(raw) if raw.strip() else default
     except ValueError:
         raise ImproperlyConfigured(f"{name}={raw!r} is not a{'n integer' if cast is int else ' number'}.") from None
+    if not math.isfinite(value):  # float() reads "nan" and "inf", and NaN passes every comparison
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a finite number.")
     if value < minimum:
         raise ImproperlyConfigured(f"{name}={raw!r} must be at least {minimum}.")
     return value
@@ -210,6 +213,7 @@ SESSION_COOKIE_HTTPONLY = True
 
 if PRODUCTION:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # probes speak plain HTTP to the process (debates/health.py)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = env_number("SECURE_HSTS_SECONDS", 31536000, 0)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
@@ -217,16 +221,33 @@ if PRODUCTION:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
 
+# Where Django logs a request refused for the client's mistake: django.request (403, unreadable
+# bodies) and django.security.<exception> (Django's SuspiciousOperation subclasses and contrib's).
+CLIENT_ERROR_LOGGERS = [
+    "django.request",
+    *(
+        f"django.security.{name}"
+        for name in (
+            "SuspiciousOperation", "DisallowedHost", "DisallowedRedirect", "RequestDataTooBig",
+            "TooManyFieldsSent", "TooManyFilesSent", "SuspiciousMultipartForm", "SuspiciousFileOperation",
+            "SuspiciousSession", "InvalidSessionKey", "DisallowedModelAdminLookup", "DisallowedModelAdminToField",
+        )
+    ),
+]  # fmt: skip
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "filters": {"client_error": {"()": "teorema.logs.ClientErrorInOneLine"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
         # httpx logs request URLs at INFO; Gemini puts nothing secret there, but keep it quiet.
         "httpx": {"level": "WARNING"},
         "httpcore": {"level": "WARNING"},
+        # A client's mistake is one WARNING line, not a traceback (a filter on the logger, so
+        # every handler sees the same line).
+        **{name: {"filters": ["client_error"]} for name in CLIENT_ERROR_LOGGERS},
     },
 }
 
@@ -265,6 +286,12 @@ TEOREMA: TeoremaSettings = {
     "RETRY_MAX_SECONDS": env_number("TEOREMA_RETRY_MAX_SECONDS", 20.0, 0, float),
     "RETRY_AFTER_CAP_SECONDS": env_number("TEOREMA_RETRY_AFTER_CAP_SECONDS", 60.0, 0, float),
 }
+
+# Request size limits (docs/api.md): 1 MiB for the rest of a form plus the longest question and
+# context with every character escaped (12 bytes each at worst: %F0%9F%A4%94, or \ud83e\udd14 in
+# JSON), so they never refuse a question the form accepts; a larger request gets a 400 that says so.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2**20 + 12 * (TEOREMA["MAX_QUESTION_CHARS"] + TEOREMA["MAX_CONTEXT_CHARS"])
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000  # the ask form has 6; the admin's largest forms stay far below
 
 # Debates run outside the request either way, through django.tasks. Local mode runs them on
 # the Daphne process's loop; the server setup queues them in the database for workers.

@@ -2,6 +2,8 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from debates import health
+
 admin.site.site_header = "Teorema administration"
 admin.site.site_title = "Teorema"
 
@@ -9,5 +11,11 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("healthz", health.healthz, name="healthz"),
     path("", include("debates.urls")),
 ]
+
+# JSON under /api/ (docs/api.md: errors are always JSON), words on the pages.
+handler400 = "debates.errors.bad_request"
+handler404 = "debates.errors.not_found"
+handler500 = "debates.errors.server_error"
