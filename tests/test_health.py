@@ -1,0 +1,85 @@
+"""/healthz: what a load balancer or compose's healthcheck asks; it answers for the database and
+the channel layer, to anyone, without a session, a login redirect or a rate limit."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.db import OperationalError, connections
+from django.test import Client, override_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.django_db
+UNREACHABLE_REDIS = {
+    "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": ["redis://127.0.0.1:1/0"]}}
+}
+
+
+def test_healthz_answers_ok_for_the_database_and_the_channel_layer(client: Client) -> None:
+    response = client.get("/healthz")
+
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "database": "ok", "channel_layer": "ok"}
+    assert "no-store" in response["Cache-Control"]
+
+
+def test_a_broken_database_answers_503_naming_the_database(client: Client, monkeypatch) -> None:
+    def refuse(self, *args, **kwargs):
+        raise OperationalError("connection to server at 10.0.0.5 failed: Connection refused")
+
+    monkeypatch.setattr(type(connections["default"]), "cursor", refuse)
+
+    response = client.get("/healthz")
+
+    assert response.status_code == 503
+    assert response.json() == {"status": "failed", "database": "failed", "channel_layer": "ok"}
+    assert "10.0.0.5" not in response.content.decode()  # the reason goes to the log, not to anyone asking
+
+
+@override_settings(CHANNEL_LAYERS=UNREACHABLE_REDIS)
+def test_an_unreachable_channel_layer_answers_503_naming_it(client: Client) -> None:
+    response = client.get("/healthz")
+
+    assert response.status_code == 503
+    assert response.json() == {"status": "failed", "database": "ok", "channel_layer": "failed"}
+
+
+def test_healthz_needs_no_login_sets_no_cookie_and_is_never_rate_limited(client: Client, settings) -> None:
+    settings.TEOREMA = settings.TEOREMA | {"QUESTIONS_PER_HOUR": 1}
+
+    responses = [client.get("/healthz") for _ in range(5)]
+
+    assert [r.status_code for r in responses] == [200] * 5
+    assert not any(r.cookies for r in responses)
+    assert "Cookie" not in responses[0].get("Vary", "")
+
+
+def test_healthz_is_not_redirected_to_https_in_production(tmp_path: Path) -> None:
+    """A probe speaks plain HTTP to the container; a redirect would read as a failure (or as healthy)."""
+    probe = (
+        "import django, json; django.setup(); from django.test import Client; "
+        "r = Client().get('/healthz', HTTP_HOST='teorema.example.com'); print(json.dumps([r.status_code, r.json()]))"
+    )
+    clean = {
+        k: v for k, v in os.environ.items() if not k.startswith("TEOREMA_") and k not in {"DATABASE_URL", "REDIS_URL"}
+    }
+    env = clean | {
+        "DJANGO_SETTINGS_MODULE": "teorema.settings",
+        "TEOREMA_PRODUCTION": "1",
+        "TEOREMA_DATA_DIR": str(tmp_path),
+        "SECRET_KEY": "x" * 50,
+        "ALLOWED_HOSTS": "teorema.example.com",
+    }
+
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.splitlines()[-1]) == [
+        200,
+        {"status": "ok", "database": "ok", "channel_layer": "ok"},
+    ]
