@@ -7,10 +7,12 @@ The format is documented field by field in README.md, "Roster as code".
 """
 
 import difflib
+import math
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import tomlkit
@@ -60,12 +62,14 @@ PANELS = Table(
     Panel,
     required=("name", "members", "moderator"),
     fields=(
-        *("name", "slug", "description", "protocol", "rounds", "merge_critique", "revote_on_dissent"),
+        *("name", "slug", "description", "protocol", "rounds", "debate", "merge_critique", "revote_on_dissent"),
         *("failure_policy", "quorum", "default_criticality", "is_default", "options"),
     ),
     refs=("members", "moderator", "tie_breaker", "fallback_moderator"),
 )
 TABLES = (PROVIDERS, PANELISTS, PANELS)
+MAX_FILE_BYTES = 1024 * 1024  # a roster of a hundred voices is about 20 kB
+SHOWN_CHARS = 60  # of a name or value quoted in an error, so a huge one cannot flood the report
 
 
 class RosterError(Exception):
@@ -117,9 +121,13 @@ def _expected_type(table: Table, key: str) -> tuple[tuple[type, ...], str]:
     return (str,), "a string"
 
 
+def _short(text: str, limit: int = SHOWN_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _label(table: Table, index: int, entry: dict[str, Any]) -> str:
     name = entry.get("name")
-    named = f' "{name}"' if isinstance(name, str) else ""
+    named = f' "{_short(name)}"' if isinstance(name, str) else ""
     return f"[[{table.key}]]{named} (entry {index})"
 
 
@@ -133,7 +141,7 @@ def _check_entry(table: Table, label: str, entry: dict[str, Any]) -> list[str]:
         elif key not in known:
             close = [table.renamed[key]] if key in table.renamed else difflib.get_close_matches(key, known, n=1)
             hint = f' (did you mean "{close[0]}"?)' if close else f" (known keys: {', '.join(known)})"
-            errors.append(f'{label}: unknown key "{key}"{hint}')
+            errors.append(f'{label}: unknown key "{_short(key)}"{hint}')
     missing = [key for key in table.required if key not in entry]
     if table is PROVIDERS and "wire" not in entry and "preset" not in entry:
         missing.append("wire (or preset)")
@@ -149,9 +157,25 @@ def _check_entry(table: Table, label: str, entry: dict[str, Any]) -> list[str]:
         if key == "options" and not wrong:
             wrong = not all(isinstance(item, str) and item.strip() for item in value) or len(set(value)) < len(value)
             words = "a list of distinct, non-empty decisions"
+        if isinstance(value, float) and not math.isfinite(value):
+            # NaN passes every min/max validator (each comparison is false) and SQLite stores it as NULL.
+            wrong, words = True, "a finite number"
         if wrong:
-            errors.append(f"{label}: {key} must be {words}, not {value!r}")
+            errors.append(f"{label}: {key} must be {words}, not {_short(repr(value))}")
     return errors
+
+
+def read_file(path: Path) -> str:
+    """A roster file's text; one too large to be a roster, or not UTF-8, is refused in words."""
+    with path.open("rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)  # never more: the path may be huge, or /dev/zero
+    if len(data) > MAX_FILE_BYTES:
+        raise RosterError([f"larger than {MAX_FILE_BYTES // 1024 // 1024} MiB; a roster file is a few kilobytes"])
+    try:
+        return data.decode()
+    except UnicodeDecodeError as exc:
+        where = f"byte 0x{data[exc.start]:02x} at offset {exc.start}"
+        raise RosterError([f"not UTF-8 text ({where}); TOML files are UTF-8"]) from None
 
 
 def parse(text: str) -> dict[str, list[tuple[str, dict[str, Any]]]]:
@@ -160,10 +184,12 @@ def parse(text: str) -> dict[str, list[tuple[str, dict[str, Any]]]]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RosterError([f"invalid TOML: {exc}"]) from exc
+    except RecursionError:
+        raise RosterError(["invalid TOML: arrays or tables nested too deeply"]) from None
     errors = []
     for key in data:
         if key not in {table.key for table in TABLES}:
-            errors.append(f'unknown table "{key}" (use [[providers]], [[panelists]] and [[panels]])')
+            errors.append(f'unknown table "{_short(key)}" (use [[providers]], [[panelists]] and [[panels]])')
     entries: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for table in TABLES:
         items = data.get(table.key, [])
@@ -178,7 +204,7 @@ def parse(text: str) -> dict[str, list[tuple[str, dict[str, Any]]]]:
             if not isinstance(name, str):
                 continue
             if name in seen:
-                errors.append(f'{label}: duplicate name "{name}" in [[{table.key}]]')
+                errors.append(f'{label}: duplicate name "{_short(name)}" in [[{table.key}]]')
             seen.add(name)
     defaults = [label for label, entry in entries.get("panels", []) if entry.get("is_default") is True]
     if len(defaults) > 1:
@@ -204,7 +230,7 @@ class _Importer:
         kind = model.__name__.lower()
         found = model.objects.filter(name=name).first()
         if found is None and (kind, name) not in self.failed:
-            self.errors.append(f'{label}: {key} "{name}" is not defined ([[{kind}s]] or the database)')
+            self.errors.append(f'{label}: {key} "{_short(name)}" is not defined ([[{kind}s]] or the database)')
         return found
 
     def upsert(
@@ -230,7 +256,8 @@ class _Importer:
         except ValidationError as exc:
             self.failed.add((table.kind, entry["name"]))
             for name, messages in exc.message_dict.items():
-                self.errors += [f"{label}: {name}: {message}" for message in messages]
+                # Django's messages may quote the value ("Value '…' is not a valid choice").
+                self.errors += [f"{label}: {name}: {_short(message, 5 * SHOWN_CHARS)}" for message in messages]
             return None
         changed = tuple(name.removesuffix("_id") for name in attnames if before[name] != getattr(instance, name))
         if isinstance(instance, Panel) and instance.is_default:

@@ -272,3 +272,124 @@ def test_a_name_of_the_wrong_type_is_named_not_a_crash() -> None:
     errors = errors_of(VALID.replace('name = "Judge"', 'name = ["Judge"]'))
 
     assert "[[panelists]] (entry 2): name must be a string, not ['Judge']" in errors
+
+
+def import_file(path: Path) -> str:
+    """The command's error for a file it refuses; the database must be untouched."""
+    with pytest.raises(CommandError) as raised:
+        roster_command("import", str(path))
+    assert not Provider.objects.exists()
+    return str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (VALID.replace('"GPT"', '"GPTé"').encode("latin-1"), "not UTF-8 text (byte 0xe9 at offset 106)"),
+        (bytes(range(256)) * 4, "not UTF-8 text (byte 0x80 at offset 128)"),
+    ],
+)
+def test_a_file_that_is_not_utf8_text_is_refused_in_words(tmp_path: Path, content: bytes, expected: str) -> None:
+    file = tmp_path / "roster.toml"
+    file.write_bytes(content)
+
+    error = import_file(file)
+
+    assert error == f"{file}: not imported, nothing changed.\n  {expected}; TOML files are UTF-8"
+
+
+@pytest.mark.parametrize("nested", ["x = " + "[" * 5000 + "]" * 5000, "x = " + "{ a = " * 5000 + "1" + " }" * 5000])
+def test_deeply_nested_toml_is_refused_in_words(tmp_path: Path, nested: str) -> None:
+    file = tmp_path / "deep.toml"
+    file.write_text(nested)
+
+    error = import_file(file)
+
+    assert error == f"{file}: not imported, nothing changed.\n  invalid TOML: arrays or tables nested too deeply"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            "temperature = 0.7",
+            "temperature = nan",
+            '[[panelists]] "GPT" (entry 1): temperature must be a finite number',
+        ),
+        ("temperature = 0.7", "temperature = -inf", "temperature must be a finite number, not -inf"),
+        ("price_in = 2.0", "price_in = inf", "price_in must be a finite number, not inf"),
+        ("price_in = 2.0", "price_out = nan", "price_out must be a finite number, not nan"),
+        ('preset = "openai"', 'preset = "openai"\nstall_timeout = inf', '"OpenAI" (entry 1): stall_timeout must be a'),
+        ('preset = "openai"', 'preset = "openai"\nconnect_timeout = nan', "connect_timeout must be a finite number"),
+        ('preset = "openai"', 'preset = "openai"\ntotal_timeout = +inf', "total_timeout must be a finite number"),
+    ],
+)
+def test_a_number_that_is_not_finite_is_refused_naming_the_field(old: str, new: str, expected: str) -> None:
+    assert old in VALID
+
+    errors = errors_of(VALID.replace(old, new, 1))
+
+    assert any(expected in error for error in errors), errors
+    assert not Provider.objects.exists()
+
+
+def test_an_oversized_file_is_refused_with_a_short_message(tmp_path: Path) -> None:
+    file = tmp_path / "huge.toml"
+    file.write_text(VALID.replace('name = "GPT"', f'name = "{"G" * 10_000_000}"'))
+
+    error = import_file(file)
+
+    assert error == f"{file}: not imported, nothing changed.\n  larger than 1 MiB; a roster file is a few kilobytes"
+
+
+def test_a_long_name_is_shortened_in_every_message(tmp_path: Path) -> None:
+    long_name = "G" * 100_000
+    file = tmp_path / "long.toml"
+    file.write_text(VALID.replace('name = "GPT"', f'name = "{long_name}"').replace("temperature = 0.7", "temp = 1"))
+
+    error = import_file(file)
+
+    assert long_name not in error
+    assert f'[[panelists]] "{"G" * 59}…" (entry 1): unknown key "temp"' in error
+    assert len(error) < 2000
+
+
+def test_the_errors_listed_stop_at_fifty_with_a_count_of_the_rest(tmp_path: Path) -> None:
+    file = tmp_path / "many.toml"
+    file.write_text("".join(f'[[providers]]\nname = "P{i}"\n' for i in range(120)))
+
+    error = import_file(file)
+
+    assert error.count("wire (or preset) is missing") == 50
+    assert error.endswith("\n  … and 70 more errors")
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_the_admin_refuses_numbers_that_are_not_finite_too(admin_client, value: str) -> None:
+    import_roster(VALID)
+    provider = Provider.objects.get()
+    panelist = {"name": "X", "provider": provider.pk, "model": "m", "family": "f", "method": "none"}
+    timeouts = {"connect_timeout": 10, "stall_timeout": value, "total_timeout": 600, "max_retries": 1}
+
+    refused = [
+        admin_client.post(
+            "/admin/debates/panelist/add/",
+            panelist | {"temperature": value, "max_tokens": 10, "price_in": value, "price_out": 0},
+        ),
+        admin_client.post("/admin/debates/provider/add/", {"name": "Y", "preset": "openai"} | timeouts),
+    ]
+
+    assert [response.status_code for response in refused] == [200, 200]  # the form again, with its errors
+    assert {"temperature", "price_in"} <= set(refused[0].context["adminform"].form.errors)
+    assert "stall_timeout" in refused[1].context["adminform"].form.errors
+    assert (Provider.objects.count(), Panelist.objects.count()) == (1, 2)
+
+
+def test_a_panel_debates_only_on_dissent_when_the_roster_says_so_and_exports_it_back() -> None:
+    text = EXAMPLE.read_text(encoding="utf-8")
+    import_roster(text)
+    assert Panel.objects.get(slug="adversarial").debate == "on_dissent"
+    assert Panel.objects.get(slug="five").debate == "always"
+    assert 'debate = "on_dissent"' in export_roster()
+    with pytest.raises(RosterError, match="debate"):
+        import_roster(text.replace('debate = "on_dissent"', 'debate = "sometimes"'))

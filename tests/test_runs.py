@@ -5,10 +5,12 @@ from datetime import timedelta
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.tasks import TaskResultStatus
 from django.test import override_settings
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
-from debates.management.commands.debate_worker import Worker
+from debates.management.commands.debate_worker import Worker, claim_one
 from debates.models import Contribution, Panel, Question, Status, Synthesis
 from debates.runs import execute, lease, tasks
 from debates.runs.tasks import run_question
@@ -19,6 +21,9 @@ from tests.waiting import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 MODELS = ("model-alpha", "model-beta", "model-gamma")
+SERVER_SETUP = override_settings(
+    RUN_IN_PROCESS=False, TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+)
 
 
 @pytest.fixture
@@ -118,9 +123,7 @@ async def test_a_run_held_by_another_runner_is_not_run_twice(scripted):
     assert len(scripted.requests) == 7
 
 
-@override_settings(
-    RUN_IN_PROCESS=False, TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
-)
+@SERVER_SETUP
 async def test_the_worker_runs_queued_debates_and_resumes_orphans(scripted):
     panel = await panel_on(scripted)
     queued = await sync_to_async(make_question)(panel)
@@ -137,6 +140,36 @@ async def test_the_worker_runs_queued_debates_and_resumes_orphans(scripted):
         worker.stopping.set()
         await serving
     assert len(scripted.requests) == 14
+
+
+KILLED_HOLDING_THE_LEASE = {"status": Status.RUNNING, "lease_owner": "dead:1"}
+KILLED_BEFORE_TAKING_THE_LEASE = {"status": Status.QUEUED, "lease_owner": ""}
+
+
+@SERVER_SETUP
+@pytest.mark.parametrize("left", [KILLED_HOLDING_THE_LEASE, KILLED_BEFORE_TAKING_THE_LEASE])
+async def test_a_takeover_closes_the_task_row_a_killed_worker_left_running(scripted, left):
+    panel = await panel_on(scripted)
+    question = await sync_to_async(make_question)(panel)
+    await run_question.aenqueue(question.pk)
+    # What a SIGKILLed worker leaves: its task row claimed (RUNNING) and the question's lease lapsed.
+    orphan = await sync_to_async(claim_one)("dead:1")
+    lapsed = timezone.now() - timedelta(seconds=1)
+    await Question.objects.filter(pk=question.pk).aupdate(lease_expires=lapsed, **left)
+    alive = await sync_to_async(make_question)(
+        panel, status=Status.RUNNING, lease_owner="alive:2", lease_expires=timezone.now() + timedelta(minutes=5)
+    )
+    await run_question.aenqueue(alive.pk)
+    others = await sync_to_async(claim_one)("alive:2")
+
+    assert await execute.execute(question.pk) == Status.DONE  # what the worker's orphan poll runs
+
+    closed = await DBTaskResult.objects.aget(pk=orphan.pk)
+    assert closed.status == TaskResultStatus.FAILED
+    assert closed.finished_at is not None
+    assert closed.exception_class_path == "debates.runs.lease.TakenOver"
+    assert f"dead:1 left question {question.pk} unfinished; {lease.OWNER} took the run over" in closed.traceback
+    assert (await DBTaskResult.objects.aget(pk=others.pk)).status == TaskResultStatus.RUNNING  # not this run's
 
 
 async def test_maths_is_verified_before_the_panel_and_contradictions_reach_the_moderator(fake_provider):

@@ -85,6 +85,14 @@ def test_a_bad_number_is_a_configuration_error_naming_the_variable(monkeypatch, 
         env_number("TEOREMA_QUESTIONS_PER_HOUR", 30, 1)
 
 
+@pytest.mark.parametrize("raw", ["nan", "inf", "-inf", "Infinity"])
+def test_a_number_that_is_not_finite_is_a_configuration_error(monkeypatch, raw: str) -> None:
+    monkeypatch.setenv("TEOREMA_VOTE_SIMILARITY", raw)
+
+    with pytest.raises(ImproperlyConfigured, match=f"TEOREMA_VOTE_SIMILARITY='{raw}' is not a finite number."):
+        env_number("TEOREMA_VOTE_SIMILARITY", 85.0, 0, float)
+
+
 def test_a_bad_number_stops_startup_with_its_name(tmp_path: Path) -> None:
     result = manage("check", env={"TEOREMA_LEASE_SECONDS": "soon"}, data_dir=tmp_path)
 

@@ -2,7 +2,8 @@
 
 A run belongs to whoever holds its lease (``Question.lease_owner`` until ``lease_expires``);
 the holder renews it while working, so a run whose process died is picked up again once the
-lease lapses and continues from its stored contributions.
+lease lapses and continues from its stored contributions. Taking a run over also closes the
+task row the dead worker left running, which nothing else would ever finish.
 """
 
 import asyncio
@@ -15,6 +16,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from debates.models import Question, Status
 from debates.runs.spec import freeze_roster
@@ -28,6 +30,10 @@ OWNER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 RESUMABLE = [Status.QUEUED, Status.RUNNING]
 
 
+class TakenOver(Exception):
+    """Why a dead worker's task row failed: another runner took its run over."""
+
+
 def claim(question_id: int) -> Question | None:
     """Take the run's lease if it is free or lapsed; None when someone else holds it."""
     now = timezone.now()
@@ -38,6 +44,7 @@ def claim(question_id: int) -> Question | None:
     )
     if not claimed:
         return None
+    close_orphaned_task_rows(question_id)
     question = Question.objects.select_related(
         "panel__moderator", "panel__tie_breaker", "panel__fallback_moderator"
     ).get(pk=question_id)
@@ -46,6 +53,18 @@ def claim(question_id: int) -> Question | None:
         question.started_at = now
         question.save(update_fields=["roster", "started_at"])
     return question
+
+
+def close_orphaned_task_rows(question_id: int) -> None:
+    """Fail the task rows other workers left running for this run, now that we hold its lease.
+
+    Their worker died (SIGKILL, lost machine) before it could finish the row, whether it had
+    taken the lease or not yet; nothing else would ever close it. Our own row stays open.
+    """
+    for row in DBTaskResult.objects.running().filter(args_kwargs__args=[question_id]):
+        worker = row.worker_ids[-1] if row.worker_ids else "a worker"
+        if worker != OWNER:
+            row.set_failed(TakenOver(f"{worker} left question {question_id} unfinished; {OWNER} took the run over"))
 
 
 async def watch(question_id: int, task: asyncio.Task) -> None:

@@ -4,7 +4,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from debates.roster import RosterError, export_roster, import_roster
+from debates.roster import RosterError, export_roster, import_roster, read_file
+
+SHOWN_ERRORS = 50  # a broken file can have thousands: the first ones show what is wrong
 
 
 class Command(BaseCommand):
@@ -28,11 +30,14 @@ class Command(BaseCommand):
             return
         assert file is not None, "argparse requires FILE for import"
         try:
-            report = import_roster(file.read_text())
+            report = import_roster(read_file(file))
         except OSError as exc:
             raise CommandError(f"Cannot read {file}: {exc.strerror}.") from exc
         except RosterError as exc:
-            errors = "\n".join(f"  {error}" for error in exc.errors)
+            shown = [f"  {error}" for error in exc.errors[:SHOWN_ERRORS]]
+            if len(exc.errors) > SHOWN_ERRORS:
+                shown.append(f"  … and {len(exc.errors) - SHOWN_ERRORS} more errors")
+            errors = "\n".join(shown)
             raise CommandError(f"{file}: not imported, nothing changed.\n{errors}") from exc
         for change in report.changes:
             self.stdout.write(f"  {change}")
