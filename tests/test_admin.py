@@ -189,6 +189,7 @@ def panel_form(moderator: Panelist, **changes: object) -> dict[str, object]:
         "protocol": "teorema",
         "moderator": moderator.pk,
         "rounds": 0,
+        "debate": "on_dissent",
         "failure_policy": "strict",
         "default_criticality": "medium",
     }
@@ -204,6 +205,7 @@ def test_a_panel_is_added_with_an_ordered_roster_inline(admin_client: Client, ro
 
     # Positions count down in the form, so the roster runs in reverse of the rows.
     assert Panel.objects.get(slug="pair").roster() == [third, second, first]
+    assert Panel.objects.get(slug="pair").debate == "on_dissent"  # the admin edits the debate setting
 
 
 def test_marking_a_panel_default_unmarks_the_other(admin_client: Client, roster: Panel) -> None:

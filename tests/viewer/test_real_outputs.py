@@ -115,3 +115,31 @@ def test_a_vote_of_messy_ballots_counts_the_agreement_that_happened(client, fake
     alpha = next(v for r in data["rounds"] for v in r["contributions"] if v["decision"] == "Use PostgreSQL")
     assert alpha["confidence"] == pytest.approx(0.85)
     assert all(r.json_output for r in fake_provider.requests if r.model.startswith("model-"))
+
+
+LEDGER_ANSWER = (
+    "**ANSWER:** Run migrate on the replica\n\n**CLAIMS:**\n"
+    "1. [fact] The replica never ran the billing migration | confidence: 85% | falsified if: showmigrations lists it\n"
+)
+
+
+def test_the_api_takes_debate_on_dissent_and_serves_the_ledger(client, fake_provider, panel, alice, run_now):
+    """Through the API as a script would: the setting is accepted, the debate skipped, the ledger served."""
+    for model in ("model-alpha", "model-beta", "model-gamma"):
+        fake_provider.script(model, f"{ROOT_CAUSE}\n\n{LEDGER_ANSWER}")
+    fake_provider.script("model-moderator", SYNTHESIS)
+    payload = {"text": "Why does the billing job fail on the replica?", "panel": "house", "debate": "on_dissent"}
+    created = client.post("/api/questions", payload, content_type="application/json", **bearer(alice))
+    assert created.status_code == 201
+    data = client.get(created.json()["api_url"], **bearer(alice)).json()
+    assert data["status"] == "done"
+    assert data["debate"] == "on_dissent"
+    assert [r["kind"] for r in data["rounds"]] == ["answer", "synthesis"]
+    assert data["panel_run"]["debate"]["skipped"] is True
+    assert data["panel_run"]["debate"]["calls_saved"] == 3
+    assert sorted(c["id"][1:] for c in data["ledger"]["claims"]) == ["1", "1", "1"]
+    assert {s["stance"] for s in data["ledger"]["stances"].values()} == {"agrees"}
+    wrong = client.post("/api/questions", payload | {"debate": "sometimes"}, content_type="application/json",
+                        **bearer(alice))  # fmt: skip
+    assert wrong.status_code == 400
+    assert "is not a debate setting" in wrong.json()["fields"]["debate"][0]
