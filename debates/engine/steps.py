@@ -50,6 +50,7 @@ async def answer(run: "Run", step: "Step") -> None:
     )
     if run.spec.debate == DebateMode.ON_DISSENT:
         run.dissent = check_dissent(run, step)
+        run.calls_planned -= run.dissent.calls_saved  # the page's "calls made / planned" stays true
 
 
 def check_dissent(run: "Run", step: "Step") -> ledgers.DissentCheck:

@@ -17,6 +17,7 @@ from debates.render import markdown
 
 FINISHED_STATUSES = frozenset(Outcome)  # a card is finished once its contribution has an outcome
 UNSAFE_ID_CHAR = re.compile(r"[^A-Za-z0-9_-]")
+CHANGED = {"partial": "partly", "total": "entirely"}  # a change of position, as the card says it
 
 
 def card_key(round_index: int, seat: str) -> str:
@@ -48,6 +49,7 @@ class Card:
     decision: str = ""
     confidence: float | None = None
     flags: list[str] = field(default_factory=list)
+    change: dict[str, str] = field(default_factory=dict)  # its closing block's CHANGE: degree, reason
     identity: dict | None = None
 
     @property
@@ -73,6 +75,11 @@ class Card:
             return "thinking"
         return self.status
 
+    @property
+    def changed(self) -> str:
+        """How far the voice says it changed its mind here ("partly", "entirely"), or "" when it did not."""
+        return CHANGED.get(self.change.get("degree", ""), "")
+
     @cached_property
     def body(self) -> SafeString:
         """The finished text as sanitised markdown (streaming text is shown raw, escaped)."""
@@ -81,7 +88,8 @@ class Card:
     @classmethod
     def from_result(cls, result: ContributionResult) -> "Card":
         """A finished card: from the engine's result, or a stored Contribution's (``row.as_result()``)."""
-        return cls(**{name: getattr(result, name) for name in RESULT_FIELDS}, flags=list(result.flags))
+        fields = {name: getattr(result, name) for name in RESULT_FIELDS}
+        return cls(**fields, flags=list(result.flags), change=dict(result.ledger.get("change") or {}))
 
 
 # What a finished card shows of a result (flags are copied to a list).

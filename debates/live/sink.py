@@ -1,6 +1,6 @@
 """The live side of a run: coalesce chunks, keep the live state in the cache, broadcast fragments.
 
-Every broadcast carries a per-question ``seq`` and is written to the cache (``live:q:<id>``)
+Every broadcast carries a per-question ``seq`` and is written to the cache (``live:q<version>:<id>``)
 before it is sent, so a viewer that reads the cache and then listens misses nothing and
 doubles nothing (see docs/architecture.md, "Live stream without loss or doubling").
 Fragments are rendered once here, whatever the number of viewers; the consumer only filters.
@@ -37,6 +37,7 @@ from debates.engine.events import (
     ContributionRetrying,
     ContributionStarted,
     Event,
+    LedgerUpdated,
     PanelChanged,
     PhaseChanged,
     RoundFinished,
@@ -185,6 +186,9 @@ class LiveSink:
             case ConsensusEvaluated():
                 state.consensus = event.consensus
                 return [self._part("debate.html#consensus", debate=state)]
+            case LedgerUpdated():
+                state.ledger = event.ledger
+                return [self._part("debate.html#ledger", debate=state)]
             case RunFinished():
                 state.finished = event.status
                 return []

@@ -23,6 +23,7 @@ class Debate:
     rounds: list[RoundView]
     panel_run: dict
     consensus: dict
+    ledger: dict  # engine.ledger.Ledger.as_dict(): claims, stances, signals
     totals: Totals
     synthesis: Synthesis | None
     reveal: list[dict] = field(default_factory=list)
@@ -84,6 +85,7 @@ def build(question_id: int, state: LiveState | None) -> Debate:
         rounds=rounds,
         panel_run=live.panel_run or question.panel_run,
         consensus=live.consensus or question.consensus,
+        ledger=live.ledger or question.ledger,
         # The recorder keeps these with every stored contribution.
         totals=Totals(question.calls, question.tokens_in + question.tokens_out, question.cost),
         synthesis=Synthesis.objects.filter(question=question).first(),

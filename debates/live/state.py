@@ -44,6 +44,7 @@ class LiveState:
     cards: dict[str, Card] = field(default_factory=dict)  # "<round>:<seat>" -> the card as it streams
     panel_run: dict[str, Any] = field(default_factory=dict)
     consensus: dict[str, Any] = field(default_factory=dict)
+    ledger: dict[str, Any] = field(default_factory=dict)  # the claim ledger after the latest panel round
     totals: Totals = field(default_factory=Totals)
     finished: str = ""  # the final status once the run is over
 
@@ -52,8 +53,13 @@ def group_name(question_id: int) -> str:
     return f"question-{question_id}"
 
 
+# Bump when LiveState or Card gains or loses a field: a state pickled by the code before would
+# lack it, and the new key makes it absent instead (the DB holds every completed step).
+STATE_VERSION = 2
+
+
 def state_key(question_id: int) -> str:
-    return f"live:q:{question_id}"
+    return f"live:q{STATE_VERSION}:{question_id}"
 
 
 def read_state(question_id: int) -> LiveState | None:

@@ -1,11 +1,13 @@
-"""Template filters of the viewer: sanitised markdown, durations in words, method labels."""
+"""Template filters of the viewer: sanitised markdown, durations in words, method labels, the claim ledger."""
 
+from collections.abc import Iterable, Mapping
 from datetime import timedelta
 
 from django import template
 from django.utils.safestring import SafeString
 
 from debates import render
+from debates.live import claims
 from debates.models import Method
 
 register = template.Library()
@@ -40,3 +42,10 @@ def method_label(value: str) -> str:
     """The method's label ("first_principles" is "First principles"); unknown values as they are."""
     method = value or Method.NONE
     return Method(method).label if method in Method else value
+
+
+@register.simple_tag
+def claim_ledger(ledger: Mapping | None, reveal: Iterable[Mapping[str, str]] | None = None) -> claims.LedgerView | None:
+    """``{% claim_ledger debate.ledger debate.reveal as ledger %}``: the ledger as the page draws it
+    (the live state has no reveal: the names come once the run is over)."""
+    return claims.view(ledger, reveal or ()) if ledger else None

@@ -5,6 +5,7 @@ composes them) while socket clients connect, drop and reconnect in between; each
 page must show every card's text exactly: nothing missing, nothing doubled.
 """
 
+import re
 from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 from decimal import Decimal
@@ -16,17 +17,20 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
+from debates.engine import ledger as ledgers
 from debates.engine.events import (
     ContributionChunk,
     ContributionFinished,
     ContributionResult,
     ContributionStarted,
+    LedgerUpdated,
     PanelChanged,
     PhaseChanged,
     RoundFinished,
     RoundStarted,
     RunFinished,
 )
+from debates.live import consumers, snapshot
 from debates.live.consumers import QuestionConsumer
 from debates.live.sink import LiveSink
 from debates.live.state import read_state, state_key
@@ -34,6 +38,7 @@ from debates.runs.execute import Tee
 from debates.runs.recorder import Recorder
 from teorema.asgi import application
 from tests.viewer.page import Page
+from tests.viewer.test_ledger_page import BLIND
 
 pytestmark = pytest.mark.django_db(transaction=True)
 WAIT = 10.0  # seconds a condition may take on a slow machine; never a threshold
@@ -297,3 +302,41 @@ async def test_a_resumed_run_does_not_count_its_replayed_votes_twice(question, s
     assert totals.calls == 1
     assert totals.tokens == 30
     assert totals.cost == Decimal("0.01")
+
+
+# --- the claim ledger -------------------------------------------------------------------------
+
+
+def blind_ledger() -> dict:
+    """The ledger after the blind round, as the engine emits it."""
+    entries = [ledgers.Entry(0, label, "answer", ledgers.read("answer", text, label)) for label, text in BLIND.items()]
+    return ledgers.Ledger(entries).as_dict()
+
+
+async def ledger_section(viewer: Viewer) -> str:
+    """The ledger section of the next message that carries one."""
+    while True:
+        message = await viewer.socket.receive_from(timeout=WAIT)
+        viewer.page.apply(message)
+        if found := re.search(r'<section id="ledger".*?</section>', message, re.S):
+            return found[0]
+
+
+async def test_the_ledger_reaches_a_connected_viewer_after_a_round_and_stays_for_the_next(
+    question, sink, headers, alice, tab
+):
+    await start_round(sink, seats=("p1", "p2", "p3"))
+    viewer = tab(question.pk, headers(alice))
+    assert await viewer.open()
+    ledger = blind_ledger()
+    await sink.emit(LedgerUpdated(ledger))
+    section = await ledger_section(viewer)
+    assert "Where the panel stands" in section
+    assert re.findall(r'id="claim-(\w+)"', section) == ["a1", "a2", "b1", "b2", "c1", "c2"]
+    assert "Emerging answer</span> Add read replicas" in section
+    assert read_state(question.pk).ledger == ledger
+    # A viewer connecting now gets it in its snapshot; the recorder stored it for the finished page.
+    _, html = await consumers.render_snapshot(question.pk, read_state(question.pk))
+    assert 'id="claim-c2"' in html
+    stored = await sync_to_async(snapshot.build)(question.pk, None)
+    assert stored.ledger == ledger

@@ -1,0 +1,176 @@
+"""The claim ledger as the question page draws it: stances, the claim × voice matrix, signals.
+
+The engine stores ``Ledger.as_dict()`` (on the question, and in the live state as it grows);
+this turns it into rows and cells a template can loop over. Every mark has a symbol, a colour
+(by its CSS class) and words, so that nothing is said by colour alone.
+"""
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from debates.engine.ledger import claim_prefix
+
+# A voice's word on a claim -> (symbol, words, what it means), in the legend's order.
+MARKS = {
+    "claimed": ("●", "claimed", "its own claim"),
+    "supported": ("✓", "supported", "made the same claim, or confirmed it"),
+    "attacked": ("✗", "attacked", "attacked or refuted it"),
+    "defended": ("◆", "defended", "its author held it under attack"),
+    "conceded": ("↓", "conceded", "its author gave it up"),
+    "partly": ("◑", "partly conceded", "its author gave up part of it"),
+    "changed": ("↻", "changed", "its author changed position entirely"),
+    "": ("·", "nothing said", "said nothing about it"),
+}
+STANCES = {  # a voice against the emerging answer -> (symbol, words)
+    "agrees": ("✓", "agrees"),
+    "partly": ("◐", "agrees in part"),
+    "disagrees": ("✗", "disagrees"),
+    "unknown": ("?", "not known"),
+}
+
+
+@dataclass(frozen=True)
+class Mark:
+    state: str  # a key of MARKS
+
+    @property
+    def symbol(self) -> str:
+        return MARKS.get(self.state, MARKS[""])[0]
+
+    @property
+    def words(self) -> str:
+        return MARKS.get(self.state, (self.symbol, self.state))[1]
+
+    @property
+    def css(self) -> str:
+        return self.state if self.state in MARKS and self.state else "none"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """What one voice did with one claim: at round 0, then at the end."""
+
+    short: str  # "A": the voice, where the column header is not in view (the phone's stacked blocks)
+    start: Mark
+    end: Mark
+    title: str  # the whole story, for the tooltip
+
+    @property
+    def moved(self) -> bool:
+        return self.start != self.end
+
+    @property
+    def silent(self) -> bool:
+        return not self.start.state and not self.end.state
+
+
+@dataclass(frozen=True)
+class Said:
+    """One voice's word on a claim in a later round (engine.ledger's events)."""
+
+    target: str
+    by: str
+    what: str
+    kind: str  # refute, correct, logical_gap…
+    reason: str
+
+    @property
+    def how(self) -> str:
+        return self.kind.replace("_", " ")
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    text: str
+    kind: str
+    confidence: int | None  # percent
+    falsifier: str
+    author: str
+    status: str  # standing | contested | conceded | withdrawn
+    cells: list[Cell]
+    said: list[Said]  # what the voices said about it, in order
+
+
+@dataclass(frozen=True)
+class Voice:
+    label: str
+    name: str  # the revealed panelist, once the run is over
+    stance: str
+    why: str
+
+    @property
+    def symbol(self) -> str:
+        return STANCES.get(self.stance, STANCES["unknown"])[0]
+
+    @property
+    def words(self) -> str:
+        return STANCES.get(self.stance, STANCES["unknown"])[1]
+
+
+@dataclass(frozen=True)
+class LedgerView:
+    emerging: str
+    voices: list[Voice]
+    claims: list[Claim]
+    flags: list[str]
+    unreadable: list[str]
+    unmatched: list[dict[str, Any]]
+
+    @property
+    def legend(self) -> list[tuple[str, str, str, str]]:
+        """(css, symbol, words, meaning) of every mark."""
+        return [(Mark(state).css, symbol, words, meaning) for state, (symbol, words, meaning) in MARKS.items()]
+
+
+def view(ledger: Mapping[str, Any], reveal: Iterable[Mapping[str, str]] = ()) -> LedgerView | None:
+    """The ledger as drawn, with the revealed names when there are some; None when it holds nothing to show."""
+    names = {who.get("label", ""): who.get("name", "") for who in reveal}
+    labels: list[str] = list(ledger.get("labels", []))
+    stances: Mapping[str, Mapping[str, str]] = ledger.get("stances", {})
+    voices = []
+    for label in labels:
+        stance = stances.get(label, {})
+        voices.append(Voice(label, names.get(label, ""), stance.get("stance", "unknown"), stance.get("why", "")))
+    column = {label: i for i, label in enumerate(labels)}
+    events = [
+        Said(e["target"], e["by"], e["what"], e.get("kind", ""), e.get("reason", "")) for e in ledger.get("events", [])
+    ]
+    found = LedgerView(
+        emerging=ledger.get("emerging", ""),
+        voices=voices,
+        # In the order of the columns: the engine lists claims as the answers came in.
+        claims=sorted(
+            (_claim(row, labels, events) for row in ledger.get("claims", [])),
+            key=lambda c: column.get(c.author, len(column)),
+        ),
+        flags=list(ledger.get("flags", [])),
+        unreadable=list(ledger.get("unreadable", [])),
+        unmatched=list(ledger.get("unmatched", [])),
+    )
+    return found if found.claims or found.flags or found.unreadable or stances else None
+
+
+def _claim(row: Mapping[str, Any], labels: list[str], events: list[Said]) -> Claim:
+    said = [e for e in events if e.target == row["id"]]
+    cells = []
+    for label in labels:
+        cell = row.get("cells", {}).get(label, {})
+        start, end = Mark(cell.get("start", "")), Mark(cell.get("end", ""))
+        story = f"{label} on {row['id']}: round 0 {start.words}, at the end {end.words}"
+        if last := [e for e in said if e.by == label]:
+            story += f" — {last[-1].reason or 'no reason given'}"
+        cells.append(Cell(claim_prefix(label).rstrip("."), start, end, story))
+    confidence = row.get("confidence")
+    return Claim(
+        id=row["id"],
+        text=row.get("text", ""),
+        kind=row.get("kind", ""),
+        confidence=None if confidence is None else round(confidence * 100),
+        falsifier=row.get("falsifier", ""),
+        author=row.get("author", ""),
+        status=row.get("status", ""),
+        cells=cells,
+        said=said,
+    )
