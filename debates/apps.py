@@ -1,5 +1,9 @@
+import os
+from pathlib import Path
+
 from django.apps import AppConfig
 from django.conf import settings
+from django.db.backends.signals import connection_created
 
 
 class DebatesConfig(AppConfig):
@@ -16,3 +20,17 @@ class DebatesConfig(AppConfig):
             max_seconds=limits["RETRY_MAX_SECONDS"],
             retry_after_cap=limits["RETRY_AFTER_CAP_SECONDS"],
         )
+        connection_created.connect(owner_only, dispatch_uid="teorema-sqlite-owner-only")
+
+
+def owner_only(sender: object, connection: object, **kwargs: object) -> None:
+    """A SQLite database holds questions and encrypted keys: its files are readable by their owner
+    only (0600), however the umask created them; the WAL files SQLite adds beside it too."""
+    if getattr(connection, "vendor", "") != "sqlite":
+        return
+    name = str(connection.settings_dict["NAME"])  # type: ignore[attr-defined]
+    if name == ":memory:" or name.startswith("file:") or not Path(name).exists():
+        return
+    for path in (Path(name), Path(f"{name}-wal"), Path(f"{name}-shm")):
+        if path.exists() and path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)

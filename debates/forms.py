@@ -12,7 +12,7 @@ from django.conf import settings
 
 from debates.engine.protocols import Shape, call_steps, plan, planned_calls
 from debates.engine.vocabulary import DebateMode
-from debates.models import Criticality, Panel, Panelist, Protocol, Question
+from debates.models import Criticality, Panel, Panelist, Protocol, Provider, Question
 
 # For the cost estimate shown before asking: a typical call's size, in tokens.
 ESTIMATE_IN, ESTIMATE_OUT = 2000, 800
@@ -63,6 +63,11 @@ class PanelOption:
     cost: Decimal
     problems: list[str]
     warnings: list[str]
+    setup: Provider | None  # the provider to give a key to, when that is what stops it
+
+    @property
+    def runnable(self) -> bool:
+        return not self.problems
 
     @classmethod
     def of(cls, panel: Panel) -> "PanelOption":
@@ -73,22 +78,48 @@ class PanelOption:
         cost += moderator_calls * call_cost(panel.moderator)
         calls = planned_calls(steps, len(members))
         families = sorted({p.family for p in members})
-        return cls(panel, len(members), families, calls, cost, problems(panel), panel.self_judging())
+        return cls(
+            panel, len(members), families, calls, cost, problems(panel), panel.self_judging(), unkeyed_provider(panel)
+        )
 
 
 def problems(panel: Panel) -> list[str]:
-    """Why a panel cannot run now (a disabled voice, a provider without a key), in words."""
+    """Why a panel cannot run now, in words: once per cause, naming the real one (a key named by
+    an environment variable that is not set is not the same fix as a key never stored)."""
     members = panel.roster()
     voices = [*members, panel.moderator, *([panel.tie_breaker] if panel.tie_breaker else [])]
     found = [] if members else ["it has no panelists"]
+    keyless: dict[Provider, list[str]] = {}
     for p in dict.fromkeys(voices):
         if not p.enabled:
             found.append(f"{p.name} is disabled")
         elif not p.provider.enabled:
-            found.append(f"{p.name}'s provider {p.provider.name} is disabled")
+            found.append(f"the provider {p.provider.name} is disabled")
         elif not p.provider.has_usable_key:
-            found.append(f"{p.name}'s provider {p.provider.name} has no API key (add it in the admin)")
-    return found
+            keyless.setdefault(p.provider, []).append(p.name)
+    for provider, names in keyless.items():
+        why = (
+            f"{provider.api_key_env} is not set in the server's environment"
+            if provider.api_key_env
+            else "no API key is stored for it"
+        )
+        found.append(f"{provider.name} has no key for {', '.join(names)}: {why}")
+    return list(dict.fromkeys(found))
+
+
+def unkeyed_provider(panel: Panel) -> Provider | None:
+    """The first provider of the panel that lacks its key: where "set up keys" leads."""
+    voices = [*panel.roster(), panel.moderator]
+    return next((p.provider for p in voices if p.provider.enabled and not p.provider.has_usable_key), None)
+
+
+def runnable_default() -> Panel | None:
+    """The panel the form starts on: the default if it can run, else the first that can, else the default
+    (whose refusal then says what to fix)."""
+    default = Panel.objects.default()
+    if default is None or not problems(default):
+        return default
+    return next((panel for panel in Panel.objects.all() if not problems(panel)), default)
 
 
 def panel_options() -> list[PanelOption]:
@@ -144,9 +175,10 @@ class AskForm(forms.Form):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        default = Panel.objects.default()
-        if default is not None:
-            self.fields["panel"].initial = default.slug
+        if (preselected := runnable_default()) is not None:
+            self.fields["panel"].initial = preselected.slug
+        slugs = ", ".join(Panel.objects.order_by("slug").values_list("slug", flat=True)) or "none yet"
+        self.fields["panel"].error_messages["invalid_choice"] = f"There is no panel “%(value)s”. The panels: {slugs}."
 
     def clean_panel(self) -> Panel:
         panel = self.cleaned_data["panel"] or Panel.objects.default()

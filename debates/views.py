@@ -33,7 +33,10 @@ def ask(request: HttpRequest) -> HttpResponse:
         status = 429
     elif request.method == "POST":
         status = 400
-    return render(request, "debates/ask.html", {"form": form, "options": panel_options()}, status=status)
+    options = panel_options()
+    runnable = any(option.runnable for option in options)
+    context = {"form": form, "options": options, "runnable": runnable}
+    return render(request, "debates/ask.html", context, status=status)
 
 
 def visible_question(request: HttpRequest, pk: int) -> Question:

@@ -106,3 +106,12 @@ def test_local_secrets_are_generated_outside_the_repository(tmp_path: Path) -> N
     assert result.returncode == 0, result.stderr
     assert {p.name for p in tmp_path.iterdir()} >= {"secret_key", "fernet.key"}
     assert (tmp_path / "fernet.key").stat().st_mode & 0o077 == 0
+
+
+def test_the_sqlite_database_is_readable_by_its_owner_only(tmp_path: Path) -> None:
+    migrated = manage("migrate", "--no-input", "-v0", env={}, data_dir=tmp_path)
+    assert migrated.returncode == 0, migrated.stderr
+    database = tmp_path / "teorema.sqlite3"
+    assert oct(database.stat().st_mode & 0o777) == oct(0o600)
+    for extra in (tmp_path / "teorema.sqlite3-wal", tmp_path / "teorema.sqlite3-shm"):
+        assert not extra.exists() or extra.stat().st_mode & 0o077 == 0

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from debates.models import Question
+from tests.fakes.roster import make_panel
 
 
 @pytest.fixture
@@ -20,7 +21,7 @@ def ask(client, **fields):
 
 def test_the_form_preselects_the_default_panel_and_shows_what_it_costs(asker, offline_panel):
     page = asker.get("/").content.decode()
-    assert 'value="offline" checked' in page
+    assert 'value="offline" data-protocol="teorema" checked' in page
     assert "3 voices (alpha, beta, gamma)" in page
     assert "7 calls per run" in page  # teorema: 3 + 3 + 1
     assert "≈ $" in page
@@ -89,8 +90,43 @@ def test_a_panel_whose_provider_has_no_key_cannot_be_asked(asker, offline_panel,
     provider.set_api_key("")
     provider.save()
     response = ask(asker)
-    assert f"provider {provider.name} has no API key" in response.content.decode()
+    page = response.content.decode()
+    assert f"{provider.name} has no key for Alpha offline, Beta offline, Gamma offline, Moderator offline" in page
+    assert page.count("no API key is stored for it") == 2  # the refusal above the form, and the panel's own line
     assert not Question.objects.exists()
+
+
+def test_a_key_named_by_an_unset_variable_is_refused_naming_the_variable_once(asker, alice, offline_panel,
+                                                                               monkeypatch):  # fmt: skip
+    provider = offline_panel.moderator.provider
+    provider.api_key_env = "TEOREMA_TEST_UNSET_KEY"
+    provider.save()
+    monkeypatch.delenv("TEOREMA_TEST_UNSET_KEY", raising=False)
+    page = asker.get("/").content.decode()
+    assert page.count("TEOREMA_TEST_UNSET_KEY is not set in the server&#x27;s environment") == 1
+    assert "No panel can run yet" in page
+    assert "An administrator can add the key." in page
+    assert 'value="offline" data-protocol="teorema" checked disabled' in page
+    alice.is_staff = True
+    alice.save()
+    assert f'href="/admin/debates/provider/{provider.pk}/change/"' in asker.get("/").content.decode()
+
+
+def test_the_form_starts_on_a_panel_that_can_run_when_the_default_cannot(asker, offline_panel, no_runs):
+    make_panel("http://127.0.0.1:9/v1", slug="spare")
+    offline_panel.is_default = True
+    offline_panel.save()
+    member = offline_panel.roster()[0]
+    member.enabled = False
+    member.save()
+    page = asker.get("/").content.decode()
+    assert 'value="spare" data-protocol="teorema" checked' in page
+    assert "No panel can run yet" not in page
+
+
+def test_an_unknown_panel_is_refused_listing_the_panels(asker, offline_panel, no_runs):
+    response = ask(asker, panel="five-voices")
+    assert "There is no panel “five-voices”. The panels: offline." in response.content.decode()
 
 
 def test_submissions_are_rate_limited_per_user(asker, client, bob, offline_panel, no_runs, settings):
