@@ -4,15 +4,17 @@ Every check that can fail before money is spent happens here, in words the asker
 an empty or oversized question, an unknown panel, a panel with a voice that cannot be called.
 """
 
+import statistics
 from dataclasses import dataclass
 from decimal import Decimal
 
 from django import forms
 from django.conf import settings
 
-from debates.engine.protocols import Shape, call_steps, plan, planned_calls
+from debates.engine.protocols import Shape, Step, call_steps, plan, planned_calls
 from debates.engine.vocabulary import DebateMode
-from debates.models import Criticality, Panel, Panelist, Protocol, Provider, Question
+from debates.models import Contribution, Criticality, Outcome, Panel, Panelist, Protocol, Provider, Question
+from debates.presets import Wire
 
 # For the cost estimate shown before asking: a typical call's size, in tokens.
 ESTIMATE_IN, ESTIMATE_OUT = 2000, 800
@@ -64,10 +66,18 @@ class PanelOption:
     problems: list[str]
     warnings: list[str]
     setup: Provider | None  # the provider to give a key to, when that is what stops it
+    seconds: float  # the run's expected duration
+    measured: bool  # from the voices' past calls (else a guess)
 
     @property
     def runnable(self) -> bool:
         return not self.problems
+
+    @property
+    def demo(self) -> bool:
+        """Every voice on the embedded demo model: it shows the machinery, not meaningful answers."""
+        voices = [*self.panel.roster(), self.panel.moderator]
+        return all(p.provider.wire == Wire.LOCAL for p in voices)
 
     @classmethod
     def of(cls, panel: Panel) -> "PanelOption":
@@ -78,9 +88,11 @@ class PanelOption:
         cost += moderator_calls * call_cost(panel.moderator)
         calls = planned_calls(steps, len(members))
         families = sorted({p.family for p in members})
+        seconds, measured = duration(panel, steps)
         return cls(
-            panel, len(members), families, calls, cost, problems(panel), panel.self_judging(), unkeyed_provider(panel)
-        )
+            panel, len(members), families, calls, cost, problems(panel), panel.self_judging(), unkeyed_provider(panel),
+            seconds, measured,
+        )  # fmt: skip
 
 
 def problems(panel: Panel) -> list[str]:
@@ -111,6 +123,39 @@ def unkeyed_provider(panel: Panel) -> Provider | None:
     """The first provider of the panel that lacks its key: where "set up keys" leads."""
     voices = [*panel.roster(), panel.moderator]
     return next((p.provider for p in voices if p.provider.enabled and not p.provider.has_usable_key), None)
+
+
+# Seconds per call when a voice has no past calls: the embedded model on two cores, a remote API.
+GUESS_SECONDS = {Wire.LOCAL: 8.0, "remote": 25.0}
+HISTORY = 20  # past calls per voice that the estimate reads
+
+
+def call_seconds(panelists: list[Panelist]) -> dict[int, float]:
+    """Median latency of each voice's latest completed calls (one query, bounded)."""
+    rows = (
+        Contribution.objects.filter(panelist__in=panelists, status=Outcome.DONE, latency_ms__gt=0)
+        .order_by("-id")
+        .values_list("panelist_id", "latency_ms")[: HISTORY * max(len(panelists), 1)]
+    )
+    latencies: dict[int, list[int]] = {}
+    for panelist_id, latency_ms in rows:
+        latencies.setdefault(panelist_id, []).append(latency_ms)
+    return {pk: statistics.median(values[:HISTORY]) / 1000 for pk, values in latencies.items()}
+
+
+def duration(panel: Panel, steps: list[Step]) -> tuple[float, bool]:
+    """How long a run usually takes: each step as long as its slowest voice, the embedded model's
+    voices one after another (one model, one lock), every other voice at once."""
+    members = panel.roster()
+    measured = call_seconds([*members, panel.moderator])
+
+    def seconds(p: Panelist) -> float:
+        return measured.get(p.pk) or GUESS_SECONDS[Wire.LOCAL if p.provider.wire == Wire.LOCAL else "remote"]
+
+    local = sum(seconds(p) for p in members if p.provider.wire == Wire.LOCAL)
+    remote = max((seconds(p) for p in members if p.provider.wire != Wire.LOCAL), default=0.0)
+    panel_steps, solo_steps = call_steps(steps)
+    return panel_steps * max(local, remote) + solo_steps * seconds(panel.moderator), bool(measured)
 
 
 def runnable_default() -> Panel | None:

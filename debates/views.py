@@ -1,6 +1,7 @@
 """The pages: ask, watch a debate (live, or after the fact), history, cancel."""
 
 from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import Q
@@ -8,7 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from debates import ratelimit
+from debates import discover, ratelimit
 from debates.forms import AskForm, panel_options
 from debates.live import snapshot
 from debates.live.state import read_state
@@ -35,8 +36,30 @@ def ask(request: HttpRequest) -> HttpResponse:
         status = 400
     options = panel_options()
     runnable = any(option.runnable for option in options)
-    context = {"form": form, "options": options, "runnable": runnable}
+    chosen = next((o for o in options if o.panel.slug == form["panel"].value()), None)
+    demo = chosen is not None and chosen.demo
+    context = {
+        "form": form,
+        "options": options,
+        "runnable": runnable,
+        "demo": demo,
+        # Looked for only when it helps: the panel on offer is the demo model, or none can run.
+        "servers": discover.local_servers() if demo or not runnable else [],
+    }
     return render(request, "debates/ask.html", context, status=status)
+
+
+@staff_member_required
+@require_POST
+def adopt_local_server(request: HttpRequest, preset: str) -> HttpResponse:
+    """Make a panel of a local server's models (found again now: a posted URL is never trusted)."""
+    server = next((s for s in discover.local_servers() if s.preset == preset), None)
+    if server is None:
+        messages.error(request, "That local server is not answering any more: start it and reload this page.")
+    else:
+        panel = discover.adopt(server)
+        messages.success(request, f"The panel “{panel.name}” is ready, made the default: ask it something.")
+    return redirect("debates:ask")
 
 
 def visible_question(request: HttpRequest, pk: int) -> Question:

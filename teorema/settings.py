@@ -266,6 +266,7 @@ class TeoremaSettings(TypedDict):
     RETRY_BASE_SECONDS: float
     RETRY_MAX_SECONDS: float
     RETRY_AFTER_CAP_SECONDS: float
+    LOCAL_SERVERS: dict[str, str]
 
 
 TEOREMA: TeoremaSettings = {
@@ -285,6 +286,15 @@ TEOREMA: TeoremaSettings = {
     "RETRY_BASE_SECONDS": env_number("TEOREMA_RETRY_BASE_SECONDS", 1.0, 0, float),
     "RETRY_MAX_SECONDS": env_number("TEOREMA_RETRY_MAX_SECONDS", 20.0, 0, float),
     "RETRY_AFTER_CAP_SECONDS": env_number("TEOREMA_RETRY_AFTER_CAP_SECONDS", 60.0, 0, float),
+    # Local model servers the ask page looks for on their default ports (debates/discover.py);
+    # off on a production server, where loopback is not the user's machine.
+    "LOCAL_SERVERS": {
+        "ollama": "http://127.0.0.1:11434/v1",
+        "lmstudio": "http://127.0.0.1:1234/v1",
+        "llamacpp": "http://127.0.0.1:8080/v1",
+    }
+    if env_bool("TEOREMA_DISCOVER_LOCAL_SERVERS", not PRODUCTION)
+    else {},
 }
 
 # Request size limits (docs/api.md): 1 MiB for the rest of a form plus the longest question and

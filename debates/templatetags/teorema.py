@@ -38,6 +38,14 @@ def _in_words(total: float) -> str:
 
 
 @register.filter
+def about(seconds: float) -> str:
+    """An estimate in round words: "about 40 s", "about 3 min"."""
+    if seconds < 60:
+        return f"about {max(5, round(seconds / 5) * 5)} s"
+    return f"about {round(seconds / 60)} min"
+
+
+@register.filter
 def method_label(value: str) -> str:
     """The method's label ("first_principles" is "First principles"); unknown values as they are."""
     method = value or Method.NONE

@@ -4,7 +4,8 @@ It runs on 127.0.0.1 in a background thread with its own event loop, so the same
 in-process async tests, a Daphne subprocess and a browser. Paths are the real providers':
 ``/v1/chat/completions`` (OpenAI), ``/v1/messages`` (Anthropic) and
 ``/v1beta/models/{model}:streamGenerateContent?alt=sse`` (Gemini); non-streamed requests
-(``"stream": false``, ``:generateContent``) get a whole answer.
+(``"stream": false``, ``:generateContent``) get a whole answer. ``GET …/models`` lists
+``server.models`` in each wire's shape, as Ollama, LM Studio and the providers do.
 
 Scripting, per model name (any other model gets ``server.default``)::
 
@@ -82,6 +83,7 @@ class FakeRequest:
 
 
 Answer = str | Callable[[FakeRequest], str]
+MODELS = ("model-alpha", "model-beta", "model-gamma")
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,7 @@ class FakeProviderServer(ThreadedServer):
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         super().__init__(host, port)
         self.default = Script()
+        self.models: list[str] = list(MODELS)  # what GET …/models lists
         self.requests: list[FakeRequest] = []
         self.in_flight = self.max_in_flight = 0
         self._scripts: dict[str, list[Script]] = {}
@@ -124,6 +127,7 @@ class FakeProviderServer(ThreadedServer):
             self._counts.clear()
             self.requests.clear()
             self.default = Script()
+            self.models = list(MODELS)
             self.max_in_flight = self.in_flight
 
     def requests_for(self, model: str) -> list[FakeRequest]:
@@ -150,6 +154,18 @@ class FakeProviderServer(ThreadedServer):
 
     def routes(self, app: web.Application) -> None:
         app.router.add_post("/{tail:.*}", self._handle)
+        app.router.add_get("/{tail:.*}", self._models)
+
+    async def _models(self, request: web.Request) -> web.Response:
+        """The model list, as each wire lists it (``/v1/models``; Gemini's ``/v1beta/models``)."""
+        if request.path.endswith("/v1beta/models"):
+            return web.json_response({"models": [{"name": f"models/{m}"} for m in self.models]})
+        if not request.path.endswith("/v1/models"):
+            return web.json_response({"error": {"message": f"no route {request.path}"}}, status=404)
+        if "anthropic-version" in request.headers:
+            listed = [{"id": m, "type": "model", "display_name": m} for m in self.models]
+            return web.json_response({"data": listed, "has_more": False})
+        return web.json_response({"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]})
 
     # --- answering ------------------------------------------------------------------------
     async def _handle(self, request: web.Request) -> web.StreamResponse:

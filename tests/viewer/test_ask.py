@@ -4,7 +4,7 @@ import pytest
 from django.conf import settings
 from django.urls import reverse
 
-from debates.models import Question
+from debates.models import Contribution, Question, Round
 from tests.fakes.roster import make_panel
 
 
@@ -146,3 +146,22 @@ def test_anonymous_visitors_are_sent_to_sign_in(client, offline_panel):
         assert response.status_code == 302
         assert response["Location"].startswith("/accounts/login/")
     assert client.get("/accounts/login/").status_code == 200
+
+
+def test_each_panel_says_how_long_a_run_takes_a_guess_until_its_voices_have_run(asker, offline_panel, no_runs):
+    page = asker.get("/").content.decode()
+    assert "about 1 min (a guess)" in page  # 2 panel steps x 25 s + the moderator's 25 s
+    make_question_with_latencies(offline_panel, seconds=6)
+    page = asker.get("/").content.decode()
+    assert "about 20 s</span>" in page  # 3 steps of 6 s each, measured
+    assert "(a guess)" not in page
+
+
+def make_question_with_latencies(panel, seconds: float) -> Question:
+    """A finished run whose every call took ``seconds``."""
+    question = Question.objects.create(panel=panel, text="Done before?", criticality="low", status="done")
+    round_ = Round.objects.create(question=question, index=0, kind="answer", title="Round 0")
+    for i, voice in enumerate([*panel.roster(), panel.moderator]):
+        Contribution.objects.create(round=round_, seat=f"p{i}", label=f"Panelist {i}", panelist=voice, kind="answer",
+                                    status="done", latency_ms=int(seconds * 1000))  # fmt: skip
+    return question

@@ -1,0 +1,90 @@
+"""Local model servers on this machine (Ollama, LM Studio, a llama.cpp server), found on their
+default ports and offered as a panel: the two-minute step from the demo model to real answers.
+
+Each speaks OpenAI's wire and lists its models at ``GET <base>/models``. Nothing is created until
+a person asks for it; a server that does not answer within a fraction of a second is not there.
+"""
+
+import re
+from dataclasses import dataclass
+
+import httpx
+from django.conf import settings
+from django.db import transaction
+
+from debates.engine.vocabulary import Method, Protocol
+from debates.models import Membership, Panel, Panelist, Provider
+from debates.presets import PRESETS
+
+MAX_VOICES = 5
+# One model on its own: three methods, so the panel at least reasons three ways (weak evidence, and said so).
+METHODS = (Method.FIRST_PRINCIPLES, Method.OUTSIDE_VIEW, Method.COUNTER_EVIDENCE)
+TIMEOUT = httpx.Timeout(2.0, connect=0.3)
+
+
+@dataclass(frozen=True)
+class LocalServer:
+    preset: str  # a key of PRESETS: ollama, lmstudio, llamacpp
+    base_url: str
+    models: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        return PRESETS[self.preset].label
+
+
+def local_servers() -> list[LocalServer]:
+    """The local servers answering now, with the models each lists (none when discovery is off)."""
+    found = []
+    with httpx.Client(timeout=TIMEOUT) as client:
+        for preset, base_url in settings.TEOREMA["LOCAL_SERVERS"].items():
+            try:
+                response = client.get(f"{base_url.rstrip('/')}/models")
+                response.raise_for_status()
+                listed = response.json().get("data", [])
+            except (httpx.HTTPError, ValueError, AttributeError):
+                continue
+            models = tuple(m["id"] for m in listed if isinstance(m, dict) and isinstance(m.get("id"), str))
+            if models:
+                found.append(LocalServer(preset, base_url, models))
+    return found
+
+
+def panelist(provider: Provider, server: LocalServer, model: str, method: Method) -> Panelist:
+    suffix = f" ({method.label})" if method != Method.NONE else ""
+    found, _ = Panelist.objects.get_or_create(
+        name=f"{model} · {server.label}{suffix}"[:80],
+        defaults={"provider": provider, "model": model, "family": family(model), "method": method},
+    )
+    return found
+
+
+def family(model: str) -> str:
+    """A model's family from its name, as these servers name models: "llama3.2:3b" -> "llama"."""
+    name = model.rsplit("/", 1)[-1].casefold()
+    match = re.match(r"[a-z]+", name)
+    return match[0] if match else name or "local"
+
+
+@transaction.atomic
+def adopt(server: LocalServer) -> Panel:
+    """A provider, a panelist per model (at most five; one model gets three methods) and a
+    teorema panel on them, made the default. Asking twice reuses what the first time made."""
+    provider, _ = Provider.objects.get_or_create(
+        name=server.label, defaults={"wire": PRESETS[server.preset].wire, "preset": server.preset,
+                                     "base_url": server.base_url},
+    )  # fmt: skip
+    models = list(server.models[: MAX_VOICES + 1])
+    # A moderator on a model no panelist runs, when there are models enough: a judge favours its own answers.
+    voices, judge = (models[:-1], models[-1]) if len(models) >= 3 else (models, models[0])
+    seats = [(m, Method.NONE) for m in voices] if len(voices) > 1 else [(voices[0], m) for m in METHODS]
+    members = [panelist(provider, server, model, method) for model, method in seats]
+    moderator = next((p for p in members if p.model == judge), None) or panelist(provider, server, judge, Method.NONE)
+    panel, _ = Panel.objects.update_or_create(
+        slug=server.preset,
+        defaults={"name": f"{server.label} (this machine)", "protocol": Protocol.TEOREMA, "moderator": moderator,
+                  "is_default": True, "description": f"The models of the {server.label} server at {server.base_url}."},
+    )  # fmt: skip
+    Membership.objects.filter(panel=panel).delete()
+    Membership.objects.bulk_create(Membership(panel=panel, panelist=p, position=i) for i, p in enumerate(members))
+    return panel

@@ -1,0 +1,114 @@
+"""The first run as a new user meets it: the demo model said plainly, and a local model server
+on this machine (the fake provider server stands in for Ollama) offered and made a panel."""
+
+from pathlib import Path
+
+import pytest
+from asgiref.sync import async_to_sync
+
+from debates.models import Panel, Question
+from debates.roster import import_roster
+from debates.runs import execute, tasks
+from tests.fakes.answers import SYNTHESIS
+
+DEFAULT_ROSTER = Path(__file__).resolve().parents[2] / "debates" / "default_roster.toml"
+
+
+@pytest.fixture
+def demo(db) -> Panel:
+    """What make run sets up with no key: the Local trio on the embedded model, the default."""
+    import_roster(DEFAULT_ROSTER.read_text(encoding="utf-8"))
+    return Panel.objects.get(is_default=True)
+
+
+@pytest.fixture
+def ollama(settings, fake_provider):
+    """The fake provider server on the port Ollama would use, as far as discovery can tell."""
+    settings.TEOREMA = {**settings.TEOREMA, "LOCAL_SERVERS": {"ollama": fake_provider.base_url("openai")}}
+    return fake_provider
+
+
+@pytest.fixture
+def staff(client, alice):
+    alice.is_staff = True
+    alice.save()
+    client.force_login(alice)
+    return client
+
+
+def test_the_demo_model_is_called_what_it_is_on_the_ask_page(client, alice, demo, settings):
+    settings.TEOREMA = {**settings.TEOREMA, "LOCAL_SERVERS": {}}
+    client.force_login(alice)
+    page = client.get("/").content.decode()
+    assert "Demo model." in page
+    assert "its answers are not meaningful" in page
+
+
+def test_a_local_server_is_offered_and_becomes_the_default_panel(staff, demo, ollama):
+    page = staff.get("/").content.decode()
+    assert "Ollama is running on this machine with 3 models: model-alpha, model-beta, model-gamma." in page
+    assert 'formaction="/local-servers/ollama/use/"' in page
+
+    response = staff.post("/local-servers/ollama/use/")
+    assert response.status_code == 302
+    panel = Panel.objects.get(is_default=True)
+    assert panel.slug == "ollama"
+    assert [p.model for p in panel.roster()] == ["model-alpha", "model-beta"]
+    assert panel.moderator.model == "model-gamma"  # a judge on a model no panelist runs
+    assert panel.moderator.provider.base_url == ollama.base_url("openai")
+    assert not panel.moderator.provider.needs_key
+    page = staff.get("/").content.decode()
+    assert 'value="ollama" data-protocol="teorema" checked' in page
+    assert "Demo model." not in page
+    assert "The panel “Ollama (this machine)” is ready" in page
+
+    staff.post("/local-servers/ollama/use/")  # asking twice makes nothing twice
+    assert Panel.objects.filter(slug="ollama").count() == 1
+
+
+def test_the_adopted_panel_debates_against_the_server(staff, demo, ollama, monkeypatch):
+    staff.post("/local-servers/ollama/use/")
+    for model in ("model-alpha", "model-beta"):
+        ollama.script(model, f"{model} says: add read replicas, because reads dominate. Confidence 70%.")
+    ollama.script("model-gamma", SYNTHESIS)
+    monkeypatch.setattr(tasks, "submit", lambda question: async_to_sync(execute.execute)(question.pk))
+    staff.post("/", {"text": "Shard or add read replicas?", "panel": "ollama", "criticality": "low"})
+    assert Question.objects.get().status == "done"
+    assert {r.model for r in ollama.requests} == {"model-alpha", "model-beta", "model-gamma"}
+
+
+def test_one_model_makes_a_panel_of_three_methods(staff, demo, ollama):
+    ollama.models = ["llama3.2:3b"]
+    staff.post("/local-servers/ollama/use/")
+    panel = Panel.objects.get(slug="ollama")
+    assert [(p.model, p.family, p.method) for p in panel.roster()] == [
+        ("llama3.2:3b", "llama", "first_principles"),
+        ("llama3.2:3b", "llama", "outside_view"),
+        ("llama3.2:3b", "llama", "counter_evidence"),
+    ]
+
+
+def test_nothing_is_offered_when_no_server_answers(staff, demo, settings):
+    settings.TEOREMA = {**settings.TEOREMA, "LOCAL_SERVERS": {"ollama": "http://127.0.0.1:9/v1"}}
+    page = staff.get("/").content.decode()
+    assert "is running on this machine" not in page
+    response = staff.post("/local-servers/ollama/use/", follow=True)
+    assert "That local server is not answering any more" in response.content.decode()
+    assert not Panel.objects.filter(slug="ollama").exists()
+
+
+def test_only_staff_may_make_a_panel_of_a_local_server(client, alice, demo, ollama):
+    client.force_login(alice)
+    page = client.get("/").content.decode()
+    assert "An administrator can make it a panel." in page
+    assert "formaction=" not in page
+    response = client.post("/local-servers/ollama/use/")
+    assert response.status_code == 302
+    assert "/admin/login/" in response["Location"]
+    assert not Panel.objects.filter(slug="ollama").exists()
+
+
+def test_a_runnable_real_panel_looks_for_nothing(staff, panel, ollama):
+    page = staff.get("/").content.decode()
+    assert "Demo model." not in page
+    assert "is running on this machine" not in page
