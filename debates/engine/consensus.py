@@ -374,7 +374,7 @@ ANTONYMS = frozenset(
 )
 
 
-def _opposite(a: str, b: str) -> bool:
+def opposite(a: str, b: str) -> bool:
     if frozenset({_stem(a), _stem(b)}) in ANTONYMS:
         return True
     short, long = sorted((a, b), key=len)
@@ -414,7 +414,7 @@ def relation(a: str, b: str, similarity: float = 85.0) -> Relation:
         return Relation(False)  # "option a"/"option b", "plan 10"/"plan 11": plainly different
     for x in xa:
         for y in xb:
-            if _opposite(x, y):
+            if opposite(x, y):
                 return Relation(False, f"“{x}” is the opposite of “{y}”", alike)
     xa, xb = [t for t in xa if t not in FILLER], [t for t in xb if t not in FILLER]
     if not xa and not xb:

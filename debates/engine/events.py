@@ -91,7 +91,7 @@ class ContributionResult:
     cost: Decimal = Decimal("0")
     latency_ms: int = 0
     finish_reason: str = ""
-    ledger: Mapping[str, Any] = field(default_factory=dict)  # ledger.read(): claims, attacks, replies, change
+    ledger: Mapping[str, Any] = field(default_factory=dict)  # closing.read(): claims, attacks, replies, change
 
     @property
     def ok(self) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
-from debates.engine import calls, dossier, prompts, vote
+from debates.engine import calls, closing, dossier, prompts, vote
 from debates.engine import ledger as ledgers
 from debates.engine.consensus import Consensus
 from debates.engine.events import (
@@ -121,7 +121,7 @@ class Run:
         if result.ok and result.kind in BALLOT_KINDS:
             result = vote.enrich(self, result)
         if result.ok and result.kind in LEDGER_KINDS:
-            result = replace(result, ledger=ledgers.read(result.kind, result.text, result.label))
+            result = replace(result, ledger=closing.read(result.kind, result.text, result.label))
         return result
 
     async def solo(
@@ -222,7 +222,7 @@ class Run:
         if step is None:
             return []
         return [
-            (r.label, ledgers.with_claims(r.text, r.ledger))
+            (r.label, closing.with_claims(r.text, r.ledger))
             for key, r in self.results.get(step.index, {}).items()
             if key != exclude
         ]
@@ -235,7 +235,7 @@ class Run:
         result = self.results.get(step.index, {}).get(seat.key) if step else None
         if result is None:
             return "(no answer)"
-        return dossier.dossier([(seat.label, ledgers.with_claims(result.text, result.ledger))], self.spec.all_names())
+        return dossier.dossier([(seat.label, closing.with_claims(result.text, result.ledger))], self.spec.all_names())
 
     def brief(self) -> str:
         return prompts.brief(self.spec.question, self.spec.context, self.grounding)

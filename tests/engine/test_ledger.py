@@ -8,6 +8,7 @@ exactly when a mixed panel agrees — as the request log shows.
 
 import pytest
 
+from debates.engine import ledger as ledgers_module
 from debates.engine.events import ContributionFinished, LedgerUpdated, PanelChanged, RoundStarted
 from debates.engine.run import run
 from tests.fakes.answers import SYNTHESIS
@@ -273,3 +274,19 @@ async def test_on_dissent_counts_a_voice_without_an_answer_line_as_not_agreeing(
 async def test_always_mode_reports_nothing_about_skipping(panel, sink):
     await run(panel([voice(REPLICAS_A), voice(REPLICAS_B), voice(AGREE_C)]), sink)
     assert "debate" not in sink.of(PanelChanged)[-1].panel_run
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("Reads are 90% of the queries", "Reads are about 90% of the queries", True),
+        ("Reads are 90% of the queries", "Reads make up 90% of all queries", True),
+        ("Reads are 90% of the queries", "Reads are 60% of the queries", False),  # numbers differ
+        ("The migration is reversible", "The migration locks the table", False),
+        ("The window is long enough", "The window is too short", False),
+        ("The cache is safe", "The cache is not safe", False),
+        ("Latency will increase", "Latency will decrease", False),
+    ],
+)
+def test_claims_count_as_shared_only_when_they_plainly_say_the_same(a, b, same):
+    assert ledgers_module.same_claim(a, b) is same

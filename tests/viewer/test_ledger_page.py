@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from debates.engine import closing
 from debates.engine import ledger as ledgers
 from debates.live.sink import fragment
 from debates.live.state import LiveState
@@ -49,7 +50,7 @@ def store(question, rounds: list[tuple[str, dict[str, str]]]) -> dict:
     for index, (kind, texts) in enumerate(rounds):
         row = Round.objects.create(question=question, index=index, kind=kind, title=f"Round {index}", status="done")
         for label, text in texts.items():
-            record = ledgers.read(kind, text, label)
+            record = closing.read(kind, text, label)
             Contribution.objects.create(
                 round=row, seat=SEATS[label], label=label, kind=kind, status="done", text=text, ledger=record
             )

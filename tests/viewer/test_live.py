@@ -17,6 +17,7 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
+from debates.engine import closing
 from debates.engine import ledger as ledgers
 from debates.engine.events import (
     ContributionChunk,
@@ -309,7 +310,7 @@ async def test_a_resumed_run_does_not_count_its_replayed_votes_twice(question, s
 
 def blind_ledger() -> dict:
     """The ledger after the blind round, as the engine emits it."""
-    entries = [ledgers.Entry(0, label, "answer", ledgers.read("answer", text, label)) for label, text in BLIND.items()]
+    entries = [ledgers.Entry(0, label, "answer", closing.read("answer", text, label)) for label, text in BLIND.items()]
     return ledgers.Ledger(entries).as_dict()
 
 
