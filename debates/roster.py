@@ -8,6 +8,7 @@ The format is documented field by field in README.md, "Roster as code".
 
 import difflib
 import math
+import os
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.utils.text import slugify
 
+from debates.forms import problems  # the ask page's own rule for "cannot run"
 from debates.models import Membership, Panel, Panelist, Provider
 from debates.presets import PRESETS
 
@@ -72,6 +74,14 @@ MAX_FILE_BYTES = 1024 * 1024  # a roster of a hundred voices is about 20 kB
 SHOWN_CHARS = 60  # of a name or value quoted in an error, so a huge one cannot flood the report
 
 
+class Unconfirmed(Exception):
+    """The import would change what a person relies on (``notices``); nothing was changed."""
+
+    def __init__(self, notices: list[str]) -> None:
+        super().__init__("\n".join(notices))
+        self.notices = notices
+
+
 class RosterError(Exception):
     """A roster file that cannot be imported; ``errors`` name the entry and field of each fault."""
 
@@ -96,6 +106,8 @@ class Change:
 class Report:
     changes: list[Change] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # imported, but worth a second look
+    # Changes a person should agree to first: another default panel, a stored key set aside.
+    notices: list[str] = field(default_factory=list)
 
     def count(self, action: str) -> int:
         return sum(change.action == action for change in self.changes)
@@ -260,6 +272,8 @@ class _Importer:
                 self.errors += [f"{label}: {name}: {_short(message, 5 * SHOWN_CHARS)}" for message in messages]
             return None
         changed = tuple(name.removesuffix("_id") for name in attnames if before[name] != getattr(instance, name))
+        if isinstance(instance, Provider) and not created and instance.api_key_env and not before["api_key_env"]:
+            self.shadowing(instance)
         if isinstance(instance, Panel) and instance.is_default:
             for other in Panel.objects.filter(is_default=True).exclude(pk=instance.pk):
                 self.report.changes.append(Change("updated", "panel", other.name, ("is_default",)))
@@ -267,6 +281,16 @@ class _Importer:
             instance.save()
         action = "created" if created else "updated" if changed else "unchanged"
         return instance, Change(action, table.kind, instance.name, () if created else changed)
+
+    def shadowing(self, provider: Provider) -> None:
+        """A key named by the environment now takes the place of the key stored in the admin."""
+        if not provider.api_key_encrypted:
+            return
+        unset = "" if os.environ.get(provider.api_key_env) else f", and {provider.api_key_env} is not set here"
+        self.report.notices.append(
+            f'provider "{_short(provider.name)}": api_key_env = "{provider.api_key_env}" takes the place of '
+            f"the key stored in the admin{unset}"
+        )
 
     def set_members(self, panel: Panel, members: list[Panelist]) -> bool:
         """Make the panel's ordered roster the given one; True when that changed it."""
@@ -302,6 +326,15 @@ class _Importer:
             self.errors.append("no panel is the default: set is_default = true on one [[panels]] entry")
 
 
+def default_change(before: Panel | None, after: Panel | None) -> list[str]:
+    """Another default panel (the one every question gets unless it names one), and whether it can run."""
+    if before is None or after is None or before.pk == after.pk:
+        return []
+    cannot = problems(after)
+    why = f", but it cannot run now: {'; '.join(cannot)}" if cannot else ""
+    return [f'panel "{_short(after.name)}" becomes the default instead of "{_short(before.name)}"{why}']
+
+
 def model_field(table: Table, name: str) -> models.Field[Any, Any]:
     """A field of the table's model: the tables name columns and foreign keys, never a reverse relation."""
     found = table.model._meta.get_field(name)
@@ -309,14 +342,22 @@ def model_field(table: Table, name: str) -> models.Field[Any, Any]:
     return found
 
 
-def import_roster(text: str) -> Report:
-    """Upsert the file's roster; on any error nothing changes and RosterError lists them all."""
+def import_roster(text: str, confirmed: bool = True) -> Report:
+    """Upsert the file's roster; on any error nothing changes and RosterError lists them all.
+
+    Unless ``confirmed``, an import that would make another panel the default or set a stored
+    key aside changes nothing and raises Unconfirmed with what it would do, for a person to agree.
+    """
     entries = parse(text)
     importer = _Importer()
     with transaction.atomic():
+        default = Panel.objects.default()
         importer.run(entries)
         if importer.errors:
             raise RosterError(importer.errors)
+        importer.report.notices += default_change(default, Panel.objects.default())
+        if importer.report.notices and not confirmed:
+            raise Unconfirmed(importer.report.notices)
     names = [entry["name"] for _, entry in entries["panels"]]
     for panel in Panel.objects.filter(name__in=names).select_related("moderator", "tie_breaker", "fallback_moderator"):
         importer.report.warnings += [f'panel "{panel.name}": {warning}' for warning in panel.self_judging()]

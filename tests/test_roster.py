@@ -7,10 +7,11 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from debates.models import Panel, Panelist, Provider
-from debates.roster import RosterError, export_roster, import_roster
+from debates.roster import RosterError, Unconfirmed, export_roster, import_roster
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "docs" / "roster.example.toml"
+DEFAULT_ROSTER = ROOT / "debates" / "default_roster.toml"
 DEFAULT = ROOT / "debates" / "default_roster.toml"
 
 pytestmark = pytest.mark.django_db
@@ -43,6 +44,9 @@ failure_policy = "strict"
 default_criticality = "medium"
 is_default = true
 """
+
+
+SMALL = VALID.replace('api_key_env = "OPENAI_API_KEY"\n', "")
 
 
 def roster_command(*args: str) -> str:
@@ -393,3 +397,40 @@ def test_a_panel_debates_only_on_dissent_when_the_roster_says_so_and_exports_it_
     assert 'debate = "on_dissent"' in export_roster()
     with pytest.raises(RosterError, match="debate"):
         import_roster(text.replace('debate = "on_dissent"', 'debate = "sometimes"'))
+
+
+def test_an_import_that_changes_the_default_panel_asks_first_and_says_it_cannot_run(monkeypatch) -> None:
+    """The README example after `make run`: its panel would become the default with no key set."""
+    import_roster(DEFAULT_ROSTER.read_text(encoding="utf-8"))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(CommandError) as refused:
+        roster_command("import", str(EXAMPLE))
+    message = str(refused.value)
+    assert "not imported, nothing changed" in message
+    assert 'panel "Five voices" becomes the default instead of "Local trio", but it cannot run now' in message
+    assert "OPENAI_API_KEY is not set in the server's environment" in message
+    assert "--yes" in message
+    assert Panel.objects.get(is_default=True).name == "Local trio"
+    assert not Panel.objects.filter(slug="five").exists()
+
+    output = roster_command("import", str(EXAMPLE), "--yes")
+    assert 'changed: panel "Five voices" becomes the default instead of "Local trio"' in output
+    assert Panel.objects.get(is_default=True).slug == "five"
+
+
+def test_an_import_that_sets_a_stored_key_aside_asks_first(monkeypatch) -> None:
+    import_roster(SMALL)  # the provider with no api_key_env: its key is stored in the admin
+    provider = Provider.objects.get(name="OpenAI")
+    provider.set_api_key("sk-stored-in-the-admin")
+    provider.save()
+    monkeypatch.delenv("TEOREMA_TEST_KEY", raising=False)
+    shadowing = VALID.replace("OPENAI_API_KEY", "TEOREMA_TEST_KEY")
+    with pytest.raises(Unconfirmed) as asked:
+        import_roster(shadowing, confirmed=False)
+    assert asked.value.notices == [
+        'provider "OpenAI": api_key_env = "TEOREMA_TEST_KEY" takes the place of the key stored in the admin, '
+        "and TEOREMA_TEST_KEY is not set here"
+    ]
+    assert Provider.objects.get(name="OpenAI").api_key == "sk-stored-in-the-admin"  # nothing changed
+    assert import_roster(shadowing).notices  # confirmed: imported, and still said
+    assert Provider.objects.get(name="OpenAI").api_key_env == "TEOREMA_TEST_KEY"

@@ -1,10 +1,11 @@
 """`manage.py roster import FILE` / `roster export [FILE]`: the roster as a TOML file."""
 
+import sys
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from debates.roster import RosterError, export_roster, import_roster, read_file
+from debates.roster import RosterError, Unconfirmed, export_roster, import_roster, read_file
 
 SHOWN_ERRORS = 50  # a broken file can have thousands: the first ones show what is wrong
 
@@ -16,10 +17,14 @@ class Command(BaseCommand):
         actions = parser.add_subparsers(dest="action", required=True)
         importing = actions.add_parser("import", help="Upsert the roster in FILE; all or nothing.")
         importing.add_argument("file", type=Path)
+        importing.add_argument(
+            "--yes", action="store_true",
+            help="accept changes that are otherwise asked first (another default panel, a stored key set aside)",
+        )  # fmt: skip
         exporting = actions.add_parser("export", help="Write the roster to FILE (default: stdout).")
         exporting.add_argument("file", type=Path, nargs="?")
 
-    def handle(self, *args, action: str, file: Path | None, **options) -> None:
+    def handle(self, *args, action: str, file: Path | None, yes: bool = False, **options) -> None:
         if action == "export":
             text = export_roster()
             if file is None:
@@ -30,7 +35,17 @@ class Command(BaseCommand):
             return
         assert file is not None, "argparse requires FILE for import"
         try:
-            report = import_roster(read_file(file))
+            text = read_file(file)
+            try:
+                report = import_roster(text, confirmed=yes)
+            except Unconfirmed as asked:
+                if not self.agreed(asked.notices):
+                    raise CommandError(
+                        f"{file}: not imported, nothing changed. It would:\n"
+                        + "\n".join(f"  {notice}" for notice in asked.notices)
+                        + "\nRun it again with --yes to import it anyway."
+                    ) from None
+                report = import_roster(text, confirmed=True)
         except OSError as exc:
             raise CommandError(f"Cannot read {file}: {exc.strerror}.") from exc
         except RosterError as exc:
@@ -41,6 +56,17 @@ class Command(BaseCommand):
             raise CommandError(f"{file}: not imported, nothing changed.\n{errors}") from exc
         for change in report.changes:
             self.stdout.write(f"  {change}")
+        for notice in report.notices:
+            self.stdout.write(self.style.WARNING(f"  changed: {notice}"))
         for warning in report.warnings:
             self.stdout.write(self.style.WARNING(f"  warning: {warning}"))
         self.stdout.write(self.style.SUCCESS(f"Imported {file}: {report.summary()}."))
+
+    def agreed(self, notices: list[str]) -> bool:
+        """On a terminal, ask; anywhere else (a script, CI) the answer is no until --yes says so."""
+        if not sys.stdin.isatty():
+            return False
+        self.stdout.write("This import would:")
+        for notice in notices:
+            self.stdout.write(self.style.WARNING(f"  {notice}"))
+        return input("Import it anyway? [y/N] ").strip().casefold() in ("y", "yes")
