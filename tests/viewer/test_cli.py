@@ -1,5 +1,8 @@
 """``manage.py ask``: the debate streamed to the terminal, and an exit status scripts can trust."""
 
+import io
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
@@ -114,3 +117,35 @@ def test_an_unknown_debate_setting_is_refused_by_the_cli(panel):
     with pytest.raises(CommandError):
         call_command("ask", QUESTION, "--debate", "sometimes")
     assert not Question.objects.exists()
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_terminal_sees_what_is_happening_between_contributions(scripted):
+    slow = Script(answer=scripted_answer("alpha"), first_token_delay=0.6)
+    scripted.script("model-alpha", slow)
+    out = Terminal()
+    call_command("ask", QUESTION, "--panel", "house", "--criticality", "low", stdout=out)
+    text = out.getvalue()
+    assert "\r\x1b[K" in text  # one status line, rewritten in place
+    assert re.search(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Round 0 — independent answers · A [·…✓] B [·…✓] C [·…✓]", text)
+    status_then_card = re.search(r"\r\x1b\[K\n?Panelist [ABC] · answer · done", text)
+    assert status_then_card, "the status line is cleared before a contribution is printed"
+
+
+def test_a_pipe_gets_no_status_line(scripted, capsys):
+    call_command("ask", QUESTION, "--panel", "house", "--criticality", "low")
+    out = capsys.readouterr().out
+    assert "\x1b[K" not in out
+    assert not any(mark in out for mark in "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+
+
+def test_a_verdict_too_long_for_one_line_is_printed_whole(scripted, capsys):
+    long_verdict = "Add read replicas first. " + "Measure the write share weekly and shard only past 30 %. " * 12
+    scripted.script("model-moderator", f"## Consensus\nReplicas.\n\n## Verdict\n{long_verdict}\n")
+    call_command("ask", QUESTION, "--panel", "house", "--criticality", "low")
+    out = capsys.readouterr().out
+    assert f"Verdict: {long_verdict.strip()}" in out

@@ -15,16 +15,27 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from debates.engine import synthesis
 from debates.engine.vocabulary import DebateMode
 from debates.forms import AskForm
 from debates.live.cards import FINISHED_STATUSES
 from debates.live.follow import follow
 from debates.live.state import LiveState
-from debates.models import Contribution, Criticality, Outcome, Question, Status
+from debates.models import Contribution, Criticality, Outcome, Question, Status, Synthesis
 from debates.runs import execute
 
 EXIT: dict[str, int] = {Status.DONE: 0, Status.ANSWERED: 0, Status.NEEDS_REVIEW: 2}
 FOLLOW_EVERY = 0.1  # seconds between two looks at the run (the live view flushes every 75 ms)
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+CARD_MARKS = {
+    "waiting": "·",
+    "queued": "·",
+    "streaming": "…",
+    "retrying": "↻",
+    "done": "✓",
+    "failed": "✗",
+    "gated": "✗",
+}
 
 
 class Command(BaseCommand):
@@ -105,6 +116,10 @@ class Follower:
         self.headed: set[int] = set()  # rounds whose header is printed
         self.printed: set[str] = set()  # card keys already printed whole
         self.streamed: dict[str, int] = {}  # synthesis card key -> characters printed so far
+        # A terminal gets one status line rewritten in place while the voices think.
+        self.tty = command.stdout.isatty()
+        self.status_shown = ""
+        self.ticks = 0
 
     async def run(self) -> str:
         task = asyncio.create_task(execute.execute(self.question_id))
@@ -122,13 +137,37 @@ class Follower:
         for index, live_round in sorted(state.rounds.items()):
             if index not in self.headed and live_round.title:
                 self.headed.add(index)
+                self.clear_status()
                 self.out.write("\n" + self.style.MIGRATE_HEADING(f"== {live_round.title} =="))
             await self.show_round(state, index)
+        self.show_status(state)
+
+    def show_status(self, state: LiveState) -> None:
+        """What is happening now, between the printed contributions: no minutes of silence."""
+        if any(key in self.streamed for key in state.cards):
+            return  # the synthesis is streaming in full: its own text says what happens
+        current = sorted((c for c in state.cards.values() if c.round == max(state.rounds, default=-1)),
+                         key=lambda card: card.label)  # fmt: skip
+        voices = " ".join(f"{c.label.removeprefix('Panelist ')} {CARD_MARKS.get(c.status, '·')}" for c in current)
+        status = f"{state.phase} · {voices}" if voices else state.phase
+        if not self.tty:
+            return  # a pipe or a log has each round's header; a rewritten line would be noise there
+        self.ticks += 1
+        self.out.write(f"\r\x1b[K{SPINNER[self.ticks % len(SPINNER)]} {status}"[:200], ending="")
+        self.out.flush()
+        self.status_shown = status
+
+    def clear_status(self) -> None:
+        """Before printing anything else, the status line goes (a terminal only)."""
+        if self.tty and self.status_shown:
+            self.out.write("\r\x1b[K", ending="")
+            self.status_shown = ""
 
     async def show_round(self, state: LiveState, index: int) -> None:
         for key, card in ((k, c) for k, c in state.cards.items() if c.round == index):
             if card.status in FINISHED_STATUSES and key not in self.printed:
                 self.printed.add(key)
+                self.clear_status()
                 await sync_to_async(self.print_contribution)(key, card.round, card.seat)
             elif card.kind == "synthesis" and card.text:
                 self.stream(key, card.label, card.text)
@@ -136,6 +175,7 @@ class Follower:
     def stream(self, key: str, label: str, text: str) -> None:
         """The synthesis, one voice, is printed as it arrives."""
         if key not in self.streamed:
+            self.clear_status()
             self.out.write(self.style.MIGRATE_LABEL(f"\n{label}:"))
         elif len(text) < self.streamed[key]:
             self.out.write(self.style.WARNING("\n[the moderator's answer restarts]"))
@@ -183,6 +223,7 @@ class Follower:
             self.out.write(self.style.WARNING(flag))
 
     def finish(self) -> str:
+        self.clear_status()
         question = Question.objects.get(pk=self.question_id)
         self.out.write("\n\n" + self.style.MIGRATE_HEADING(f"== {question.get_status_display()} =="))
         if question.error:
@@ -192,7 +233,7 @@ class Follower:
             self.out.write(f"Consensus: agreement {consensus['agreement']} against threshold {consensus['threshold']}")
         self.print_ledger(question)
         if question.verdict:
-            self.out.write(self.style.SUCCESS(f"Verdict: {question.verdict}"))
+            self.out.write(self.style.SUCCESS(f"Verdict: {whole_verdict(question)}"))
         elif question.status == Status.DONE:
             self.out.write(self.style.WARNING("The moderator wrote no verdict of its own: read its synthesis above."))
         for voice in (question.panel_run.get("reveal") or {}).values():
@@ -200,3 +241,12 @@ class Follower:
         cost = f"{question.calls} calls · {question.tokens_in + question.tokens_out} tokens · ${question.cost:.4f}"
         self.out.write(cost)
         return question.status
+
+
+def whole_verdict(question: Question) -> str:
+    """The verdict as the moderator wrote it: its verdict section in full when it says more than
+    the one-line verdict the page lists (a terminal has room for all of it)."""
+    found = Synthesis.objects.filter(question=question).first()
+    sections = found.sections if found else []
+    body = next((text for heading, text in sections if heading and synthesis.role(heading) == "verdict"), "")
+    return body.strip() if len(body.strip()) > len(question.verdict) else question.verdict
