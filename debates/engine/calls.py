@@ -15,6 +15,7 @@ from debates.engine import gates
 from debates.engine.events import (
     ContributionChunk,
     ContributionFinished,
+    ContributionQueued,
     ContributionResult,
     ContributionRetrying,
     ContributionStarted,
@@ -22,7 +23,7 @@ from debates.engine.events import (
 )
 from debates.engine.spec import Seat
 from debates.engine.vocabulary import Outcome
-from debates.providers.base import Attempt, Chunk, Completion, Message, ProviderError, Retrying
+from debates.providers.base import Attempt, Chunk, Completion, Message, ProviderError, Queued, Retrying, Started
 
 # A gated answer is asked again once: two failures and the voice is out.
 GATE_TRIES = 2
@@ -41,10 +42,13 @@ class Tally:
     tokens_in: int = 0
     tokens_out: int = 0
     cost: Decimal = Decimal("0")
+    queued_ms: int = 0  # waiting for a shared model: not the voice's latency
 
     def add(self, attempts: tuple[Attempt, ...], completion: Completion | None = None) -> None:
         self.attempts += [
-            {"number": a.number, "latency_ms": a.latency_ms, "error": a.error, "fault": a.fault} for a in attempts
+            {"number": a.number, "latency_ms": a.latency_ms, "error": a.error, "fault": a.fault}
+            | ({"queued_ms": a.queued_ms} if a.queued_ms else {})
+            for a in attempts
         ]
         if completion is not None:
             self.tokens_in += completion.tokens_in
@@ -55,7 +59,7 @@ class Tally:
         return ContributionResult(
             round=self.round, seat=self.seat.key, label=self.seat.label, kind=self.kind, status=status,
             attempts=tuple(self.attempts), tokens_in=self.tokens_in, tokens_out=self.tokens_out, cost=self.cost,
-            latency_ms=int((time.monotonic() - self.started) * 1000), **fields,
+            latency_ms=max(int((time.monotonic() - self.started) * 1000) - self.queued_ms, 0), **fields,
         )  # fmt: skip
 
 
@@ -79,6 +83,11 @@ async def call(
                     streamed = streamed and not event.discard
                 elif isinstance(event, Completion):
                     completion = event
+                elif isinstance(event, Queued):
+                    await sink.emit(ContributionQueued(round_index, seat.key, event.position, event.of))
+                elif isinstance(event, Started):
+                    tally.queued_ms += event.queued_ms
+                    await sink.emit(ContributionStarted(round_index, seat.key, seat.label, kind))
         except ProviderError as error:
             tally.add(error.attempts)
             return tally.result(Outcome.FAILED, error=error.message)

@@ -38,10 +38,23 @@ class RoundStarted(Event):
 
 @dataclass(frozen=True)
 class ContributionStarted(Event):
+    """The voice's call starts; emitted again when a queued call starts generating (its latency counts from there)."""
+
     round: int
     seat: str
     label: str
     kind: str
+
+
+@dataclass(frozen=True)
+class ContributionQueued(Event):
+    """The voice waits for a model that runs one generation at a time: ``position`` of ``of`` in
+    line (1 is generating). A ContributionStarted follows when its generation starts."""
+
+    round: int
+    seat: str
+    position: int
+    of: int
 
 
 @dataclass(frozen=True)
@@ -84,12 +97,12 @@ class ContributionResult:
     reasoning: str = ""
     citations: tuple[str, ...] = ()
     flags: tuple[str, ...] = ()
-    attempts: tuple[dict[str, Any], ...] = ()  # JSON records: number, latency_ms, error, fault
+    attempts: tuple[dict[str, Any], ...] = ()  # JSON records: number, latency_ms, error, fault, queued_ms
     tokens_in: int = 0
     tokens_out: int = 0
     tokens_estimated: bool = False
     cost: Decimal = Decimal("0")
-    latency_ms: int = 0
+    latency_ms: int = 0  # generating, retries included; the time queued for a shared model is in attempts
     finish_reason: str = ""
     ledger: Mapping[str, Any] = field(default_factory=dict)  # closing.read(): claims, attacks, replies, change
 

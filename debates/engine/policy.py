@@ -7,6 +7,7 @@ and in a vote always, it is dropped: a stand-in would let one model vote twice. 
 while enough voices answer. The report always says what ran, never what was intended.
 """
 
+import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,22 @@ if TYPE_CHECKING:
 
 # A stand-in's method, in order of preference: the first one no active voice follows.
 FORCED_METHODS = (Method.COUNTER_EVIDENCE, Method.FIRST_PRINCIPLES, Method.OUTSIDE_VIEW, Method.REPRODUCE)
+# A parameter count written in a model's name as a part of its own ("smollm2-135m", "qwen2.5:1.5b",
+# "llama3.2:3b"), not glued to letters ("a3b" is a 30B model's active share, "e2b" an effective size).
+PARAMETERS = re.compile(r"(?:^|[-_:/ ])(\d+(?:\.\d+)?)([mb])(?=$|[-_:/ .])", re.IGNORECASE)
+SMALL = 3e9  # at most this many parameters: too weak for its agreement to count as a family's
+
+
+def small_model(seat: Seat) -> bool:
+    """The embedded demo model, or a model whose name says it has at most 3B parameters.
+
+    Only what the name states plainly counts ("mini" or "flash" say nothing about the size); a
+    name giving several counts is judged by the largest.
+    """
+    if seat.voice.endpoint.wire == "local":
+        return True
+    counts = [float(n) * (1e6 if unit.lower() == "m" else 1e9) for n, unit in PARAMETERS.findall(seat.voice.model)]
+    return bool(counts) and max(counts) <= SMALL
 
 
 def reason(result: ContributionResult) -> str:
@@ -124,10 +141,13 @@ class Lineup:
             raise RunStopped(f"Only one voice is left after {step.title}: that is a monologue, not a panel.")
 
     def heterogeneity(self) -> Heterogeneity:
-        """Measured on the voices that answered: a stand-in on another voice's model is that model again."""
+        """Measured on the voices that answered: a stand-in on another voice's model is that model again,
+        and a small model's agreement is no family's worth of evidence."""
         seats = self.active
         families = {s.family.casefold() for s in seats}
         models = {s.voice.model for s in seats}
+        small = [s for s in seats if small_model(s)]
+        weighty = {s.family.casefold() for s in seats if not small_model(s)}
         if len(families) > 1 and len(models) < len(seats):
             return Heterogeneity(
                 "families",
@@ -135,11 +155,20 @@ class Lineup:
                 f"the panel spans {len(families)} model families, but its {len(seats)} answers came from only "
                 f"{len(models)} models (a stand-in shares a model): convergence is weak evidence.",
             )
+        if len(families) > 1 and len(weighty) < 2:
+            return Heterogeneity(
+                "families",
+                "weak",
+                f"the panel spans {len(families)} model families, but {_count(len(small), 'voice')} of {len(seats)} "
+                f"{'runs' if len(small) == 1 else 'run'} a small model (the embedded demo model, or 3B parameters "
+                "or fewer), whose agreement adds little: convergence is weak evidence.",
+            )
         if len(families) > 1:
+            aside = f" besides {_count(len(small), 'voice')} on a small model" if small else ""
             return Heterogeneity(
                 "families",
                 "strong",
-                f"the panel spans {len(families)} model families: convergence is strong evidence.",
+                f"the panel spans {len(weighty)} model families{aside}: convergence is strong evidence.",
             )
         if len({s.voice.model for s in seats}) > 1:
             return Heterogeneity(
@@ -181,3 +210,7 @@ class Lineup:
         """Seat key -> label and identity, for every voice that took part."""
         seats = [*self.used.values(), self.spec.moderator, *([self.spec.tie_breaker] if self.spec.tie_breaker else [])]
         return {s.key: {"label": s.label, **s.identity} for s in seats}
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"

@@ -5,14 +5,19 @@ same partial templates, so a card looks the same however the browser came to see
 """
 
 import re
+import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cached_property
+from typing import Any
 
 from django.utils.safestring import SafeString
+from django.utils.text import slugify
 
 from debates.engine.events import ContributionResult
 from debates.engine.vocabulary import Outcome
+from debates.live.claims import Voice
 from debates.render import markdown
 
 FINISHED_STATUSES = frozenset(Outcome)  # a card is finished once its contribution has an outcome
@@ -36,7 +41,7 @@ class Card:
     seat: str
     label: str
     kind: str
-    status: str = "waiting"  # waiting | streaming | retrying | done | failed | gated
+    status: str = "waiting"  # waiting | queued | streaming | retrying | done | failed | gated | cancelled
     text: str = ""
     error: str = ""  # why it is retrying, failed or gated
     attempt: int = 1
@@ -45,16 +50,23 @@ class Card:
     tokens_estimated: bool = False
     cost: Decimal | None = None
     latency_ms: int = 0
-    started_ms: int = 0  # epoch ms the call started, for the elapsed-time counter
+    started_ms: int = 0  # epoch ms the call started generating, for the elapsed-time counter
+    position: int = 0  # queued: its place in line for a shared model (1 is generating), of ``of``
+    of: int = 0
     decision: str = ""
     confidence: float | None = None
     flags: list[str] = field(default_factory=list)
     change: dict[str, str] = field(default_factory=dict)  # its closing block's CHANGE: degree, reason
     identity: dict | None = None
+    stance: Voice | None = None  # where the voice ended up, on a finished page (the ledger's stances)
 
     @property
     def dom(self) -> str:
         return dom_id(self.round, self.seat)
+
+    @property
+    def voice(self) -> str:
+        return voice_key(self.label)
 
     @property
     def finished(self) -> bool:
@@ -71,6 +83,8 @@ class Card:
             return "gated out"
         if self.status == "retrying":
             return f"retrying (attempt {self.attempt})"
+        if self.status == "queued":
+            return f"queued ({self.position} of {self.of})"
         if self.status == "waiting" and self.started_ms:
             return "thinking"
         return self.status
@@ -85,11 +99,41 @@ class Card:
         """The finished text as sanitised markdown (streaming text is shown raw, escaped)."""
         return markdown(self.text)
 
+    def cancelled(self) -> ContributionResult:
+        """What the run had of this voice when the asker cancelled it: kept, with its text so far."""
+        since = int(time.time() * 1000) - self.started_ms if self.started_ms else 0
+        return ContributionResult(
+            round=self.round, seat=self.seat, label=self.label, kind=self.kind, status=Outcome.CANCELLED,
+            text=self.text, error="the debate was cancelled before this voice finished", latency_ms=since,
+        )  # fmt: skip
+
     @classmethod
     def from_result(cls, result: ContributionResult) -> "Card":
         """A finished card: from the engine's result, or a stored Contribution's (``row.as_result()``)."""
         fields = {name: getattr(result, name) for name in RESULT_FIELDS}
         return cls(**fields, flags=list(result.flags), change=dict(result.ledger.get("change") or {}))
+
+
+def label_order(label: str) -> list[int | str]:
+    """The sort key of a label: A, B, C…, and "Panelist 10" after "Panelist 9"."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", label)]
+
+
+def in_label_order(cards: Iterable[Card]) -> list[Card]:
+    """Cards as every view lists them, live or finished: by label, a stand-in right after the seat it took."""
+    return sorted(cards, key=lambda c: (label_order(c.label), c.seat))
+
+
+def voice_key(label: str) -> str:
+    """Which voice a label is, across rounds ("panelist-a"): the per-voice view shows one at a time."""
+    return slugify(label)
+
+
+def voice_tabs(panel_run: Mapping[str, Any], reveal: Iterable[Mapping[str, str]] = ()) -> list[dict[str, str]]:
+    """The panel's voices in label order, a tab each in the per-voice view (named once the run is over)."""
+    names = {who.get("label"): who.get("name", "") for who in reveal}
+    labels = sorted({voice["label"] for voice in panel_run.get("voices", [])}, key=label_order)
+    return [{"key": voice_key(label), "label": label, "name": names.get(label, "")} for label in labels]
 
 
 # What a finished card shows of a result (flags are copied to a list).

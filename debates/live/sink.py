@@ -34,6 +34,7 @@ from debates.engine.events import (
     ConsensusEvaluated,
     ContributionChunk,
     ContributionFinished,
+    ContributionQueued,
     ContributionRetrying,
     ContributionStarted,
     Event,
@@ -44,7 +45,7 @@ from debates.engine.events import (
     RoundStarted,
     RunFinished,
 )
-from debates.live.cards import FINISHED_STATUSES, Card, RoundView, card_key
+from debates.live.cards import FINISHED_STATUSES, Card, RoundView, card_key, in_label_order, voice_tabs
 from debates.live.state import LiveRound, LiveState, Totals, group_name, read_state, write_state
 from debates.models import Question
 
@@ -85,6 +86,13 @@ class LiveSink:
             await self._flush()
             parts = self._apply(event)
             await self._broadcast(parts, final=isinstance(event, RunFinished))
+
+    async def unfinished(self) -> list[Card]:
+        """The cards still in flight, with every word streamed so far: what a cancelled run keeps."""
+        await self._load()
+        async with self.lock:
+            await self._flush()
+        return [card for card in self.live.cards.values() if not card.finished]
 
     async def close(self) -> None:
         """Send what is still pending; the run is over (or stopped)."""
@@ -163,11 +171,18 @@ class LiveSink:
             case RoundStarted():
                 return [self._round_started(event)]
             case ContributionStarted():
+                key = card_key(event.round, event.seat)
+                shown = key in state.cards
                 card = self._card(
                     event.round, event.seat, label=event.label, kind=event.kind, status="waiting", text="", error="",
-                    started_ms=int(time.time() * 1000),
+                    started_ms=int(time.time() * 1000), position=0, of=0,
                 )  # fmt: skip
-                self.raw.pop(card_key(event.round, event.seat), None)
+                self.raw.pop(key, None)
+                return [self._part("round.html#card", card_key=key, card=card) if shown else self._placed(card)]
+            case ContributionQueued():
+                card = self._card(
+                    event.round, event.seat, status="queued", position=event.position, of=event.of, started_ms=0
+                )
                 return [self._part("round.html#card", card_key=card_key(event.round, event.seat), card=card)]
             case ContributionRetrying():
                 card = self._card(event.round, event.seat, status="retrying", error=event.reason, attempt=event.attempt)
@@ -182,7 +197,10 @@ class LiveSink:
                 return []
             case PanelChanged():
                 state.panel_run = event.panel_run
-                return [self._part("debate.html#panel-run", debate=state)]
+                return [
+                    self._part("debate.html#panel-run", debate=state),
+                    self._part("debate.html#views", voices=voice_tabs(state.panel_run)),
+                ]
             case ConsensusEvaluated():
                 state.consensus = event.consensus
                 return [self._part("debate.html#consensus", debate=state)]
@@ -197,6 +215,12 @@ class LiveSink:
     def _part(self, template: str, card_key: str = "", **context: Any) -> dict[str, Any]:
         return {"card": card_key, "chunk": False, "html": fragment(template, **context)}
 
+    def _placed(self, card: Card) -> dict[str, Any]:
+        """A card the page does not show yet (a stand-in's), inserted where the label order puts it."""
+        peers = in_label_order(c for c in self.live.cards.values() if c.round == card.round)
+        before = peers[peers.index(card) - 1] if peers.index(card) else None
+        return self._part("round.html#placed-card", card_key=card_key(card.round, card.seat), card=card, after=before)
+
     def _round_started(self, event: RoundStarted) -> dict[str, Any]:
         known = bool(event.index in self.live.rounds and self.live.rounds[event.index].title)
         self.live.rounds[event.index] = LiveRound(event.index, event.kind, event.title)
@@ -206,7 +230,7 @@ class LiveSink:
             if card is None or card.status not in FINISHED_STATUSES:
                 card = self._card(event.index, seat, label=label, kind=event.kind, status="waiting", text="")
             cards.append(card)
-        view = RoundView(event.index, event.kind, event.title, "running", cards)
+        view = RoundView(event.index, event.kind, event.title, "running", in_label_order(cards))
         # A new round is appended; one seen before (a resumed run) replaces itself.
         return self._part("round.html" if known else "debate.html#new-round", round=view)
 

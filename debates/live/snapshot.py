@@ -7,9 +7,22 @@ page, the socket's snapshot and the history all draw this one value.
 
 from dataclasses import dataclass, field
 
-from debates.live.cards import FINISHED_STATUSES, Card, RoundView, card_key
+from django.utils.text import Truncator
+
+from debates.live import claims
+from debates.live.cards import FINISHED_STATUSES, Card, RoundView, card_key, in_label_order, label_order, voice_tabs
 from debates.live.state import LiveRound, LiveState, Totals
-from debates.models import Question, Round, Synthesis
+from debates.models import Panelist, Protocol, Question, Round, Status, Synthesis
+from debates.presets import Wire
+
+# How the tab title and the announcement at the end say how a run ended.
+ENDINGS = {
+    Status.DONE: "✓ Verdict",
+    Status.ANSWERED: "✓ Answered",
+    Status.NEEDS_REVIEW: "⚠ Needs review",
+    Status.FAILED: "✗ Failed",
+    Status.CANCELLED: "Cancelled",
+}
 
 
 @dataclass
@@ -28,10 +41,42 @@ class Debate:
     synthesis: Synthesis | None
     reveal: list[dict] = field(default_factory=list)
     complete: set[str] = field(default_factory=set)  # card keys the DB holds as finished
+    demo: bool = False  # every voice on the embedded demo model: its answers only show the machinery
 
     @property
     def live(self) -> bool:
         return not self.finished
+
+    @property
+    def title(self) -> str:
+        """The tab's title: how the run ended first, so a tab in the background says the verdict is in."""
+        question = Truncator(self.question.text).chars(60)
+        return f"{ENDINGS[Status(self.finished)]} — {question}" if self.finished else question
+
+    @property
+    def announcement(self) -> str:
+        """What a screen reader says when the run ends under the reader's eyes."""
+        q = self.question
+        if self.finished == Status.FAILED:
+            return f"The debate failed: {q.error or 'no reason was recorded.'}"
+        if self.finished == Status.CANCELLED:
+            return "The debate was cancelled; each voice's card keeps what it had written."
+        verdict = f"Verdict: {q.verdict}" if q.verdict else "The debate is over: read the moderator's synthesis."
+        return f"Needs human review. {verdict}" if self.finished == Status.NEEDS_REVIEW else verdict
+
+    @property
+    def ran(self) -> str:
+        """The panel that ran, in a line: "Teorema protocol (blind round, …) · 3 voices, 1 dropped"."""
+        name, _, steps = Protocol(self.question.panel.protocol).label.partition(": ")
+        voices = self.panel_run.get("voices", [])
+        dropped = sum(v.get("status") != "active" for v in voices)
+        answered = len(voices) - dropped
+        line = f"{name} protocol ({steps}) · {answered} voice{'s' if answered != 1 else ''}"
+        return f"{line}, {dropped} dropped" if dropped else line
+
+    @property
+    def voices(self) -> list[dict[str, str]]:
+        return voice_tabs(self.panel_run, self.reveal)
 
 
 IDENTITY_FIELDS = ("label", "name", "model", "family", "provider", "method")
@@ -44,7 +89,9 @@ def identities(question: Question) -> dict[str, dict]:
     fallback for a run that ended without one.
     """
     entries = question.panel_run.get("reveal") or {e.get("seat", ""): e for e in question.roster}
-    return {seat: {f: entry.get(f, "") for f in IDENTITY_FIELDS} for seat, entry in entries.items() if seat}
+    found = {seat: {f: entry.get(f, "") for f in IDENTITY_FIELDS} for seat, entry in entries.items() if seat}
+    # The panelists in label order, then the moderator and the other roles: the order every list shows.
+    return dict(sorted(found.items(), key=lambda item: (not item[0].startswith("p"), label_order(item[1]["label"]))))
 
 
 def build(question_id: int, state: LiveState | None) -> Debate:
@@ -55,15 +102,18 @@ def build(question_id: int, state: LiveState | None) -> Debate:
     rows = {r.index: r for r in Round.objects.filter(question=question).prefetch_related("contributions")}
     revealed = identities(question) if finished else {}
 
+    # Once it is over, each voice's line says where it ended up (the stored ledger's stances).
+    shown = claims.view(question.ledger, revealed.values()) if finished and question.ledger else None
+    stances = {voice.label: voice for voice in shown.voices} if shown else {}
     rounds, complete = [], set()
     for index in sorted(rows.keys() | live.rounds.keys()):
         row, entry = rows.get(index), live.rounds.get(index, LiveRound(index))
         stored = {row_.seat: Card.from_result(row_.as_result()) for row_ in row.contributions.all()} if row else {}
         streaming = {card.seat: card for card in live.cards.values() if card.round == index}
-        cards = [stored.get(seat) or card for seat, card in streaming.items()]
-        cards += [card for seat, card in sorted(stored.items(), key=lambda s: s[1].label) if seat not in streaming]
+        cards = in_label_order((streaming | stored).values())  # the DB wins over the cache
         for card in cards:
             card.identity = revealed.get(card.seat)
+            card.stance = stances.get(card.label)
         complete |= {card_key(index, seat) for seat, card in stored.items() if card.status in FINISHED_STATUSES}
         rounds.append(
             RoundView(
@@ -91,4 +141,15 @@ def build(question_id: int, state: LiveState | None) -> Debate:
         synthesis=Synthesis.objects.filter(question=question).first(),
         reveal=list(revealed.values()),
         complete=complete,
+        demo=on_demo_model(question),
     )
+
+
+def on_demo_model(question: Question) -> bool:
+    """Every voice of the run on the embedded model (wire local): the page says its answers are not meaningful."""
+    if question.roster:
+        ids = [entry.get("panelist_id") for entry in question.roster]
+    else:  # not started yet: the panel as it stands
+        ids = [*question.panel.memberships.values_list("panelist_id", flat=True), question.panel.moderator_id]
+    wires = set(Panelist.objects.filter(pk__in=ids).values_list("provider__wire", flat=True))
+    return wires == {Wire.LOCAL}

@@ -55,7 +55,7 @@ def group_name(question_id: int) -> str:
 
 # Bump when LiveState or Card gains or loses a field: a state pickled by the code before would
 # lack it, and the new key makes it absent instead (the DB holds every completed step).
-STATE_VERSION = 2
+STATE_VERSION = 3
 
 
 def state_key(question_id: int) -> str:

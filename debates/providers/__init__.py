@@ -3,6 +3,9 @@
 ``stream(voice, messages)`` yields ``Chunk``s, a ``Retrying`` between attempts (with
 ``discard=True`` when the failed attempt had already shown text, which the consumer must then
 drop) and exactly one ``Completion``; a call that fails for good raises ``ProviderError``.
+A call to a model that runs one generation at a time (the embedded one) first yields ``Queued``
+while it waits and ``Started`` when it gets the model; every other call starts at once. Latencies
+count from the start of generation: the time in line is kept apart (``Attempt.queued_ms``).
 """
 
 import asyncio
@@ -16,7 +19,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from debates.presets import PRESETS
-from debates.providers import anthropic, gemini, local, openai, retry
+from debates.providers import anthropic, catalog, gemini, local, openai, retry
 from debates.providers.base import (
     TRUNCATED,
     Attempt,
@@ -26,7 +29,9 @@ from debates.providers.base import (
     Fault,
     Message,
     ProviderError,
+    Queued,
     Retrying,
+    Started,
     StreamEvent,
     Usage,
     Voice,
@@ -38,7 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = ["check", "endpoint_from_provider", "stream", "voice_from_panelist"]
 
-AttemptFn = Callable[[Voice, list[Message], float], AsyncGenerator[Chunk | Usage, None]]
+AttemptFn = Callable[[Voice, list[Message], float], AsyncGenerator[Queued | Started | Chunk | Usage, None]]
 PROTOCOLS: dict[str, AttemptFn] = {
     "openai": openai.attempt,
     "anthropic": anthropic.attempt,
@@ -59,20 +64,25 @@ async def stream(voice: Voice, messages: list[Message]) -> AsyncIterator[StreamE
         began = time.perf_counter()
         parts: list[str] = []
         usage = None
+        queued_ms = 0
         try:
             async with aclosing(attempt(voice, messages, deadline)) as items:
                 async for item in items:
                     if isinstance(item, Chunk):
                         parts.append(item.text)
                         yield item
-                    else:
+                    elif isinstance(item, Usage):
                         usage = item
+                    else:
+                        if isinstance(item, Started):
+                            queued_ms = item.queued_ms
+                        yield item
             if not "".join(parts).strip():
                 raise ProviderError(Fault.EMPTY, _empty(voice, usage))
         except ProviderError as failed:
             # The one exit of every failure: some servers echo the key in their error message.
             error = without_key(failed, voice.endpoint.api_key)
-            attempts.append(Attempt(number, _ms_since(began), error.message, error.fault))
+            attempts.append(Attempt(number, _ms_since(began) - queued_ms, error.message, error.fault, queued_ms))
             error.attempts = tuple(attempts)
             delay = retry.delay_before_retry(error, number, voice.endpoint.max_retries, deadline - loop.time())
             if delay is None:
@@ -80,13 +90,20 @@ async def stream(voice: Voice, messages: list[Message]) -> AsyncIterator[StreamE
             yield Retrying(number + 1, error.message, discard=bool(parts))
             await asyncio.sleep(delay)
         else:
-            attempts.append(Attempt(number, _ms_since(began)))
-            yield _completion(voice, messages, "".join(parts), usage, _ms_since(started), attempts)
+            attempts.append(Attempt(number, _ms_since(began) - queued_ms, queued_ms=queued_ms))
+            in_line = sum(a.queued_ms for a in attempts)
+            yield _completion(voice, messages, "".join(parts), usage, _ms_since(started) - in_line, attempts)
             return
 
 
 async def check(voice: Voice) -> str:
-    """One cheap real call (a one-token "ping"), for the admin's "test connection"."""
+    """One cheap real call, for the admin's "test connection": a one-token "ping" to the voice's
+    model or, when it names none (a provider with no panelist yet), the model list, which is free."""
+    if not voice.model:
+        began = time.perf_counter()
+        listed = await catalog.models(voice.endpoint)
+        models = "1 model" if len(listed) == 1 else f"{len(listed)} models"
+        return f"{voice.endpoint.name} answered in {_ms_since(began)} ms: it lists {models}."
     attempt = _protocol(voice)
     probe = replace(voice, max_tokens=1, temperature=0.0)
     deadline = asyncio.get_running_loop().time() + min(voice.endpoint.total_timeout, 60.0)

@@ -89,9 +89,10 @@ class Attempt:
     """One try of a call, recorded on the contribution whatever its outcome."""
 
     number: int
-    latency_ms: int
+    latency_ms: int  # from the start of generation: the time queued for a shared model is apart
     error: str = ""
     fault: str = ""
+    queued_ms: int = 0
 
 
 class ProviderError(Exception):
@@ -139,6 +140,24 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class Queued:
+    """The call waits for a model that runs one generation at a time (the embedded one).
+
+    ``position`` counts the generation running now as 1, so the first one waiting is 2 of ``of``.
+    """
+
+    position: int
+    of: int
+
+
+@dataclass(frozen=True)
+class Started:
+    """A call that was queued starts generating now, after ``queued_ms`` in line; other calls start at once."""
+
+    queued_ms: int
+
+
+@dataclass(frozen=True)
 class Chunk:
     """A piece of answer text, in order."""
 
@@ -169,4 +188,4 @@ class Completion:
     citations: tuple[str, ...] = ()
 
 
-StreamEvent = Chunk | Retrying | Completion
+StreamEvent = Queued | Started | Chunk | Retrying | Completion

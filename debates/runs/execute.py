@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from debates import grounding
 from debates.engine import run as engine
-from debates.engine.events import Event, RunFinished, Sink
+from debates.engine.events import ContributionFinished, Event, RoundFinished, RunFinished, Sink
 from debates.live.sink import LiveSink
 from debates.models import Question, Round, Status
 from debates.runs import lease
@@ -46,13 +46,14 @@ async def execute(question_id: int) -> str | None:
     try:
         spec = await sync_to_async(spec_for)(question)
         prior = await sync_to_async(prior_for)(question_id)
-        finished = await engine.run(spec, sink, prior, grounder=SympyGrounder())
+        finished = await engine.run(spec, sink, prior, grounder=SympyGrounder() if question.grounding else None)
     except asyncio.CancelledError:
         this.uncancel()
         if not await Question.objects.filter(pk=question_id, cancel_requested=True).aexists():
             # Shutting down: free the lease now so another runner resumes the run at once.
             await Question.objects.filter(pk=question_id, lease_owner=lease.OWNER).aupdate(lease_expires=timezone.now())
             raise
+        await keep_unfinished(sink, live)
         finished = RunFinished(Status.CANCELLED, error="Cancelled by the asker.")
         await sink.emit(finished)
     except RosterGone as error:
@@ -66,6 +67,16 @@ async def execute(question_id: int) -> str | None:
         watcher.cancel()
         await live.close()
     return finished.status
+
+
+async def keep_unfinished(sink: Sink, live: LiveSink) -> None:
+    """A cancel keeps the voices it cut off: stored as cancelled, with the text they had streamed."""
+    rounds = set()
+    for card in await live.unfinished():
+        await sink.emit(ContributionFinished(card.cancelled()))
+        rounds.add(card.round)
+    for index in sorted(rounds):
+        await sink.emit(RoundFinished(index, Status.CANCELLED))
 
 
 class SympyGrounder:

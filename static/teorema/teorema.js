@@ -61,4 +61,95 @@
     card.classList.toggle("expanded");
     button.textContent = card.classList.contains("expanded") ? "Show less" : "Show all";
   });
+
+  // By round, or one voice at a time: its answer, critique and final position in a row. Cards that
+  // arrive over the socket are sorted into the view chosen, so the choice outlives every swap.
+  var view = "";
+  function showView(openFolds) {
+    var rounds = document.getElementById("rounds");
+    if (rounds === null) { return; }
+    rounds.classList.toggle("by-voice", view !== "");
+    document.querySelectorAll("#views [data-view]").forEach(function (tab) {
+      var chosen = tab.dataset.view === view;
+      tab.setAttribute("aria-selected", String(chosen));
+      tab.tabIndex = chosen ? 0 : -1;
+    });
+    rounds.querySelectorAll("[data-voice]").forEach(function (el) {
+      el.hidden = view !== "" && el.dataset.voice !== view;
+      if (openFolds && el.matches("details.fold")) {
+        if (view !== "" && !el.hidden && !el.open) { el.open = true; el.dataset.opened = "by-view"; }
+        if (view === "" && el.dataset.opened === "by-view") { el.open = false; delete el.dataset.opened; }
+      }
+    });
+    rounds.querySelectorAll(".round").forEach(function (round) {
+      round.hidden = view !== "" && round.querySelector("[data-voice]:not([hidden])") === null;
+    });
+  }
+  document.addEventListener("click", function (event) {
+    var tab = event.target.closest("#views [data-view]");
+    if (tab === null) { return; }
+    view = tab.dataset.view;
+    showView(true);
+  });
+  document.addEventListener("keydown", function (event) {
+    var tab = event.target.closest("#views [data-view]");
+    if (tab === null || (event.key !== "ArrowRight" && event.key !== "ArrowLeft")) { return; }
+    var tabs = Array.from(document.querySelectorAll("#views [data-view]"));
+    var next = tabs[(tabs.indexOf(tab) + (event.key === "ArrowRight" ? 1 : tabs.length - 1)) % tabs.length];
+    next.focus();
+    next.click();
+  });
+  document.addEventListener("htmx:wsAfterMessage", function () { showView(false); });
+
+  // The end of a run watched live: the final fragment pins the verdict on top and folds the rounds;
+  // the tab title, a toast and the live region say so, and the page goes to the verdict.
+  var watching = document.querySelector("#debate.is-live") !== null;
+  var toastTimer = 0;
+  function hideToast() {
+    var toast = document.querySelector("[data-toast]");
+    if (toast !== null) { toast.hidden = true; }
+  }
+  function announce(verdict) {
+    document.title = verdict.dataset.title;
+    var region = document.getElementById("announce");
+    if (region !== null) { region.textContent = verdict.dataset.announce; }
+    var toast = document.querySelector("[data-toast]");
+    if (toast !== null) {
+      toast.querySelector("[data-toast-text]").textContent = verdict.dataset.announce;
+      toast.hidden = false;
+      clearTimeout(toastTimer);
+      toastTimer = setTimeout(hideToast, 12000);
+    }
+    showView(true);
+    var still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    verdict.scrollIntoView({ block: "start", behavior: still ? "auto" : "smooth" });
+  }
+  document.addEventListener("htmx:oobAfterSwap", function () {
+    var verdict = document.getElementById("verdict");
+    if (!watching || verdict === null) { return; }
+    watching = false;
+    announce(verdict);
+  });
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("[data-toast-close], [data-toast-read]") !== null) { hideToast(); }
+  });
+
+  // Jargon: a term's meaning opens in the text on a click, a tap or a key, and closes the same way.
+  document.addEventListener("click", function (event) {
+    var term = event.target.closest("button.term");
+    if (term === null) { return; }
+    var anchor = term.closest(".chip") || term;
+    var shown = anchor.nextElementSibling;
+    if (shown !== null && shown.classList.contains("term-def")) {
+      shown.remove();
+      term.setAttribute("aria-expanded", "false");
+      return;
+    }
+    var meaning = document.createElement("span");
+    meaning.className = "term-def";
+    meaning.setAttribute("role", "note");
+    meaning.textContent = term.dataset.term;
+    anchor.after(meaning);
+    term.setAttribute("aria-expanded", "true");
+  });
 })();

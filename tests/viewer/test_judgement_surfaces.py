@@ -106,7 +106,7 @@ def test_a_failed_synthesis_is_written_again_from_the_stored_work_alone(scripted
 @pytest.mark.django_db(transaction=True)
 def test_the_page_offers_the_retry_to_the_asker_and_runs_it(client, scripted, panel, run_now, alice, bob):
     question = failed_synthesis(scripted, panel)
-    Question.objects.filter(pk=question.pk).update(owner=alice, is_private=False)
+    Question.objects.filter(pk=question.pk).update(owner=alice, visibility="users")
     client.force_login(bob)
     assert "Write the synthesis again" not in client.get(question.get_absolute_url()).content.decode()
     assert client.post(f"/q/{question.pk}/retry-synthesis/").status_code == 404

@@ -122,7 +122,8 @@ def test_the_matrix_shows_each_claim_and_every_voices_word_on_it_from_round_zero
 def test_the_sycophancy_signal_and_unmatched_remarks_are_stated_plainly(client, alice, debated):
     page = page_of(client, alice, debated)
     signals = words(page.split('class="signals"', 1)[1].split("</ul>", 1)[0])
-    assert "Panelist C changed its position entirely without a reason (sycophancy signal)" in signals
+    # "sycophancy" is a term whose meaning opens on a tap: a tag of its own in the text.
+    assert "Panelist C changed its position entirely without a reason ( sycophancy signal)" in signals
     unmatched = words(page.split('class="unmatched"', 1)[1].split("</details>", 1)[0])
     assert "1 remark on claims not counted" in unmatched
     assert "Panelist B on B9 (refute): a claim nobody made — no claim B9 in the ledger" in unmatched

@@ -22,6 +22,7 @@ from debates.engine import ledger as ledgers
 from debates.engine.events import (
     ContributionChunk,
     ContributionFinished,
+    ContributionQueued,
     ContributionResult,
     ContributionStarted,
     LedgerUpdated,
@@ -32,14 +33,19 @@ from debates.engine.events import (
     RunFinished,
 )
 from debates.live import consumers, snapshot
+from debates.live.cards import dom_id
 from debates.live.consumers import QuestionConsumer
 from debates.live.sink import LiveSink
 from debates.live.state import read_state, state_key
+from debates.models import Contribution, Round
+from debates.runs import execute, tasks
 from debates.runs.execute import Tee
 from debates.runs.recorder import Recorder
 from teorema.asgi import application
+from tests.fakes.provider_server import Script
 from tests.viewer.page import Page
 from tests.viewer.test_ledger_page import BLIND
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 WAIT = 10.0  # seconds a condition may take on a slow machine; never a threshold
@@ -282,7 +288,7 @@ async def test_a_foreign_origin_is_refused(question, headers, alice, tab):
 
 async def test_another_users_private_question_is_refused_a_shared_one_is_not(question, headers, bob, tab):
     assert not await tab(question.pk, headers(bob)).open()
-    await sync_to_async(type(question).objects.filter(pk=question.pk).update)(is_private=False)
+    await sync_to_async(type(question).objects.filter(pk=question.pk).update)(visibility="users")
     assert await tab(question.pk, headers(bob)).open()
 
 
@@ -341,3 +347,124 @@ async def test_the_ledger_reaches_a_connected_viewer_after_a_round_and_stays_for
     assert 'id="claim-c2"' in html
     stored = await sync_to_async(snapshot.build)(question.pk, None)
     assert stored.ledger == ledger
+
+
+# --- the end of a run, queued voices, card order, a cancel ---------------------------------------
+
+
+async def card_message(viewer: Viewer, dom: str) -> str:
+    """The HTML of the card ``dom`` in the next message that carries it."""
+    while True:
+        message = await viewer.socket.receive_from(timeout=WAIT)
+        viewer.page.apply(message)
+        if found := re.search(rf'<article id="{dom}".*?</article>', message, re.S):
+            return found[0]
+
+
+async def test_a_queued_voice_says_its_place_and_its_clock_starts_when_it_generates(
+    question, sink, headers, alice, tab
+):
+    await start_round(sink, seats=("p1", "p2", "p3"))
+    viewer = tab(question.pk, headers(alice))
+    assert await viewer.open()
+    await sink.emit(ContributionQueued(0, "p3", 3, 3))
+    queued = await card_message(viewer, "v0-p3")
+    assert "queued (3 of 3)" in queued
+    assert "data-since" not in queued  # waiting for the model is not thinking: no clock runs
+    assert read_state(question.pk).cards["0:p3"].status == "queued"
+    await sink.emit(ContributionStarted(0, "p3", "Panelist C", "answer"))
+    started = await card_message(viewer, "v0-p3")
+    assert ">thinking</span>" in started
+    assert "data-since" in started
+
+
+async def test_cards_keep_the_label_order_live_and_in_every_snapshot(question, sink, headers, alice, tab):
+    viewer = tab(question.pk, headers(alice))
+    assert await viewer.open()
+    await sink.emit(PanelChanged({"voices": [], "calls_planned": 3}))
+    # Labels are shuffled per question: seat p2 is Panelist C, p3 Panelist B.
+    shuffled = ("Panelist A", "Panelist C", "Panelist B")
+    await sink.emit(RoundStarted(0, "answer", "Round 0", ("p1", "p2", "p3"), shuffled))
+    live = ""
+    while "<article" not in live:
+        live = await viewer.socket.receive_from(timeout=WAIT)
+    assert re.findall(r'<article id="(v0-p\d)"', live) == ["v0-p1", "v0-p3", "v0-p2"]
+    await sink.emit(ContributionChunk(0, "p1", "Still writing"))
+    done = ContributionResult(0, "p2", "Panelist C", "answer", "done", text="Replicas.")
+    await sink.emit(ContributionFinished(done))  # C finishes first, A streams on
+    built = await sync_to_async(snapshot.build)(question.pk, read_state(question.pk))
+    assert [card.label for card in built.rounds[0].cards] == ["Panelist A", "Panelist B", "Panelist C"]
+    _, html = await consumers.render_snapshot(question.pk, read_state(question.pk))
+    assert re.findall(r'<article id="(v0-p\d)"', html) == ["v0-p1", "v0-p3", "v0-p2"]
+
+
+async def test_a_stand_in_appears_right_after_the_seat_it_takes(question, sink, headers, alice, tab):
+    await start_round(sink, seats=("p1", "p2"))
+    viewer = tab(question.pk, headers(alice))
+    assert await viewer.open()
+    await sink.emit(ContributionStarted(0, "p1~", "Panelist A", "answer"))
+    message = await viewer.socket.receive_from(timeout=WAIT)
+    assert message.lstrip().startswith('<div hx-swap-oob="afterend:#v0-p1">')
+    assert '<article id="v0-p1_7e"' in message
+
+
+async def test_the_last_fragment_pins_the_verdict_and_folds_the_rounds(question, sink, headers, alice, tab):
+    await start_round(sink, seats=("p1", "p2", "p3"))
+    viewer = tab(question.pk, headers(alice))
+    assert await viewer.open()
+    voices = [{"seat": s, "label": f"Panelist {x}", "method": "none", "status": "active"} for s, x in zip(
+        ("p1", "p2", "p3"), "ABC", strict=True)]  # fmt: skip
+    await sink.emit(PanelChanged({"voices": voices, "calls_planned": 4, "heterogeneity": "families"}))
+    for seat, label in (("p1", "Panelist A"), ("p2", "Panelist B"), ("p3", "Panelist C")):
+        await sink.emit(ContributionFinished(ContributionResult(0, seat, label, "answer", "done", text=BLIND[label])))
+    await sink.emit(RoundFinished(0, "done"))
+    await sink.emit(LedgerUpdated(blind_ledger()))
+    await sink.emit(RunFinished("done", verdict="Add read replicas.", synthesis="## Verdict\n\nAdd read replicas."))
+    final = ""
+    while "ws-connect" in final or not final.startswith('<div id="live"'):
+        final = await viewer.socket.receive_from(timeout=WAIT)
+    order = [final.index(f'id="{part}"') for part in ("verdict", "panel-run", "ledger", "views", "rounds")]
+    assert order == sorted(order)  # the verdict on top, then what it rests on
+    assert 'data-title="✓ Verdict — Shard or replicate? · Teorema"' in final
+    assert 'data-announce="Verdict: Add read replicas."' in final
+    assert "The panel that ran" in final
+    folds = re.findall(r'<details class="fold status-done" data-voice="(panelist-\w)">(.*?)</summary>', final, re.S)
+    assert [voice for voice, _ in folds] == ["panelist-a", "panelist-b", "panelist-c"]
+    lines = {voice: " ".join(re.sub(r"<[^>]+>", " ", line).split()) for voice, line in folds}
+    assert lines["panelist-c"].startswith("Panelist C ✗ disagrees done")  # its stance, its status, then its text
+    assert lines["panelist-a"].startswith("Panelist A ✓ agrees done Reads dominate this workload")
+
+
+SLOW = "slow words " * 300
+
+
+def streaming(question_id: int) -> bool:
+    state = read_state(question_id)
+    return state is not None and any(card.text for card in state.cards.values())
+
+
+async def test_a_cancel_keeps_every_card_with_what_it_had_written(
+    alice, panel, make_question, fake_provider, headers, tab
+):
+    for model in ("model-alpha", "model-beta", "model-gamma"):
+        fake_provider.script(model, Script(answer=SLOW, tokens_per_second=20))
+    question = await sync_to_async(make_question)(alice, panel)
+    await sync_to_async(tasks.submit)(question)
+    await wait_for(lambda: streaming(question.pk), "a voice to stream")
+    viewer = tab(question.pk, headers(alice))
+    assert await viewer.open()
+    await sync_to_async(execute.cancel)(question.pk)
+    await viewer.until(lambda: viewer.page.over)
+
+    found = Contribution.objects.filter(round__question=question).select_related("round").order_by("label")
+    rows = await sync_to_async(list)(found)
+    assert [row.status for row in rows] == ["cancelled"] * 3
+    assert any(row.text for row in rows)
+    assert all(SLOW.startswith(row.text) for row in rows)  # what streamed, never more
+    for row in rows:
+        assert viewer.page.kind(dom_id(row.round.index, row.seat)) == "markdown"
+        assert viewer.page.text(dom_id(row.round.index, row.seat)).strip() == row.text.strip()
+    stored = await sync_to_async(snapshot.build)(question.pk, None)  # a reload: the page from the DB alone
+    (cut,) = [r for r in stored.rounds if r.kind == "answer"]
+    assert [(card.status, card.badge) for card in cut.cards] == [("cancelled", "cancelled")] * 3
+    assert (await sync_to_async(Round.objects.get)(question=question, index=cut.index)).status == "cancelled"

@@ -79,7 +79,7 @@ def test_a_failed_run_says_why(client, alice, offline_panel, make_question):
 def test_another_users_private_question_does_not_exist_for_them(client, bob, finished):
     client.force_login(bob)
     assert client.get(finished.get_absolute_url()).status_code == 404
-    finished.is_private = False
+    finished.visibility = "users"
     finished.save()
     assert client.get(finished.get_absolute_url()).status_code == 200
 
@@ -87,7 +87,7 @@ def test_another_users_private_question_does_not_exist_for_them(client, bob, fin
 def test_the_asker_can_cancel_a_running_debate(client, alice, bob, offline_panel, make_question, monkeypatch):
     cancelled = []
     monkeypatch.setattr("debates.runs.execute.cancel", cancelled.append)
-    question = make_question(alice, offline_panel, status="running", is_private=False)
+    question = make_question(alice, offline_panel, status="running", visibility="users")
     url = reverse("debates:cancel", args=[question.pk])
     client.force_login(bob)
     assert client.post(url).status_code == 404  # a viewer is not the asker
@@ -101,7 +101,7 @@ def test_history_lists_own_and_shared_questions_with_search_and_pages(client, al
     for i in range(23):
         make_question(alice, offline_panel, text=f"Question number {i}", status="done", verdict=f"Verdict {i}")
     make_question(bob, offline_panel, text="Bobs private worry")
-    make_question(bob, offline_panel, text="Bobs shared worry", is_private=False)
+    make_question(bob, offline_panel, text="Bobs shared worry", visibility="users")
     client.force_login(alice)
     first = client.get("/history/").content.decode()
     assert "Bobs shared worry" in first

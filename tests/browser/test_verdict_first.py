@@ -1,0 +1,136 @@
+"""The end of a run in a real browser: the verdict pinned on top and announced, the rounds folded to
+a line per voice, one voice at a time, one card order, and a cancel that keeps what was written —
+on a laptop and on a phone, never scrolling sideways."""
+
+import re
+
+import pytest
+
+from tests.browser.test_ledger_view import LAPTOP, NO_SIDEWAYS_SCROLL, PHONE, VOICES
+from tests.browser.test_live_viewer import QUESTION, until, wait_for_the_end
+from tests.fakes.answers import SYNTHESIS
+from tests.fakes.provider_server import FakeProviderServer, Script
+
+pytestmark = pytest.mark.browser
+SIZES = {"laptop": LAPTOP, "phone": PHONE}
+VISIBLE_VOICES = """() => [...document.querySelectorAll('#rounds [data-voice]')]
+    .filter(el => el.checkVisibility()).map(el => el.dataset.voice)"""
+
+
+def script(server: FakeProviderServer, tokens_per_second: float | None = None, moderator_delay: float = 0) -> None:
+    """The ledger's three debating voices (so each has a stance), at the pace asked."""
+    server.reset()
+    for family, voice in VOICES.items():
+        server.script(f"model-{family}", Script(answer=voice, tokens_per_second=tokens_per_second))
+    server.script("model-moderator", Script(answer=SYNTHESIS, first_token_delay=moderator_delay))
+
+
+def ask(page) -> int:
+    """Ask the default panel (teorema: no triage to skip) and land on the question's page."""
+    page.goto("/")
+    page.fill("#id_text", QUESTION)
+    page.click("button.primary")
+    page.wait_for_url(re.compile(r"/q/\d+/$"))
+    return int(page.url.rstrip("/").rsplit("/", 1)[1])
+
+
+def labels(page, selector: str) -> list[str]:
+    return page.eval_on_selector_all(selector, "els => els.map(el => el.textContent.trim())")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_end_of_a_live_run_pins_the_verdict_announces_it_and_folds_the_rounds(provider_server, signed_in, size):
+    script(provider_server, tokens_per_second=60, moderator_delay=2)
+    page = signed_in("alice")
+    page.set_viewport_size(SIZES[size])
+    ask(page)
+    until(page, "() => document.querySelectorAll('.kind-answer .card').length === 3")
+    live_order = labels(page, ".kind-answer .card .label")
+    assert live_order == ["Panelist A", "Panelist B", "Panelist C"]  # label order while it streams …
+    assert page.locator("#announce").inner_text() == ""
+    wait_for_the_end(page)
+
+    until(page, "() => document.title.startsWith('✓ Verdict — Should we add read replicas')")
+    assert page.locator("#announce").inner_text() == "Verdict: Use read replicas."  # read by a screen reader
+    assert page.locator("[data-toast]").is_visible()
+    assert "Use read replicas." in page.inner_text("[data-toast]")
+    verdict, panel = page.locator("#verdict").bounding_box(), page.locator("#panel-run").bounding_box()
+    assert verdict is not None
+    assert panel is not None
+    assert verdict["y"] < panel["y"]  # pinned above the panel, the ledger and the rounds
+    in_view = (
+        "() => { const top = document.getElementById('verdict').getBoundingClientRect().top; "
+        "return top > -2 && top < window.innerHeight / 2; }"
+    )
+    until(page, in_view)  # the reader is taken to it
+
+    folds = page.locator("#rounds details.fold")
+    assert folds.count() == 7  # 3 answers, 3 debate contributions, the synthesis: a line each
+    assert page.locator("#rounds details.fold[open]").count() == 0
+    assert labels(page, ".kind-answer .fold-line .label") == live_order  # … and once it is over
+    stances = labels(page, ".kind-debate .fold-line .stance-word")  # labels are shuffled: who is who varies
+    assert sorted(stances) == ["◐ agrees in part", "✓ agrees", "✓ agrees"]
+    first = page.locator(".kind-answer details.fold").first
+    assert first.locator(".card").is_hidden()
+    first.locator("summary").click()
+    assert first.locator(".card-body").is_visible()  # the whole card, a click away
+    page.click("[data-toast-close]")
+    assert page.locator("[data-toast]").is_hidden()
+    assert page.evaluate(NO_SIDEWAYS_SCROLL)
+
+    page.reload()  # the page opened after the run: the same verdict on top, the same folds
+    assert page.title().startswith("✓ Verdict — ")
+    assert page.locator("#rounds details.fold").count() == 7
+    assert labels(page, ".kind-answer .fold-line .label") == live_order
+    assert page.evaluate(NO_SIDEWAYS_SCROLL)
+    assert page.evaluate("window.__csp") == []
+
+
+def test_one_voice_at_a_time_live_and_after_the_end(provider_server, signed_in):
+    script(provider_server, tokens_per_second=15, moderator_delay=2)
+    page = signed_in("alice")
+    page.set_viewport_size(PHONE)
+    ask(page)
+    page.click("#views [data-view='panelist-b']")
+    assert page.locator("#views [data-view='panelist-b']").get_attribute("aria-selected") == "true"
+    # New contributions land in the view chosen: only B's answer, then B's debate contribution.
+    until(page, "() => document.querySelectorAll('.kind-debate .card').length === 3")
+    until(page, f"() => ({VISIBLE_VOICES})().join() === 'panelist-b,panelist-b'")
+    assert page.evaluate(NO_SIDEWAYS_SCROLL)
+    wait_for_the_end(page)
+    until(page, "() => document.title.startsWith('✓ Verdict')")
+    assert set(page.evaluate(VISIBLE_VOICES)) == {"panelist-b"}  # the choice outlives the final swap
+    assert page.locator("#rounds details.fold[data-voice='panelist-b'][open]").count() == 2  # B's, opened to read
+    assert page.locator(".kind-synthesis").is_hidden()
+    page.click("#views [data-view='']")
+    assert len(page.evaluate(VISIBLE_VOICES)) == 7
+    assert page.locator("#rounds details.fold[open]").count() == 0
+    assert page.evaluate(NO_SIDEWAYS_SCROLL)
+
+
+def test_a_cancelled_run_keeps_its_cards_live_and_after_a_reload(provider_server, signed_in):
+    provider_server.reset()
+    for family in ("alpha", "beta", "gamma"):
+        provider_server.script(
+            f"model-{family}", Script(answer=f"{family} says: " + "slow words " * 300, tokens_per_second=8)
+        )
+    watcher = signed_in("alice")
+    watcher.set_viewport_size(PHONE)
+    question = ask(watcher)
+    until(watcher, "() => document.querySelectorAll('.kind-answer .card.status-streaming').length === 3")
+    asker = signed_in("alice")
+    asker.goto(f"/q/{question}/")
+    asker.click("button:has-text('Cancel debate')")
+
+    # The watcher never reloads: the last fragment keeps every card, marked cancelled, with its text.
+    watcher.wait_for_selector("#verdict.status-cancelled", timeout=60_000)
+    until(watcher, "() => document.title.startsWith('Cancelled — ')")
+    cut = watcher.locator(".kind-answer details.fold.status-cancelled")
+    assert cut.count() == 3
+    assert labels(watcher, ".kind-answer .fold-line .badge") == ["cancelled"] * 3
+    excerpts = labels(watcher, ".kind-answer .fold-line .excerpt")
+    assert all(re.match(r"(alpha|beta|gamma) says: slow words", text) for text in excerpts)
+    assert watcher.evaluate(NO_SIDEWAYS_SCROLL)
+    watcher.reload()
+    assert watcher.locator(".kind-answer details.fold.status-cancelled").count() == 3
+    assert labels(watcher, ".kind-answer .fold-line .excerpt") == excerpts
