@@ -1,13 +1,19 @@
-"""Admin forms: a write-only provider key, exactly one default panel, the human decision."""
+"""Admin forms: a write-only provider key, exactly one default panel, the human decision, and the
+guided setup's steps (a listed model as a panelist, a panelist seated on a panel)."""
 
 import json
 from typing import Any
 
 from django import forms
+from django.db import transaction
+from django.db.models import Max, Q
+from django.utils.text import slugify
 
+from debates.engine.vocabulary import Protocol
 from debates.forms import OptionsField
-from debates.models import Panel, Provider
+from debates.models import ZERO, Membership, Panel, Panelist, Provider
 from debates.presets import PRESETS
+from debates.providers.catalog import family
 
 
 class ProviderForm(forms.ModelForm):
@@ -28,7 +34,7 @@ class ProviderForm(forms.ModelForm):
             *("name", "preset", "wire", "base_url", "api_key_env", "connect_timeout", "stall_timeout"),
             *("total_timeout", "max_retries", "enabled"),
         ]
-        labels = {"api_key_env": "Key from environment variable"}
+        labels = {"api_key_env": "Key from environment variable", "base_url": "Base URL"}
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -85,3 +91,112 @@ class HumanDecisionForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 6, "cols": 80}),
         help_text="What the reviewer decided, and why. Recorded with your name and the time.",
     )
+
+
+class PanelistFromModelForm(forms.ModelForm):
+    """A panelist on a model the provider lists: the name and family come prefilled, prices are optional."""
+
+    class Meta:
+        model = Panelist
+        fields = ["model", "name", "family", "method", "price_in", "price_out"]
+        widgets = {"model": forms.TextInput(attrs={"readonly": True})}
+
+    def __init__(self, *args: Any, provider: Provider, listed: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.provider, self.listed = provider, listed
+        model = self.initial.get("model", "")
+        self.initial.update(name=f"{model} ({provider.name})"[:80], family=family(model))
+        for price in ("price_in", "price_out"):
+            self.fields[price].required = False
+            self.fields[price].help_text = "Optional: it makes the cost shown before asking right."
+
+    def clean_model(self) -> str:
+        model = self.cleaned_data["model"]
+        if model not in self.listed:
+            raise forms.ValidationError(self.not_listed(model))
+        return model
+
+    def not_listed(self, model: str) -> str:
+        return f"{self.provider.name} does not list a model “{model}”: pick one from its list."
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"]
+        if Panelist.objects.filter(name=name).exists():
+            raise forms.ValidationError(f"There is already a panelist named “{name}”: give this one another name.")
+        return name
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
+        for price in ("price_in", "price_out"):
+            if data.get(price) is None and price not in self.errors:
+                data[price] = ZERO
+        return data
+
+    def save(self, commit: bool = True) -> Panelist:
+        self.instance.provider = self.provider
+        return super().save(commit)
+
+
+def seat(panelist: Panelist, panel: Panel) -> Membership:
+    """``panelist`` at the end of ``panel``'s roster."""
+    last = panel.memberships.aggregate(last=Max("position"))["last"]
+    return Membership.objects.create(panel=panel, panelist=panelist, position=0 if last is None else last + 1)
+
+
+class SeatForm(forms.Form):
+    """Seat a panelist at the end of an existing panel's roster."""
+
+    panel = forms.ModelChoiceField(
+        queryset=Panel.objects.all(),
+        to_field_name="slug",
+        empty_label=None,
+        error_messages={"invalid_choice": "There is no panel “%(value)s”: pick one from the list."},
+    )
+
+    def __init__(self, *args: Any, panelist: Panelist, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.panelist = panelist
+
+    def clean_panel(self) -> Panel:
+        panel: Panel = self.cleaned_data["panel"]
+        if panel.memberships.filter(panelist=self.panelist).exists():
+            raise forms.ValidationError(f"{self.panelist.name} already sits on the panel “{panel.name}”.")
+        return panel
+
+    def save(self) -> Panel:
+        panel: Panel = self.cleaned_data["panel"]
+        seat(self.panelist, panel)
+        return panel
+
+
+class NewPanelForm(forms.Form):
+    """A new teorema panel with the panelist as its first voice and, until there are others, its moderator."""
+
+    name = forms.CharField(label="New panel's name", max_length=80)
+
+    def __init__(self, *args: Any, panelist: Panelist, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.panelist = panelist
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"]
+        slug = slugify(name)
+        if not slug:
+            raise forms.ValidationError("Give the panel a name with letters or digits in it.")
+        if Panel.objects.filter(Q(name=name) | Q(slug=slug)).exists():
+            raise forms.ValidationError(f"There is already a panel named “{name}”: pick it above, or another name.")
+        return name
+
+    @transaction.atomic
+    def save(self) -> Panel:
+        name = self.cleaned_data["name"]
+        panel = Panel.objects.create(
+            name=name,
+            slug=slugify(name),
+            protocol=Protocol.TEOREMA,
+            moderator=self.panelist,
+            is_default=not Panel.objects.exists(),  # the first panel is the default: there must be one
+        )
+        seat(self.panelist, panel)
+        return panel

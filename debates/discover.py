@@ -5,7 +5,6 @@ Each speaks OpenAI's wire and lists its models at ``GET <base>/models``. Nothing
 a person asks for it; a server that does not answer within a fraction of a second is not there.
 """
 
-import re
 from dataclasses import dataclass
 
 import httpx
@@ -15,6 +14,7 @@ from django.db import transaction
 from debates.engine.vocabulary import Method, Protocol
 from debates.models import Membership, Panel, Panelist, Provider
 from debates.presets import PRESETS
+from debates.providers.catalog import family
 
 MAX_VOICES = 5
 # One model on its own: three methods, so the panel at least reasons three ways (weak evidence, and said so).
@@ -57,13 +57,6 @@ def panelist(provider: Provider, server: LocalServer, model: str, method: Method
         defaults={"provider": provider, "model": model, "family": family(model), "method": method},
     )
     return found
-
-
-def family(model: str) -> str:
-    """A model's family from its name, as these servers name models: "llama3.2:3b" -> "llama"."""
-    name = model.rsplit("/", 1)[-1].casefold()
-    match = re.match(r"[a-z]+", name)
-    return match[0] if match else name or "local"
 
 
 @transaction.atomic

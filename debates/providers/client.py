@@ -1,4 +1,5 @@
-"""The HTTP path every wire protocol shares: one pooled client per event loop, one streaming POST.
+"""The HTTP path every wire protocol shares: one pooled client per event loop, one streaming POST
+(the calls) and one JSON GET (the model lists).
 
 Timeouts come from the Endpoint: ``connect_timeout`` to open a connection, ``stall_timeout``
 as the longest silence allowed between two reads, and a deadline (``total_timeout`` from the
@@ -51,13 +52,7 @@ async def post_sse(
     """
     client = shared_client()
     loop = asyncio.get_running_loop()
-    timeout = httpx.Timeout(
-        connect=endpoint.connect_timeout,
-        read=endpoint.stall_timeout,
-        write=endpoint.stall_timeout,
-        pool=endpoint.connect_timeout,
-    )
-    request = client.build_request("POST", url, headers=headers, json=body, timeout=timeout)
+    request = client.build_request("POST", url, headers=headers, json=body, timeout=_timeout(endpoint))
     try:
         async with asyncio.timeout_at(min(loop.time() + endpoint.stall_timeout, deadline)):
             response = await client.send(request, stream=True)
@@ -93,6 +88,31 @@ async def post_sse(
         await response.aclose()
 
 
+async def get_json(
+    endpoint: Endpoint, url: str, headers: dict[str, str], params: dict[str, str], deadline: float
+) -> dict[str, Any]:
+    """GET ``url`` and return the JSON object it answers; faults become ProviderError as for post_sse."""
+    client = shared_client()
+    loop = asyncio.get_running_loop()
+    request = client.build_request("GET", url, headers=headers, params=params, timeout=_timeout(endpoint))
+    try:
+        async with asyncio.timeout_at(deadline):
+            response = await client.send(request)
+    except TimeoutError:
+        raise _silence(endpoint, loop.time() >= deadline, started=False) from None
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        raise _transport_error(endpoint, exc, started=False) from exc
+    if response.status_code >= 400:
+        raise status_error(endpoint.name, response.status_code, response.text, response.headers.get("retry-after"))
+    try:
+        data = response.json()
+    except ValueError:
+        raise ProviderError(Fault.MALFORMED, f"{endpoint.name} answered with something that is not JSON") from None
+    if not isinstance(data, dict):
+        raise ProviderError(Fault.MALFORMED, f"{endpoint.name} answered with JSON that is not an object")
+    return data
+
+
 def decode_json(endpoint: Endpoint, event: ServerSentEvent) -> dict[str, Any]:
     """The JSON object an event carries, or a MALFORMED fault."""
     try:
@@ -110,6 +130,15 @@ def malformed(endpoint: Endpoint, why: str) -> ProviderError:
 
 def ended_early(endpoint: Endpoint) -> ProviderError:
     return ProviderError(Fault.DROPPED, f"{endpoint.name}'s stream ended before the answer was complete")
+
+
+def _timeout(endpoint: Endpoint) -> httpx.Timeout:
+    return httpx.Timeout(
+        connect=endpoint.connect_timeout,
+        read=endpoint.stall_timeout,
+        write=endpoint.stall_timeout,
+        pool=endpoint.connect_timeout,
+    )
 
 
 async def _read_error_body(response: httpx.Response, deadline: float) -> str:

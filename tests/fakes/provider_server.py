@@ -5,7 +5,11 @@ in-process async tests, a Daphne subprocess and a browser. Paths are the real pr
 ``/v1/chat/completions`` (OpenAI), ``/v1/messages`` (Anthropic) and
 ``/v1beta/models/{model}:streamGenerateContent?alt=sse`` (Gemini); non-streamed requests
 (``"stream": false``, ``:generateContent``) get a whole answer. ``GET …/models`` lists
-``server.models`` in each wire's shape, as Ollama, LM Studio and the providers do.
+``server.models`` in each wire's shape, as Ollama, LM Studio and the providers do: Gemini lists a
+model whose name has "embedding" in it as embedContent-only, as Google lists its embedding models;
+``server.models_page = n`` pages Anthropic's list (``after_id``) and Gemini's (``pageToken``) n at
+a time; ``server.models_failure = Script(status=401)`` (or ``fault="hang"``, ``"invalid_json"``)
+answers every listing that way instead.
 
 Scripting, per model name (any other model gets ``server.default``)::
 
@@ -33,8 +37,9 @@ Each request takes the next step; the last step repeats. A ``Script`` has:
     finishReason "MAX_TOKENS"); any other string is sent as it is.
 
 Every request is recorded in ``server.requests`` (method, path, query, headers, JSON body, model,
-time, and ``json_output``: whether it asked for the wire's JSON mode); ``server.in_flight`` and
-``server.max_in_flight`` count concurrent requests.
+time, and ``json_output``: whether it asked for the wire's JSON mode), every listing in
+``server.listings`` (no body, no model); ``server.in_flight`` and ``server.max_in_flight`` count
+concurrent requests.
 
 Run alone for manual trials and benchmarks: ``python -m tests.fakes.provider_server --port 8765``.
 """
@@ -110,7 +115,10 @@ class FakeProviderServer(ThreadedServer):
         super().__init__(host, port)
         self.default = Script()
         self.models: list[str] = list(MODELS)  # what GET …/models lists
+        self.models_page: int | None = None
+        self.models_failure: Script | None = None
         self.requests: list[FakeRequest] = []
+        self.listings: list[FakeRequest] = []
         self.in_flight = self.max_in_flight = 0
         self._scripts: dict[str, list[Script]] = {}
         self._counts: dict[str, int] = {}
@@ -126,8 +134,11 @@ class FakeProviderServer(ThreadedServer):
             self._scripts.clear()
             self._counts.clear()
             self.requests.clear()
+            self.listings.clear()
             self.default = Script()
             self.models = list(MODELS)
+            self.models_page = None
+            self.models_failure = None
             self.max_in_flight = self.in_flight
 
     def requests_for(self, model: str) -> list[FakeRequest]:
@@ -158,14 +169,43 @@ class FakeProviderServer(ThreadedServer):
 
     async def _models(self, request: web.Request) -> web.Response:
         """The model list, as each wire lists it (``/v1/models``; Gemini's ``/v1beta/models``)."""
-        if request.path.endswith("/v1beta/models"):
-            return web.json_response({"models": [{"name": f"models/{m}"} for m in self.models]})
-        if not request.path.endswith("/v1/models"):
+        gemini = request.path.endswith("/v1beta/models")
+        if not (gemini or request.path.endswith("/v1/models")):
             return web.json_response({"error": {"message": f"no route {request.path}"}}, status=404)
-        if "anthropic-version" in request.headers:
-            listed = [{"id": m, "type": "model", "display_name": m} for m in self.models]
-            return web.json_response({"data": listed, "has_more": False})
-        return web.json_response({"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]})
+        wire = GEMINI if gemini else ANTHROPIC if "anthropic-version" in request.headers else OPENAI
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        number = len(self.listings) + 1
+        self.listings.append(
+            FakeRequest(wire.name, "GET", request.path, request.query_string, headers, {}, "", "", [], False, number)
+        )
+        failure = self.models_failure
+        if failure and failure.fault == "hang":
+            await asyncio.sleep(FOREVER)
+        if failure and failure.fault == "invalid_json":
+            return web.Response(text="{not json", content_type="application/json")
+        if failure and failure.status:
+            return web.json_response(
+                wire.error_body(failure.status, failure.error or "fake failure"), status=failure.status
+            )
+        if wire is OPENAI:
+            return web.json_response({"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]})
+        if wire is ANTHROPIC:
+            start = self.models.index(request.query["after_id"]) + 1 if "after_id" in request.query else 0
+            page = self._page(start)
+            listed = [{"id": m, "type": "model", "display_name": m} for m in page]
+            has_more = start + len(page) < len(self.models)
+            return web.json_response({"data": listed, "has_more": has_more, "last_id": page[-1] if page else None})
+        start = int(request.query.get("pageToken", 0))
+        page = self._page(start)
+        listed = [{"name": f"models/{m}", "supportedGenerationMethods": self._methods(m)} for m in page]
+        more = start + len(page) < len(self.models)
+        return web.json_response({"models": listed} | ({"nextPageToken": str(start + len(page))} if more else {}))
+
+    def _page(self, start: int) -> list[str]:
+        return self.models[start : start + self.models_page if self.models_page else None]
+
+    def _methods(self, model: str) -> list[str]:
+        return ["embedContent"] if "embedding" in model else ["generateContent", "countTokens"]
 
     # --- answering ------------------------------------------------------------------------
     async def _handle(self, request: web.Request) -> web.StreamResponse:

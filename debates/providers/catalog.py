@@ -1,0 +1,133 @@
+"""The models a provider lists, read from each wire's ``GET …/models``: a panelist's model is
+picked from what the server offers instead of typed from memory.
+
+Listing costs nothing at any provider, and it needs the key, so it also proves the key works.
+"""
+
+import asyncio
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from debates.providers import anthropic, local
+from debates.providers.base import Endpoint, Fault, ProviderError
+from debates.providers.client import get_json
+from debates.providers.faults import without_key
+
+# Anthropic and Gemini page their lists: big pages, and a cap far above any real list.
+PAGE_SIZE = 1000
+MAX_PAGES = 20
+
+
+async def models(endpoint: Endpoint) -> list[str]:
+    """The ids of the models ``endpoint`` lists, sorted; ProviderError in words (key removed) if it cannot."""
+    lister = LISTERS.get(endpoint.wire)
+    if lister is None:
+        raise ProviderError(Fault.BAD_REQUEST, f"{endpoint.name} uses an unknown protocol {endpoint.wire!r}")
+    deadline = asyncio.get_running_loop().time() + endpoint.total_timeout
+    try:
+        return sorted(set(await lister(endpoint, deadline)))
+    except ProviderError as error:
+        raise without_key(error, endpoint.api_key) from None
+
+
+async def _openai(endpoint: Endpoint, deadline: float) -> list[str]:
+    headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
+    data = await _get(endpoint, "/models", headers, {}, deadline)
+    return [item["id"] for item in _items(endpoint, data, "data") if isinstance(item.get("id"), str)]
+
+
+async def _anthropic(endpoint: Endpoint, deadline: float) -> list[str]:
+    headers = {"x-api-key": endpoint.api_key, "anthropic-version": anthropic.VERSION}
+    params = {"limit": str(PAGE_SIZE)}
+    found: list[str] = []
+    for _ in range(MAX_PAGES):
+        data = await _get(endpoint, "/v1/models", headers, params, deadline)
+        found += [item["id"] for item in _items(endpoint, data, "data") if isinstance(item.get("id"), str)]
+        if not (data.get("has_more") and isinstance(data.get("last_id"), str)):
+            break
+        params = {"limit": str(PAGE_SIZE), "after_id": data["last_id"]}
+    return found
+
+
+async def _gemini(endpoint: Endpoint, deadline: float) -> list[str]:
+    headers = {"x-goog-api-key": endpoint.api_key}
+    params = {"pageSize": str(PAGE_SIZE)}
+    found: list[str] = []
+    for _ in range(MAX_PAGES):
+        data = await _get(endpoint, "/models", headers, params, deadline)
+        for item in _items(endpoint, data, "models"):
+            # Embedding and image models are listed too; only generateContent can answer a question.
+            methods = item.get("supportedGenerationMethods")
+            if isinstance(item.get("name"), str) and (methods is None or "generateContent" in methods):
+                found.append(item["name"].removeprefix("models/"))
+        token = data.get("nextPageToken")
+        if not (token and isinstance(token, str)):
+            break
+        params = {"pageSize": str(PAGE_SIZE), "pageToken": token}
+    return found
+
+
+async def _local(endpoint: Endpoint, deadline: float) -> list[str]:
+    return [local.MODEL_ID]
+
+
+Lister = Callable[[Endpoint, float], Awaitable[list[str]]]
+LISTERS: dict[str, Lister] = {"openai": _openai, "anthropic": _anthropic, "gemini": _gemini, "local": _local}
+
+
+async def _get(
+    endpoint: Endpoint, path: str, headers: dict[str, str], params: dict[str, str], deadline: float
+) -> dict[str, Any]:
+    url = f"{endpoint.base_url.rstrip('/')}{path}"
+    try:
+        return await get_json(endpoint, url, headers, params, deadline)
+    except ProviderError as error:
+        if error.status != 404:
+            raise
+        raise ProviderError(
+            Fault.BAD_REQUEST,
+            f"{endpoint.name} does not list its models (404 for GET {url}): check the base URL",
+            status=404,
+        ) from None
+
+
+def _items(endpoint: Endpoint, data: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    listed = data.get(key)
+    if not isinstance(listed, list):
+        raise ProviderError(Fault.MALFORMED, f"{endpoint.name} answered without a list of models ({key!r} missing)")
+    return [item for item in listed if isinstance(item, dict)]
+
+
+# Ids start with their family, give or take an organisation prefix or a brand's other names; a
+# panel's heterogeneity is judged on the family, so one lineage must get one name.
+FAMILIES = [
+    (name, re.compile(pattern))
+    for name, pattern in (
+        ("gpt", r"(?:chat)?gpt|o\d\b"),  # OpenAI's o-series reasons in the GPT lineage
+        ("claude", r"claude"),
+        ("gemini", r"gemini"),
+        ("gemma", r"gemma"),
+        ("llama", r"(?:meta-|code)?llama"),
+        ("mistral", r"(?:open-)?(?:mistral|mixtral|codestral|ministral|magistral|devstral|pixtral)"),
+        ("deepseek", r"deepseek"),
+        ("qwen", r"qwen|qwq"),
+        ("grok", r"grok"),
+        ("sonar", r"sonar"),
+        ("command", r"command|c4ai|aya"),
+        ("phi", r"phi"),
+        ("kimi", r"kimi|moonshot"),
+        ("glm", r"(?:chat)?glm"),
+        ("smollm2", r"smollm2"),
+    )
+]
+
+
+def family(model: str) -> str:
+    """A model's family guessed from its id: "openai/gpt-4o" -> "gpt", "llama3.2:3b" -> "llama"."""
+    name = model.rsplit("/", 1)[-1].casefold()
+    known = next((family for family, pattern in FAMILIES if pattern.match(name)), None)
+    if known:
+        return known
+    match = re.match(r"[a-z]+", name)
+    return match[0] if match else name or "local"
