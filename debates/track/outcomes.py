@@ -1,0 +1,95 @@
+"""Recording whether a verdict turned out right: one rule for the page, the API and the CLI.
+
+The asker or staff judge a finished verdict right, wrong or partly, with an optional note;
+judging again replaces the judgement. Two other outcomes need no one to mark them and are read
+where they are stored (track.reading): a person's decision on a vote that needed review, and a
+claim that SymPy's verified facts contradict.
+"""
+
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.utils import timezone
+
+from debates.models import Question, Status, VerdictOutcome
+
+JUDGEABLE = frozenset({Status.DONE, Status.ANSWERED})
+VALUES = tuple(value for value, _ in VerdictOutcome.CHOICES)
+NO_VERDICT: dict[str, str] = {Status.FAILED: "the run failed", Status.CANCELLED: "the debate was cancelled"}
+
+
+class Refused(Exception):
+    """Why an outcome was not recorded, in words; ``status`` is the HTTP status the API answers."""
+
+    def __init__(self, message: str, status: int = 400, field: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.field = field
+
+
+def refusal(question: Question, user: AbstractBaseUser | AnonymousUser | None) -> Refused | None:
+    """Why ``user`` may not judge this question's verdict now (None: they may; no user: the CLI)."""
+    if user is not None and not question.can_act(user):
+        return Refused("Only the asker of this question, or staff, may judge its verdict.", 403)
+    if not question.is_finished:
+        return Refused("The debate has not finished yet: judge its verdict once it is in.", 409)
+    if question.status == Status.NEEDS_REVIEW:
+        return Refused("The panel reached no verdict: a person decides first (a human review), then judge it.", 409)
+    if question.status not in JUDGEABLE or not question.verdict:
+        why = NO_VERDICT.get(question.status, "the moderator wrote none")
+        return Refused(f"This question has no verdict to judge: {why}.", 409)
+    return None
+
+
+def mark(
+    question: Question, user: AbstractBaseUser | AnonymousUser | None, value: str, note: str = ""
+) -> VerdictOutcome:
+    """Record (or change) the outcome of ``question``'s verdict; raises Refused with the reason."""
+    refused = refusal(question, user)
+    if refused is not None:
+        raise refused
+    if value not in VALUES:
+        shown = repr(value) if value else "nothing"
+        raise Refused(f"The outcome must be right, wrong or partly, not {shown}.", field="outcome")
+    if len(note) > VerdictOutcome.MAX_NOTE:
+        raise Refused(
+            f"The note is {len(note):,} characters long: at most {VerdictOutcome.MAX_NOTE:,} are kept.", field="note"
+        )
+    outcome, _ = VerdictOutcome.objects.update_or_create(
+        question=question,
+        defaults={
+            "value": value,
+            "note": note.strip(),
+            "marked_by": user if isinstance(user, get_user_model()) else None,
+            "marked_at": timezone.now(),
+        },
+    )
+    return outcome
+
+
+@dataclass(frozen=True)
+class Judging:
+    """What the question page shows about the outcome: the current one, and whether to offer the form."""
+
+    outcome: VerdictOutcome | None
+    can_mark: bool
+    choices: list[tuple[str, str]]
+    max_note: int = VerdictOutcome.MAX_NOTE
+
+
+def judging(question: Question, user: AbstractBaseUser | AnonymousUser) -> Judging:
+    outcome = VerdictOutcome.objects.filter(question=question).select_related("marked_by").first()
+    return Judging(outcome, refusal(question, user) is None, VerdictOutcome.CHOICES)
+
+
+def as_dict(outcome: VerdictOutcome) -> dict:
+    """An outcome as the API returns it."""
+    return {
+        "question": outcome.question_id,
+        "outcome": outcome.value,
+        "note": outcome.note,
+        "marked_by": outcome.marked_by.get_username() if outcome.marked_by else None,
+        "marked_at": outcome.marked_at.isoformat(),
+    }

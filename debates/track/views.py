@@ -1,0 +1,38 @@
+"""The Models page, and judging a verdict from the question page."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from debates.track import figures, svg
+from debates.track.outcomes import Refused, mark
+from debates.views import visible_question
+
+
+@login_required
+def models_page(request: HttpRequest) -> HttpResponse:
+    found = figures.build(request.user)
+    charts = {
+        "reliability": svg.reliability(found.calibration.bins),
+        "heatmap": svg.heatmap(found.records, found.pairs),
+        "cost": svg.cost_against_agreement(found.records),
+    }
+    voices = [record for record in found.records if record.positions]
+    others = [record for record in found.records if not record.positions]
+    context = {"figures": found, "charts": charts, "voices": voices, "others": others}
+    return render(request, "debates/models.html", context)
+
+
+@login_required
+@require_POST
+def mark_outcome(request: HttpRequest, pk: int) -> HttpResponse:
+    question = visible_question(request, pk)
+    try:
+        outcome = mark(question, request.user, request.POST.get("outcome", ""), request.POST.get("note", ""))
+    except Refused as refused:
+        messages.error(request, f"The outcome was not recorded. {refused.message}")
+    else:
+        messages.success(request, f"Recorded: the verdict was {outcome.get_value_display().lower()}.")
+    return redirect(f"{question.get_absolute_url()}#verdict-outcome")
