@@ -3,13 +3,15 @@
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.db.models import Q
+from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from debates import discover, ratelimit
+from debates.conversations import page as conversations
+from debates.conversations.threads import history_page
 from debates.forms import AskForm, panel_options
 from debates.live import snapshot
 from debates.live.state import read_state
@@ -69,15 +71,20 @@ def visible_question(request: HttpRequest, pk: int) -> Question:
 
 @login_required
 def question(request: HttpRequest, pk: int) -> HttpResponse:
-    asked = visible_question(request, pk)
+    return render_question(request, visible_question(request, pk))
+
+
+def render_question(request: HttpRequest, asked: Question, status: int = 200, **bound: Form) -> HttpResponse:
+    """The question page; ``bound`` holds a refused form of its own to show with its errors."""
     debate = snapshot.build(asked.pk, read_state(asked.pk))
     can_act = asked.can_act(request.user)
     context = {
         "debate": debate,
         "can_cancel": debate.live and can_act,
         "can_retry": can_act and asked.synthesis_failed,
+        **conversations.question_context(request, asked, **bound),
     }
-    return render(request, "debates/question.html", context)
+    return render(request, "debates/question.html", context, status=status)
 
 
 @login_required
@@ -116,6 +123,6 @@ def history(request: HttpRequest) -> HttpResponse:
     status = request.GET.get("status", "")
     if status in Status:
         questions = questions.filter(status=status)
-    page = Paginator(questions, HISTORY_PAGE).get_page(request.GET.get("page"))
+    page = history_page(questions, request.GET.get("page"), HISTORY_PAGE)
     context = {"page": page, "search": search, "status": status, "statuses": Status.choices()}
     return render(request, "debates/history.html", context)

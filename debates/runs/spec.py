@@ -5,6 +5,7 @@ from dataclasses import replace
 from django.conf import settings
 
 from debates import providers
+from debates.conversations import threads
 from debates.engine.dossier import shuffled_labels
 from debates.engine.events import ContributionResult
 from debates.engine.spec import RunSpec, Seat
@@ -66,7 +67,7 @@ def spec_for(question: Question) -> RunSpec:
     panel = question.panel
     return RunSpec(
         question=question.text,
-        context=question.context,
+        context=threads.context_for(question),  # a follow-up's carries the verdict it follows
         protocol=Protocol(panel.protocol),
         seats=tuple(s for k, s in seats.items() if k.startswith("p")),
         moderator=seats["moderator"],

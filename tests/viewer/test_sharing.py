@@ -1,0 +1,231 @@
+"""Who may read a question: private, shared with signed-in users, or a read-only link; and the
+exports of a whole debate, under the same rules."""
+
+import importlib
+import json
+from decimal import Decimal
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+from django.test import Client
+
+from debates.models import Contribution, Question, Round, Synthesis
+from tests.viewer.test_api import bearer
+
+MIGRATION = "0008_threads_and_sharing"
+
+
+@pytest.fixture
+def debated(alice, offline_panel, make_question) -> Question:
+    """Alice's finished debate: a round, a ledger, a synthesis, who was who, and what it cost."""
+    alpha = offline_panel.roster()[0]
+    roster = [{"seat": "p1", "label": "Panelist A", "panelist_id": alpha.pk, "name": "Alpha offline",
+               "model": "model-alpha", "family": "alpha", "provider": "Fake offline", "method": "none"}]  # fmt: skip
+    ledger = {
+        "claims": [{"id": "A1", "author": "Panelist A", "text": "Reads are 90% | of the load.", "status": "standing"}]
+    }
+    question = make_question(
+        alice, offline_panel, status="done", verdict="Add read replicas.", roster=roster, ledger=ledger,
+        calls=2, tokens_in=300, tokens_out=120, cost=Decimal("0.123456"), context="Postgres 16.",
+    )  # fmt: skip
+    answer = Round.objects.create(question=question, index=0, kind="answer", title="Round 0 — answers", status="done")
+    Contribution.objects.create(
+        round=answer, seat="p1", label="Panelist A", kind="answer", status="done", text="Replicas, because reads.",
+        tokens_in=150, tokens_out=60, cost=Decimal("0.061728"),
+    )  # fmt: skip
+    sections = [["Consensus", "Reads dominate."], ["Disagreements", "None lasting."], ["Verdict", "Replicas."]]
+    Synthesis.objects.create(question=question, text="…", sections=sections, evidence_strength="weak")
+    return question
+
+
+def share(client, question: Question, visibility: str, **fields):
+    return client.post(f"/q/{question.pk}/share/", {"visibility": visibility, **fields})
+
+
+def link_of(question: Question) -> str:
+    question.refresh_from_db()
+    return f"/s/{question.share_token}/"
+
+
+# --- visibility -------------------------------------------------------------------------------
+def test_a_question_is_private_until_its_asker_shares_it_with_signed_in_users(client, alice, bob, debated):
+    client.force_login(bob)
+    assert client.get(debated.get_absolute_url()).status_code == 404
+    assert "Shard or replicate?" not in client.get("/history/").content.decode()
+    client.force_login(alice)
+    response = share(client, debated, "users")
+    assert response["Location"] == debated.get_absolute_url()
+    assert "Shared with every signed-in user" in client.get(response["Location"]).content.decode()
+    client.force_login(bob)
+    assert client.get(debated.get_absolute_url()).status_code == 200
+    assert "Shard or replicate?" in client.get("/history/").content.decode()
+    assert f'action="/q/{debated.pk}/share/"' not in client.get(debated.get_absolute_url()).content.decode()
+
+
+def test_only_the_asker_or_staff_change_who_may_read(client, alice, bob, debated):
+    Question.objects.filter(pk=debated.pk).update(visibility="users")
+    client.force_login(bob)
+    assert share(client, debated, "link").status_code == 404
+    assert client.post(f"/api/questions/{debated.pk}/share", {"visibility": "link"},
+                       content_type="application/json", **bearer(bob)).status_code == 404  # fmt: skip
+    bob.is_staff = True
+    bob.save()
+    assert share(client, debated, "private").status_code == 302
+
+
+def test_a_wrong_visibility_is_refused_in_words(client, alice, debated):
+    client.force_login(alice)
+    response = share(client, debated, "public")
+    assert response.status_code == 400
+    assert "“public” is not a visibility: use private, users or link." in response.content.decode()
+    api = client.post(f"/api/questions/{debated.pk}/share", {"visibility": "public", "hide_cost": "yes"},
+                      content_type="application/json", **bearer(alice))  # fmt: skip
+    assert api.status_code == 400
+    assert api.json()["fields"] == {"hide_cost": ["Must be true or false, not a string."]}
+    api = client.post(f"/api/questions/{debated.pk}/share", {"visibility": "public"},
+                      content_type="application/json", **bearer(alice))  # fmt: skip
+    assert api.json()["fields"] == {"visibility": ["“public” is not a visibility: use private, users or link."]}
+    assert Question.objects.get(pk=debated.pk).visibility == "private"
+
+
+# --- the read-only link -----------------------------------------------------------------------
+def test_a_link_opens_the_debate_read_only_to_anyone_without_the_askers_name(client, alice, debated):
+    client.force_login(alice)
+    share(client, debated, "link")
+    link = link_of(debated)
+    assert len(debated.share_token) >= 32
+    stranger = Client()
+    page = stranger.get(link)
+    assert page.status_code == 200
+    assert page["X-Robots-Tag"] == "noindex, nofollow"
+    body = page.content.decode()
+    for part in ("Replicas, because reads.", "Add read replicas.", "Who was who"):
+        assert part in body
+    assert "alice" not in body
+    assert "<form" not in body  # no follow-up, share, re-ask, or sign-out form
+    assert "sk-fake-provider-key" not in body
+    assert "$0.1235" in body  # the cost, since the asker did not hide it
+    assert stranger.get(debated.get_absolute_url()).status_code == 302  # the page itself still needs a login
+    assert stranger.get(f"/api/questions/{debated.pk}").status_code == 401
+
+
+def test_a_link_with_the_cost_hidden_shows_no_cost_anywhere(client, alice, debated):
+    client.force_login(alice)
+    share(client, debated, "link", hide_cost="on")
+    link = link_of(debated)
+    stranger = Client()
+    body = stranger.get(link).content.decode().partition("<main>")[2]
+    assert "$" not in body
+    assert "0.12" not in body
+    assert "0.06" not in body
+    exported = stranger.get(f"{link}export.json").json()
+    assert "cost" not in json.dumps(exported)
+    assert exported["rounds"][0]["contributions"][0]["text"] == "Replicas, because reads."
+    assert "$" not in stranger.get(f"{link}export.md").content.decode()
+    assert "$0.1235" in client.get(debated.get_absolute_url()).content.decode()  # the asker still sees it
+
+
+def test_a_revoked_link_opens_nothing_and_a_new_link_replaces_the_old(client, alice, debated):
+    client.force_login(alice)
+    share(client, debated, "link")
+    first = link_of(debated)
+    stranger = Client()
+    assert stranger.get(first).status_code == 200
+    share(client, debated, "private")
+    assert stranger.get(first).status_code == 404
+    assert stranger.get(f"{first}export.md").status_code == 404
+    share(client, debated, "link")
+    second = link_of(debated)
+    assert second != first
+    share(client, debated, "link", new_link="on")
+    third = link_of(debated)
+    assert third != second
+    assert stranger.get(second).status_code == 404
+    assert stranger.get(third).status_code == 200
+    assert stranger.get("/s/made-up-token-of-the-right-length-000/").status_code == 404
+
+
+def test_the_api_shares_and_answers_with_the_link(client, alice, debated):
+    token = bearer(alice)
+    response = client.post(f"/api/questions/{debated.pk}/share", {"visibility": "link", "hide_cost": True},
+                           content_type="application/json", **token)  # fmt: skip
+    assert response.status_code == 200
+    body = response.json()
+    debated.refresh_from_db()
+    assert body == {"id": debated.pk, "visibility": "link", "hide_cost": True,
+                    "share_url": f"http://testserver/s/{debated.share_token}/"}  # fmt: skip
+    revoked = client.post(f"/api/questions/{debated.pk}/share", {"visibility": "users"},
+                          content_type="application/json", **token).json()  # fmt: skip
+    assert (revoked["share_url"], revoked["hide_cost"]) == (None, True)  # a field left out stays as it was
+
+
+def test_a_link_shows_only_the_thread_that_is_shared_by_link(client, alice, debated, make_question):
+    later = make_question(alice, debated.panel, text="And the backups?", status="done", parent=debated, root=debated)
+    client.force_login(alice)
+    share(client, later, "link")
+    body = Client().get(link_of(later)).content.decode()
+    assert "An earlier question that is not open to you." in body
+    assert "Shard or replicate?" not in body.partition("<main>")[2]
+    share(client, debated, "link")
+    body = Client().get(link_of(later)).content.decode()
+    assert f'href="{link_of(debated)}"' in body
+
+
+# --- exports ----------------------------------------------------------------------------------
+def test_the_json_export_is_the_apis_debate_with_its_thread(client, alice, debated):
+    client.force_login(alice)
+    response = client.get(f"/q/{debated.pk}/export.json")
+    assert response["Content-Disposition"] == f'attachment; filename="teorema-question-{debated.pk}.json"'
+    exported = json.loads(response.content)
+    api = client.get(f"/api/questions/{debated.pk}").json()
+    assert exported == api | {"thread": []}
+    assert exported["cost"] == "0.123456"
+
+
+def test_the_markdown_export_reads_as_the_whole_debate(client, alice, debated, make_question):
+    later = make_question(alice, debated.panel, text="And the backups?", parent=debated, root=debated)
+    client.force_login(alice)
+    text = client.get(f"/q/{later.pk}/export.md").content.decode()
+    assert "## Earlier in this thread" in text
+    assert f"1. [Shard or replicate?](http://testserver/q/{debated.pk}/) — verdict: Add read replicas." in text
+    text = client.get(f"/q/{debated.pk}/export.md").content.decode()
+    parts = [
+        "## Question\n\nShard or replicate?",
+        "## Context\n\nPostgres 16.",
+        "## Verdict\n\nAdd read replicas.",
+        "### Panelist A (Alpha offline)",
+        "Replicas, because reads.",
+        "| A1 | Panelist A | standing | Reads are 90% \\| of the load. |",
+        "## Synthesis (weak evidence)",
+        "### Disagreements\n\nNone lasting.",
+        "| Panelist A | Alpha offline | model-alpha |",
+        "2 calls · 420 tokens · $0.123456",
+    ]
+    for part in parts:
+        assert part in text
+
+
+def test_another_users_private_question_cannot_be_exported(client, bob, debated):
+    client.force_login(bob)
+    for fmt in ("md", "json"):
+        assert client.get(f"/q/{debated.pk}/export.{fmt}").status_code == 404
+    Question.objects.filter(pk=debated.pk).update(visibility="users")
+    assert client.get(f"/q/{debated.pk}/export.md").status_code == 200
+    assert client.get(f"/q/{debated.pk}/export.pdf").status_code == 404
+
+
+# --- the migration ----------------------------------------------------------------------------
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_keeps_existing_questions_private_and_shared_ones_shared(offline_panel):
+    before = importlib.import_module(f"debates.migrations.{MIGRATION}").Migration.dependencies[0]
+    executor = MigrationExecutor(connection)
+    latest = executor.loader.graph.leaf_nodes()
+    executor.migrate([before])
+    old = executor.loader.project_state([before]).apps.get_model("debates", "Question")
+    kept = old.objects.create(panel_id=offline_panel.pk, text="Kept private", criticality="medium")
+    shared = old.objects.create(panel_id=offline_panel.pk, text="Was shared", criticality="medium", is_private=False)
+    executor = MigrationExecutor(connection)
+    executor.migrate(latest)
+    assert Question.objects.get(pk=kept.pk).visibility == "private"
+    assert Question.objects.get(pk=shared.pk).visibility == "users"
