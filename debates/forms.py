@@ -4,16 +4,30 @@ Every check that can fail before money is spent happens here, in words the asker
 an empty or oversized question, an unknown panel, a panel with a voice that cannot be called.
 """
 
+import hashlib
 import statistics
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.db.models import QuerySet
 
+from debates.conversations import threads
 from debates.engine.protocols import Shape, Step, call_steps, plan, planned_calls
 from debates.engine.vocabulary import DebateMode
-from debates.models import Contribution, Criticality, Outcome, Panel, Panelist, Protocol, Provider, Question
+from debates.models import (
+    Contribution,
+    Criticality,
+    Membership,
+    Outcome,
+    Panel,
+    Panelist,
+    Protocol,
+    Provider,
+    Question,
+)
 from debates.presets import Wire
 
 # For the cost estimate shown before asking: a typical call's size, in tokens.
@@ -98,8 +112,12 @@ class PanelOption:
 def problems(panel: Panel) -> list[str]:
     """Why a panel cannot run now, in words: once per cause, naming the real one (a key named by
     an environment variable that is not set is not the same fix as a key never stored)."""
-    members = panel.roster()
-    voices = [*members, panel.moderator, *([panel.tie_breaker] if panel.tie_breaker else [])]
+    return lineup_problems(panel.roster(), [panel.moderator, *([panel.tie_breaker] if panel.tie_breaker else [])])
+
+
+def lineup_problems(members: list[Panelist], judges: list[Panelist]) -> list[str]:
+    """Why these voices and judges cannot run now (see problems)."""
+    voices = [*members, *judges]
     found = [] if members else ["it has no panelists"]
     keyless: dict[Provider, list[str]] = {}
     for p in dict.fromkeys(voices):
@@ -164,15 +182,78 @@ def runnable_default() -> Panel | None:
     default = Panel.objects.default()
     if default is None or not problems(default):
         return default
-    return next((panel for panel in Panel.objects.all() if not problems(panel)), default)
+    return next((panel for panel in Panel.objects.listed() if not problems(panel)), default)
 
 
 def panel_options() -> list[PanelOption]:
-    panels = Panel.objects.select_related("moderator__provider", "tie_breaker__provider", "fallback_moderator")
+    panels = Panel.objects.listed().select_related("moderator__provider", "tie_breaker__provider", "fallback_moderator")
     return [PanelOption.of(panel) for panel in panels]
 
 
+def in_asked_order(picked: list[Panelist], data: Any) -> list[Panelist]:
+    """The picked voices in the order the asker gave them (their seats), not the database's."""
+    asked = data.getlist("voices") if hasattr(data, "getlist") else list(data.get("voices") or [])
+    return sorted(picked, key=lambda p: asked.index(p.name) if p.name in asked else len(asked))
+
+
+def voice_label(panelist: Panelist) -> str:
+    return f"{panelist.name} — {panelist.model} ({panelist.family}) · {panelist.provider.name}"
+
+
+class VoicesField(forms.ModelMultipleChoiceField):
+    def label_from_instance(self, obj: Panelist) -> str:
+        return voice_label(obj)
+
+
+class VoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Panelist) -> str:
+        return voice_label(obj)
+
+
+@dataclass(frozen=True)
+class AdHoc:
+    """Voices an asker picked for one question, on the chosen panel's settings (rounds, policy,
+    criticality, tie-breaker), with their own protocol and moderator."""
+
+    base: Panel
+    members: list[Panelist]
+    protocol: Protocol
+    moderator: Panelist
+
+    def panel(self) -> Panel:
+        """The hidden panel of this lineup (the same one each time it is picked again)."""
+        key = f"{self.base.pk}|{self.protocol}|{self.moderator.pk}|{','.join(str(m.pk) for m in self.members)}"
+        digest = hashlib.sha256(key.encode()).hexdigest()[:10]
+        base = self.base
+        same_protocol = base.protocol == self.protocol
+        quorum = min(base.quorum, len(self.members)) if base.quorum else None
+        panel, created = Panel.objects.get_or_create(
+            slug=f"adhoc-{digest}",
+            defaults={
+                "name": f"Picked {digest[:4]}: {', '.join(m.name for m in self.members)}"[:80],
+                "description": f"Voices picked for one question, on the settings of “{base.name}”.",
+                "protocol": self.protocol, "moderator": self.moderator, "ad_hoc": True,
+                "tie_breaker": base.tie_breaker, "fallback_moderator": base.fallback_moderator,
+                "rounds": base.rounds if same_protocol else 0, "debate": base.debate,
+                "merge_critique": base.merge_critique, "revote_on_dissent": base.revote_on_dissent,
+                "failure_policy": base.failure_policy, "quorum": quorum,
+                "default_criticality": base.default_criticality, "options": base.options,
+            },
+        )  # fmt: skip
+        if created:
+            Membership.objects.bulk_create(
+                Membership(panel=panel, panelist=member, position=i) for i, member in enumerate(self.members)
+            )
+        return panel
+
+
 class AskForm(forms.Form):
+    # First, so that clean_panel knows it: a follow-up asks the panel of the question it follows.
+    follow_up_of = forms.IntegerField(
+        required=False,
+        widget=forms.HiddenInput,
+        error_messages={"invalid": "Give the number of the question to follow up."},
+    )
     text = forms.CharField(
         label="Question",
         max_length=settings.TEOREMA["MAX_QUESTION_CHARS"],
@@ -203,6 +284,26 @@ class AskForm(forms.Form):
         required=False,
         error_messages={"invalid_choice": "“%(value)s” is not a criticality: use low, medium or high."},
     )
+    voices = VoicesField(
+        queryset=Panelist.objects.filter(enabled=True).select_related("provider"),
+        to_field_name="name",
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Voices for this question",
+        error_messages={"invalid_choice": "There is no enabled panelist “%(value)s”."},
+    )
+    protocol = forms.ChoiceField(
+        choices=[("", "The panel's protocol"), *Protocol.choices()],
+        required=False,
+        error_messages={"invalid_choice": "“%(value)s” is not a protocol: use teorema, adversarial or vote."},
+    )
+    moderator = VoiceField(
+        queryset=Panelist.objects.filter(enabled=True).select_related("provider"),
+        to_field_name="name",
+        required=False,
+        empty_label="The panel's moderator",
+        error_messages={"invalid_choice": "There is no enabled panelist “%(value)s” to moderate."},
+    )
     force_panel = forms.BooleanField(label="Always run the full panel", required=False)
     debate = forms.ChoiceField(
         choices=[("", "The panel's setting"), *DebateMode.choices()],
@@ -218,31 +319,76 @@ class AskForm(forms.Form):
         "options, or free decisions.",
     )
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args, followable: QuerySet[Question] | None = None, **kwargs) -> None:
+        """``followable``: the questions this asker may follow up (none unless the caller says)."""
         super().__init__(*args, **kwargs)
+        self.followable = Question.objects.none() if followable is None else followable
+        self.lineup: AdHoc | None = None  # voices picked for this question, once clean() has run
         if (preselected := runnable_default()) is not None:
             self.fields["panel"].initial = preselected.slug
-        slugs = ", ".join(Panel.objects.order_by("slug").values_list("slug", flat=True)) or "none yet"
+        slugs = ", ".join(Panel.objects.listed().order_by("slug").values_list("slug", flat=True)) or "none yet"
         self.fields["panel"].error_messages["invalid_choice"] = f"There is no panel “%(value)s”. The panels: {slugs}."
 
+    def clean_follow_up_of(self) -> Question | None:
+        number = self.cleaned_data["follow_up_of"]
+        if number is None:
+            return None
+        parent = self.followable.select_related("panel").filter(pk=number).first()
+        if parent is None:
+            raise forms.ValidationError(f"There is no question {number} that you can see.")
+        if why := threads.refusal(parent):
+            raise forms.ValidationError(why)
+        return parent
+
     def clean_panel(self) -> Panel:
-        panel = self.cleaned_data["panel"] or Panel.objects.default()
+        parent = self.cleaned_data.get("follow_up_of")
+        panel = self.cleaned_data["panel"] or (parent and parent.panel) or Panel.objects.default()
         if panel is None:
             raise forms.ValidationError("No default panel is set up yet: an admin has to mark one as the default.")
-        found = problems(panel)
-        if found:
-            raise forms.ValidationError(f"The panel “{panel.name}” cannot run: {'; '.join(found)}.")
         return panel
 
-    def save(self, owner) -> Question:
+    def clean(self) -> dict[str, Any]:
+        """The voices that will run: the panel's, or those picked for this question (with its
+        protocol and moderator), which must be able to run now."""
+        super().clean()
+        data = self.cleaned_data
+        panel = data.get("panel")
+        if panel is None:
+            return data
+        picked = in_asked_order(list(data.get("voices") or []), self.data)
+        protocol = data.get("protocol") or panel.protocol
+        moderator = data.get("moderator") or panel.moderator
+        if picked or protocol != panel.protocol or moderator != panel.moderator:
+            if len(picked) == 1:
+                self.add_error("voices", "Pick at least two voices: one voice is not a panel.")
+                return data
+            self.lineup = AdHoc(panel, picked or panel.roster(), Protocol(protocol), moderator)
+            members, judges, field = self.lineup.members, [moderator], "voices" if picked else "moderator"
+        else:
+            members, judges, field = (
+                panel.roster(),
+                [moderator, *([panel.tie_breaker] if panel.tie_breaker else [])],
+                "panel",
+            )
+        if found := lineup_problems(members, judges):
+            what = "These voices" if field != "panel" else f"The panel “{panel.name}”"
+            self.add_error(field, f"{what} cannot run: {'; '.join(found)}.")
+        return data
+
+    def save(self, owner, reask_of: Question | None = None) -> Question:
         """Create the question (not yet running: runs.tasks.submit starts it)."""
         data = self.cleaned_data
+        parent = data["follow_up_of"]
+        panel = self.lineup.panel() if self.lineup else data["panel"]
         return Question.objects.create(
+            parent=parent,
+            root_id=(parent.root_id or parent.pk) if parent else None,
+            reask_of=reask_of,
             owner=owner,
-            panel=data["panel"],
+            panel=panel,
             text=data["text"],
             context=data["context"],
-            criticality=data["criticality"] or data["panel"].default_criticality,
+            criticality=data["criticality"] or panel.default_criticality,
             force_panel=data["force_panel"],
             options=data["options"],
             debate=data["debate"],

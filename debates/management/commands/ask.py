@@ -21,7 +21,7 @@ from debates.forms import AskForm
 from debates.live.cards import FINISHED_STATUSES
 from debates.live.follow import follow
 from debates.live.state import LiveState
-from debates.models import Contribution, Criticality, Outcome, Question, Status, Synthesis
+from debates.models import Contribution, Criticality, Outcome, Protocol, Question, Status, Synthesis
 from debates.runs import execute
 
 EXIT: dict[str, int] = {Status.DONE: 0, Status.ANSWERED: 0, Status.NEEDS_REVIEW: 2}
@@ -48,6 +48,14 @@ class Command(BaseCommand):
         parser.add_argument("--context", default="", help="optional context for the panel")
         parser.add_argument("--force-panel", action="store_true", help="always run the full panel (no triage)")
         parser.add_argument(
+            "--voice", action="append", default=[], dest="voices", metavar="PANELIST",
+            help="pick the voices for this question only (repeat it; by panelist name), on the panel's settings",
+        )  # fmt: skip
+        parser.add_argument(
+            "--protocol", choices=list(Protocol), help="this question's protocol (default: the panel's)"
+        )
+        parser.add_argument("--moderator", metavar="PANELIST", help="this question's moderator (default: the panel's)")
+        parser.add_argument(
             "--debate", choices=list(DebateMode),
             help="on_dissent: skip the debate when a mixed panel's blind answers agree (default: the panel's)",
         )  # fmt: skip
@@ -55,6 +63,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--option", action="append", default=[], dest="choices", metavar="OPTION",
             help="vote protocol: a decision voters must pick verbatim (repeat it for each option)",
+        )  # fmt: skip
+        parser.add_argument(
+            "--follow-up", type=int, metavar="ID",
+            help="follow up question ID: the panel gets its verdict and disputed points (visible to --user)",
         )  # fmt: skip
         parser.add_argument(
             "--retry-synthesis", type=int, metavar="ID",
@@ -79,6 +91,11 @@ class Command(BaseCommand):
             sys.exit(EXIT[status])
 
     def ask(self, text: str, panel: str | None, user: str | None, options: dict) -> Question:
+        owner = get_user_model().objects.filter(username=user).first() if user else None
+        if user and owner is None:
+            raise CommandError(f"There is no user “{user}”.")
+        # Without --user the question is staff-only, and so is what it may follow up: any question.
+        followable = Question.objects.visible_to(owner) if owner else Question.objects.all()
         form = AskForm(
             {
                 "text": text,
@@ -88,13 +105,15 @@ class Command(BaseCommand):
                 "force_panel": options["force_panel"],
                 "options": options["choices"],
                 "debate": options["debate"] or "",
-            }
+                "voices": options["voices"],
+                "protocol": options["protocol"] or "",
+                "moderator": options["moderator"] or "",
+                "follow_up_of": options["follow_up"],
+            },
+            followable=followable,
         )
         if not form.is_valid():
             raise CommandError(" ".join(e["message"] for errs in form.errors.get_json_data().values() for e in errs))
-        owner = get_user_model().objects.filter(username=user).first() if user else None
-        if user and owner is None:
-            raise CommandError(f"There is no user “{user}”.")
         return form.save(owner=owner)
 
     def retry(self, question_id: int) -> Question:
