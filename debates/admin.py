@@ -3,39 +3,47 @@
 from decimal import Decimal
 from typing import TYPE_CHECKING, TypedDict
 
-from asgiref.sync import async_to_sync
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.contrib.admin.options import IS_POPUP_VAR
 from django.db.models import Count, QuerySet, Sum
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
 from django.template.defaultfilters import linebreaksbr, truncatechars
 from django.template.response import TemplateResponse
+from django.urls import URLPattern
 from django.utils import timezone
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.debug import sensitive_post_parameters
 
+from debates import admin_setup
 from debates.admin_forms import HumanDecisionForm, PanelForm, ProviderForm
 from debates.crypto import KeyUnreadable
-from debates.models import ApiToken, Contribution, Membership, Panel, Panelist, Provider, Question, Round, Status
-from debates.providers import check, endpoint_from_provider, voice_from_panelist
-from debates.providers.base import ProviderError, Voice
+from debates.models import (
+    ApiToken,
+    Contribution,
+    Evaluation,
+    Membership,
+    Panel,
+    Panelist,
+    Provider,
+    Question,
+    Round,
+    Status,
+    VerdictOutcome,
+)
 from debates.tokens import assign_secret
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
 
 
-def probe_voice(provider: Provider) -> Voice:
-    """The voice "test connection" calls: the provider's first enabled panelist, else a bare one."""
-    panelist = provider.panelists.filter(enabled=True).first()
-    if panelist is not None:
-        return voice_from_panelist(panelist)
-    return Voice(name=provider.name, model="", endpoint=endpoint_from_provider(provider))
-
-
 @admin.register(Provider)
 class ProviderAdmin(admin.ModelAdmin):
+    """Its change page leads on: "Test connection" (a POST: it may make a paid call) and "Models"
+    (pick a listed model as a panelist, then seat it on a panel: debates.admin_setup)."""
+
     form = ProviderForm
     list_display = ["name", "wire", "preset", "base_url", "key", "enabled"]
     list_filter = ["wire", "enabled"]
@@ -57,10 +65,36 @@ class ProviderAdmin(admin.ModelAdmin):
 
     class Media:
         js = ["debates/admin/preset.js"]
+        css = {"all": ["debates/admin/setup.css"]}
+
+    def get_urls(self) -> list[URLPattern]:
+        return [
+            admin_setup.object_page(self, "test/", admin_setup.connection_test_view, "test"),
+            admin_setup.object_page(self, "models/", admin_setup.models_view, "models"),
+            admin_setup.object_page(self, "models/add/", admin_setup.add_panelist_view, "add_panelist"),
+            *super().get_urls(),
+        ]
 
     @method_decorator(sensitive_post_parameters("api_key"))
     def changeform_view(self, *args, **kwargs) -> HttpResponse:
         return super().changeform_view(*args, **kwargs)
+
+    def response_add(self, request: HttpRequest, obj: Provider, post_url_continue=None) -> HttpResponse:
+        """A new provider lands on its change page, where the next steps are (test, then models)."""
+        if "_addanother" in request.POST or IS_POPUP_VAR in request.POST:
+            return super().response_add(request, obj, post_url_continue)
+        said = f"The provider “{obj}” was added. Next: test the connection, then pick its models."
+        self.message_user(request, said, messages.SUCCESS)
+        if "_test" in request.POST:
+            admin_setup.report_test(self, request, obj)
+        return redirect("admin:debates_provider_change", obj.pk)
+
+    def response_change(self, request: HttpRequest, obj: Provider) -> HttpResponse:
+        if "_test" not in request.POST:
+            return super().response_change(request, obj)
+        self.message_user(request, f"The provider “{obj}” was saved.", messages.SUCCESS)
+        admin_setup.report_test(self, request, obj)
+        return redirect("admin:debates_provider_change", obj.pk)
 
     @admin.display(description="Key")
     def key(self, provider: Provider) -> str:
@@ -72,18 +106,13 @@ class ProviderAdmin(admin.ModelAdmin):
     @admin.action(description="Test connection (one cheap real call)")
     def test_connection(self, request: HttpRequest, queryset: QuerySet[Provider]) -> None:
         for provider in queryset:
-            try:
-                result = async_to_sync(check)(probe_voice(provider))
-            except ProviderError as error:
-                self.message_user(request, f"{provider.name}: {error.message}", messages.ERROR)
-            except KeyUnreadable as error:
-                self.message_user(request, f"{provider.name}: {error}", messages.ERROR)
-            else:
-                self.message_user(request, result, messages.SUCCESS)
+            admin_setup.report_test(self, request, provider)
 
 
 @admin.register(Panelist)
 class PanelistAdmin(admin.ModelAdmin):
+    """A panelist's change page offers "Seat on a panel" (debates.admin_setup.seat_view)."""
+
     list_display = [
         *("name", "provider", "model", "family", "method", "temperature", "max_tokens"),
         *("price_in", "price_out", "enabled"),
@@ -91,6 +120,9 @@ class PanelistAdmin(admin.ModelAdmin):
     list_filter = ["provider", "family", "method", "enabled"]
     list_select_related = ["provider"]
     search_fields = ["name", "model", "family"]
+
+    def get_urls(self) -> list[URLPattern]:
+        return [admin_setup.object_page(self, "seat/", admin_setup.seat_view, "seat"), *super().get_urls()]
 
 
 class MembershipInline(admin.TabularInline):
@@ -229,7 +261,7 @@ class QuestionAdmin(admin.ModelAdmin):
     """History is read-only: what a debate produced is evidence, so it is never edited here."""
 
     list_display = ["short_text", "status", "panel", "owner", "calls", "tokens", "cost", "created_at"]
-    list_filter = ["status", "panel", "created_at"]
+    list_filter = ["status", "panel", "visibility", "created_at"]
     list_select_related = ["panel", "owner"]
     search_fields = ["text"]
     date_hierarchy = "created_at"
@@ -239,6 +271,7 @@ class QuestionAdmin(admin.ModelAdmin):
         (None, {"fields": ["text", "context", "panel", "owner", "criticality", "status", "phase", "error"]}),
         ("Outcome", {"fields": ["synthesis_text", "verdict", "consensus", "panel_run"]}),
         ("Human review", {"fields": ["human_decision", "human_decided_by", "human_decided_at"]}),
+        ("Thread and sharing", {"fields": ["parent", "reask_of", "visibility", "hide_cost"]}),
         ("Contributions", {"fields": ["contributions_table"]}),
         ("Usage", {"fields": ["calls", "tokens_in", "tokens_out", "cost", "created_at", "started_at", "finished_at"]}),
     ]
@@ -334,3 +367,34 @@ class ApiTokenAdmin(admin.ModelAdmin):
             "plaintext": obj.plaintext,
         }
         return TemplateResponse(request, "admin/debates/apitoken/created.html", context)
+
+
+@admin.register(Evaluation)
+class EvaluationAdmin(admin.ModelAdmin):
+    """Read-only, like the history: an evaluation's figures are evidence. Its page has the plot."""
+
+    list_display = ["dataset", "panel", "owner", "status", "created_at", "finished_at", "page"]
+    list_filter = ["status", "panel"]
+    list_select_related = ["panel", "owner"]
+    readonly_fields = ["page"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    @admin.display(description="Page")
+    def page(self, evaluation: Evaluation) -> str:
+        return format_html('<a href="{}">/evaluations/{}/</a>', evaluation.get_absolute_url(), evaluation.pk)
+
+
+@admin.register(VerdictOutcome)
+class VerdictOutcomeAdmin(admin.ModelAdmin):
+    """Judged verdicts (the asker's or staff's, on the page, the API or the CLI); staff may correct one."""
+
+    list_display = ["question", "value", "marked_by", "marked_at"]
+    list_filter = ["value"]
+    list_select_related = ["question", "marked_by"]
+    raw_id_fields = ["question", "marked_by"]
+    search_fields = ["question__text", "note"]

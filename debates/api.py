@@ -10,6 +10,7 @@ from collections.abc import Callable
 from functools import wraps
 
 from django.contrib.auth.models import AnonymousUser
+from django.forms import Form
 from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
 from django.utils import timezone
@@ -22,6 +23,7 @@ from debates.live.state import read_state
 from debates.models import ApiToken, Question, Status
 from debates.runs import tasks
 from debates.tokens import digest
+from debates.track import figures, outcomes
 
 View = Callable[..., JsonResponse]
 
@@ -79,6 +81,10 @@ FIELDS: dict[str, tuple[type, str]] = {
     "force_panel": (bool, "true or false"),
     "options": (list, "a list of strings"),  # the form checks the items
     "debate": (str, "a string"),
+    "follow_up_of": (int, "a question's number"),
+    "voices": (list, "a list of panelist names"),  # the form checks the items
+    "protocol": (str, "a string"),
+    "moderator": (str, "a panelist's name"),
 }
 JSON_TYPES = {
     str: "a string",
@@ -90,14 +96,14 @@ JSON_TYPES = {
 }
 
 
-def type_errors(payload: dict) -> dict[str, list[str]]:
+def type_errors(payload: dict, fields: dict[str, tuple[type, str]] = FIELDS) -> dict[str, list[str]]:
     """Each field the API does not know or whose JSON type is wrong, in words (null means left out)."""
     found = {}
     for name, value in payload.items():
-        if name not in FIELDS:
-            found[name] = [f"Unknown field: the fields are {', '.join(FIELDS)}."]
-        elif value is not None and type(value) is not FIELDS[name][0]:  # not isinstance: true is no number
-            found[name] = [f"Must be {FIELDS[name][1]}, not {JSON_TYPES[type(value)]}."]
+        if name not in fields:
+            found[name] = [f"Unknown field: the fields are {', '.join(fields)}."]
+        elif value is not None and type(value) is not fields[name][0]:  # not isinstance: true is no number
+            found[name] = [f"Must be {fields[name][1]}, not {JSON_TYPES[type(value)]}."]
     return found
 
 
@@ -108,8 +114,8 @@ def urls(request: HttpRequest, question: Question) -> dict:
     return {"url": page, "api_url": api, "ws_url": socket}
 
 
-@endpoint("POST")
-def create(request: HttpRequest) -> JsonResponse:
+def json_body(request: HttpRequest) -> dict | JsonResponse:
+    """The body as a JSON object, or the 400 that says why it is not one."""
     try:
         payload = json.loads(request.body or b"{}")
     except ValueError:
@@ -118,13 +124,25 @@ def create(request: HttpRequest) -> JsonResponse:
         return error(400, "The body is nested too deeply to read.")
     if not isinstance(payload, dict):
         return error(400, "The body must be a JSON object.")
+    return payload
+
+
+def field_errors(form: Form) -> dict[str, list[str]]:
+    return {name: [e["message"] for e in errs] for name, errs in form.errors.get_json_data().items()}
+
+
+@endpoint("POST")
+def create(request: HttpRequest) -> JsonResponse:
+    payload = json_body(request)
+    if isinstance(payload, JsonResponse):
+        return payload
     wrong = type_errors(payload)
     if wrong:
         return error(400, "The question was not accepted.", wrong)
-    form = AskForm({key: value for key, value in payload.items() if value is not None})
+    followable = Question.objects.visible_to(request.user)
+    form = AskForm({key: value for key, value in payload.items() if value is not None}, followable=followable)
     if not form.is_valid():
-        fields = {name: [e["message"] for e in errs] for name, errs in form.errors.get_json_data().items()}
-        return error(400, "The question was not accepted.", fields)
+        return error(400, "The question was not accepted.", field_errors(form))
     assert request.user.is_authenticated, "endpoint() let only a token's user through"
     wait = ratelimit.take(request.user.pk)
     if wait:
@@ -168,6 +186,9 @@ def represent(request: HttpRequest, debate: snapshot.Debate) -> dict:
         "force_panel": q.force_panel,
         "options": q.options,
         "debate": q.debate or q.panel.debate,
+        "follow_up_of": q.parent_id,
+        "reask_of": q.reask_of_id,
+        "visibility": q.visibility,
         "status": q.status,
         "phase": debate.phase,
         "error": q.error,
@@ -218,3 +239,31 @@ def represent(request: HttpRequest, debate: snapshot.Debate) -> dict:
         "created_at": q.created_at.isoformat(),
         "finished_at": q.finished_at.isoformat() if q.finished_at else None,
     }
+
+
+OUTCOME_FIELDS: dict[str, tuple[type, str]] = {"outcome": (str, "a string"), "note": (str, "a string")}
+
+
+@endpoint("POST")
+def outcome(request: HttpRequest, pk: int) -> JsonResponse:
+    """Judge a finished verdict right, wrong or partly (docs/api.md); judging again replaces it."""
+    question = Question.objects.visible_to(request.user).filter(pk=pk).first()
+    if question is None:
+        return error(404, "No such question.")
+    payload = json_body(request)
+    if isinstance(payload, JsonResponse):
+        return payload
+    wrong = type_errors(payload, OUTCOME_FIELDS)
+    if wrong:
+        return error(400, "The outcome was not recorded.", wrong)
+    try:
+        recorded = outcomes.mark(question, request.user, payload.get("outcome") or "", payload.get("note") or "")
+    except outcomes.Refused as refused:
+        return error(refused.status, refused.message, {refused.field: [refused.message]} if refused.field else None)
+    return JsonResponse(outcomes.as_dict(recorded))
+
+
+@endpoint("GET")
+def models(request: HttpRequest) -> JsonResponse:
+    """The Models page's figures over the questions the user may see (docs/track-record.md)."""
+    return JsonResponse(figures.build(request.user).as_dict())

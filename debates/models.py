@@ -156,6 +156,10 @@ class PanelQuerySet(models.QuerySet["Panel"]):
         """The panel a question gets when the asker names none (exactly one is marked)."""
         return self.filter(is_default=True).first()
 
+    def listed(self) -> "PanelQuerySet":
+        """The panels offered to askers: not those made for one question's hand-picked voices."""
+        return self.filter(ad_hoc=False)
+
 
 class Panel(models.Model):
     name = models.CharField(max_length=80, unique=True)
@@ -207,6 +211,9 @@ class Panel(models.Model):
     )
     default_criticality = models.CharField(max_length=8, choices=Criticality.choices(), default=Criticality.MEDIUM)
     is_default = models.BooleanField(default=False)
+    ad_hoc = models.BooleanField(
+        default=False, help_text="Made for the voices an asker picked for one question: not offered on the ask page."
+    )
 
     objects = PanelQuerySet.as_manager()
 
@@ -263,12 +270,25 @@ class Membership(models.Model):
         return f"{self.panel} #{self.position}: {self.panelist}"
 
 
+class Visibility(models.TextChoices):
+    """Who may open a question besides its asker and staff (conversations.sharing changes it)."""
+
+    PRIVATE = "private", "Private: you and staff"
+    USERS = "users", "Shared with every signed-in user"
+    LINK = "link", "Anyone with the link, read-only"
+
+
 class QuestionQuerySet(models.QuerySet["Question"]):
     def visible_to(self, user) -> "QuestionQuerySet":
-        """Private questions are for their asker and staff; shared ones for any signed-in user."""
+        """Private questions are for their asker and staff; shared ones for any signed-in user.
+
+        A question shared by link is not listed for others: the link itself opens it (read-only).
+        """
         if not user.is_authenticated:
             return self.none()
-        return self if user.is_staff else self.filter(models.Q(owner=user) | models.Q(is_private=False))
+        if user.is_staff:
+            return self
+        return self.filter(models.Q(owner=user) | models.Q(visibility=Visibility.USERS))
 
 
 class Question(models.Model):
@@ -282,13 +302,34 @@ class Question(models.Model):
     force_panel = models.BooleanField(
         default=False, help_text="The asker asked for the full panel whatever the triage says."
     )
+    grounding = models.BooleanField(
+        default=True,
+        help_text="SymPy computes the question's maths for the panel first; off when the panel itself is measured "
+        "(an evaluation), since the verified fact would hand every voice the answer.",
+    )
     options = models.JSONField(
         default=list, blank=True, help_text="Vote: the decisions to choose from (empty: the panel's options, if any)."
     )
     debate = models.CharField(
         max_length=16, choices=DebateMode.choices(), blank=True, help_text="Blank: the panel's setting."
     )
-    is_private = models.BooleanField(default=True)
+    visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.PRIVATE)
+    share_token = models.CharField(
+        max_length=64, blank=True, editable=False, help_text="The read-only link's secret; empty: no link opens it."
+    )
+    hide_cost = models.BooleanField(default=False, help_text="The read-only link and its exports show no cost.")
+    parent = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="follow_ups",
+        help_text="The question this one follows up: its verdict and disputed points brief the panel.",
+    )  # fmt: skip
+    root = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        help_text="The first question of its thread (empty for a first question): History groups by it.",
+    )  # fmt: skip
+    reask_of = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="reasks",
+        help_text="The question this one asks again, on another panel.",
+    )  # fmt: skip
     status = models.CharField(max_length=16, choices=Status.choices(), default=Status.QUEUED, db_index=True)
     phase = models.CharField(max_length=120, blank=True)
     error = models.TextField(blank=True)
@@ -324,6 +365,11 @@ class Question(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["share_token"], condition=~models.Q(share_token=""), name="one_question_per_share_token"
+            )
+        ]
 
     def __str__(self) -> str:
         return self.text[:80]
@@ -463,3 +509,75 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+# Evaluations (a labelled data set run through a panel) live in their own module; imported last,
+# since they refer to Panel and Question.
+from debates.evaluation.models import Evaluation, EvaluationItem  # noqa: E402, F401
+
+
+class VerdictOutcome(models.Model):
+    """Whether a finished question's verdict turned out right, as its asker (or staff) judged it.
+
+    One per question, changed in place: the track record needs the current judgement, not its history.
+    """
+
+    RIGHT, WRONG, PARTLY = "right", "wrong", "partly"
+    CHOICES = [(RIGHT, "Right"), (WRONG, "Wrong"), (PARTLY, "Partly right")]
+    MAX_NOTE = 2000
+
+    question = models.OneToOneField(Question, on_delete=models.CASCADE, related_name="verdict_outcome")
+    value = models.CharField(max_length=8, choices=CHOICES)
+    note = models.TextField(blank=True, max_length=MAX_NOTE)
+    marked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    marked_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.question_id}: {self.value}"
+
+
+class Reading(models.Model):
+    """A finished question read once for the track record (track.reading): the side each voice took
+    and the claims its verified facts contradict. Read again when the question's status changes."""
+
+    question = models.OneToOneField(Question, on_delete=models.CASCADE, related_name="reading")
+    status = models.CharField(max_length=16, help_text="The question's status when it was read")
+    person_decided = models.BooleanField(
+        default=False, help_text="Vote: a person's decision names one of the options (that option was right)"
+    )
+    read_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"Reading of {self.question_id}"
+
+
+class Standing(models.Model):
+    """A voice's position on a read question: the side it took against the verdict, its stated confidence."""
+
+    reading = models.ForeignKey(Reading, on_delete=models.CASCADE, related_name="standings")
+    panelist = models.ForeignKey(Panelist, on_delete=models.CASCADE, related_name="standings")
+    side = models.PositiveSmallIntegerField(null=True, help_text="1 sided with the verdict, 0 did not, empty unknown")
+    reserved = models.BooleanField(default=False, help_text="Sided with reservations (ledger stance: partly)")
+    lone = models.BooleanField(default=False, help_text="The one dissenter of three or more voices with a side")
+    confidence = models.FloatField(null=True, help_text="Stated: the ballot's, else its claims' mean")
+
+    class Meta:
+        indexes = [models.Index(fields=["reading", "panelist"], name="standing_of_voice")]
+
+    def __str__(self) -> str:
+        return f"{self.panelist_id} on {self.reading_id}: {self.side}"
+
+
+class Contradiction(models.Model):
+    """A claim a verified fact refutes: it counts against the claim and its voice in the track record."""
+
+    reading = models.ForeignKey(Reading, on_delete=models.CASCADE, related_name="contradictions")
+    contribution = models.ForeignKey(Contribution, on_delete=models.CASCADE, related_name="contradictions")
+    claim = models.CharField(max_length=40, blank=True, help_text="The ledger's claim id; blank: in the text")
+    confidence = models.FloatField(null=True, blank=True, help_text="The confidence stated for what was refuted")
+    text = models.TextField()
+
+    def __str__(self) -> str:
+        return self.text[:80]

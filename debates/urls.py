@@ -1,7 +1,11 @@
 from django.urls import path
 
 from debates import api, views
+from debates.conversations import api as conversations_api
+from debates.conversations import views as conversations
+from debates.evaluation import views as evaluations
 from debates.telegram import views as telegram
+from debates.track import views as track
 
 app_name = "debates"
 
@@ -10,10 +14,25 @@ urlpatterns = [
     path("q/<int:pk>/", views.question, name="question"),
     path("q/<int:pk>/cancel/", views.cancel, name="cancel"),
     path("q/<int:pk>/retry-synthesis/", views.retry_synthesis, name="retry_synthesis"),
+    path("q/<int:pk>/follow-up/", conversations.follow_up, name="follow_up"),
+    path("q/<int:pk>/ask-again/", conversations.ask_again, name="ask_again"),
+    path("q/<int:pk>/share/", conversations.share, name="share"),
+    path("q/<int:pk>/export.<str:fmt>", conversations.download, name="export"),
+    path("s/<slug:token>/", conversations.shared, name="shared"),
+    path("s/<slug:token>/export.<str:fmt>", conversations.shared_download, name="shared_export"),
     path("history/", views.history, name="history"),
+    path("models/", track.models_page, name="models"),
+    path("q/<int:pk>/outcome/", track.mark_outcome, name="mark_outcome"),
+    path("evaluations/", evaluations.evaluations, name="evaluations"),
+    path("evaluations/<int:pk>/", evaluations.evaluation, name="evaluation"),
+    path("evaluations/<int:pk>/results/", evaluations.results, name="evaluation_results"),
+    path("evaluations/<int:pk>/export.<str:fmt>", evaluations.download, name="evaluation_export"),
     path("local-servers/<slug:preset>/use/", views.adopt_local_server, name="adopt_local_server"),
     path("api/questions", api.create, name="api_questions"),
     path("api/questions/<int:pk>", api.detail, name="api_question"),
     path("api/questions/<int:pk>/retry-synthesis", api.retry_synthesis, name="api_retry_synthesis"),
+    path("api/questions/<int:pk>/outcome", api.outcome, name="api_outcome"),
+    path("api/models", api.models, name="api_models"),
+    path("api/questions/<int:pk>/share", conversations_api.share, name="api_share"),
     path("telegram/webhook/<str:secret>/", telegram.webhook, name="telegram_webhook"),
 ]

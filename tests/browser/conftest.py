@@ -37,13 +37,19 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def app_url(provider_server: FakeProviderServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Daphne serving Teorema; migrated and seeded in the subprocess's own environment."""
+def app_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The app's environment: its own SQLite and data dir, which a test's manage.py commands share."""
     if not Path(CHROMIUM).exists():
         pytest.skip("the browser tests need Debian's chromium (scripts/ensure-chromium)")
     data = tmp_path_factory.mktemp("teorema-data")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_URL", "REDIS_URL", "TEOREMA_"))}
-    env |= {"TEOREMA_DATA_DIR": str(data), "DJANGO_SETTINGS_MODULE": "teorema.settings", "PYTHONPATH": str(ROOT)}
+    return env | {"TEOREMA_DATA_DIR": str(data), "DJANGO_SETTINGS_MODULE": "teorema.settings", "PYTHONPATH": str(ROOT)}
+
+
+@pytest.fixture(scope="module")
+def app_url(provider_server: FakeProviderServer, app_env: dict[str, str]) -> Iterator[str]:
+    """Daphne serving Teorema; migrated and seeded in the subprocess's own environment."""
+    env, data = app_env, Path(app_env["TEOREMA_DATA_DIR"])
     manage = [sys.executable, str(ROOT / "manage.py")]
     subprocess.run([*manage, "migrate", "--no-input", "-v0"], cwd=ROOT, env=env, check=True)
     # No collectstatic: local mode serves static files as `make run` does.

@@ -80,7 +80,7 @@ async def test_a_panel_that_cannot_run_is_refused_before_a_run_starts(
     assert submitted == []
     [refusal] = telegram.texts(ALLOWED)
     assert "cannot run" in refusal
-    assert "has no API key" in refusal
+    assert "has no key for alpha, beta: no API key is stored for it" in refusal
 
 
 @pytest.mark.usefixtures("panel")

@@ -56,7 +56,7 @@ def test_bad_input_gets_400_with_the_field_errors(client, token, offline_panel, 
     assert response.status_code == 400
     assert response.json()["fields"] == {
         "text": ["Write a question: it is empty."],
-        "panel": ["There is no panel “nope”."],
+        "panel": ["There is no panel “nope”. The panels: offline."],
         "criticality": ["“extreme” is not a criticality: use low, medium or high."],
     }
     assert post(client, "{not json", **token).json()["error"] == "The body is not valid JSON."
