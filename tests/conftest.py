@@ -1,6 +1,7 @@
 """Shared test setup; fixtures live next to what they fake."""
 
 import pytest
+from django.contrib.auth import get_user_model
 
 pytest_plugins = ["tests.fakes.fixtures"]
 
@@ -13,3 +14,19 @@ def fast_password_hasher(settings) -> None:
     read teorema.settings from their environment and keep PBKDF2 for their few users.
     """
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+# The users the viewer, evaluation and track-record tests share.
+@pytest.fixture
+def alice(db):
+    return get_user_model().objects.create_user("alice", password="pw-alice-123")
+
+
+@pytest.fixture
+def bob(db):
+    return get_user_model().objects.create_user("bob", password="pw-bob-123")
+
+
+@pytest.fixture
+def staff(db):
+    return get_user_model().objects.create_user("staff", password="pw-staff-123", is_staff=True)

@@ -3,7 +3,6 @@
 from pathlib import Path
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.cache import cache
 
 from debates.models import Panel
@@ -32,18 +31,3 @@ def scripted(fake_provider: FakeProviderServer, panel: Panel) -> FakeProviderSer
 @pytest.fixture
 def six_items(tmp_path: Path) -> Path:
     return scenario.write_dataset(tmp_path / "six.jsonl")
-
-
-@pytest.fixture
-def alice(db):
-    return get_user_model().objects.create_user("alice", password="pw-alice-123")
-
-
-@pytest.fixture
-def bob(db):
-    return get_user_model().objects.create_user("bob", password="pw-bob-123")
-
-
-@pytest.fixture
-def staff(db):
-    return get_user_model().objects.create_user("carol", password="pw-carol-123", is_staff=True)

@@ -1,28 +1,12 @@
 """Fixtures of the track-record tests: users, a teorema panel and a vote panel that are never called."""
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from debates.models import ApiToken, Panel
 from debates.tokens import assign_secret
 from tests.fakes.roster import make_panel
 
 OFFLINE = "http://127.0.0.1:9/v1"  # nothing runs: the debates are stored as a run leaves them
-
-
-@pytest.fixture
-def alice(db):
-    return get_user_model().objects.create_user("alice", password="pw-alice-123")
-
-
-@pytest.fixture
-def bob(db):
-    return get_user_model().objects.create_user("bob", password="pw-bob-123")
-
-
-@pytest.fixture
-def staff(db):
-    return get_user_model().objects.create_user("staff", password="pw-staff-123", is_staff=True)
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from collections.abc import Callable
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.cache import cache
 
 from debates.models import Panel, Question
@@ -15,16 +14,6 @@ from tests.fakes.roster import make_panel
 def clean_cache() -> None:
     """Live state and rate-limit counters must not leak from one test into the next."""
     cache.clear()
-
-
-@pytest.fixture
-def alice(db):
-    return get_user_model().objects.create_user("alice", password="pw-alice-123")
-
-
-@pytest.fixture
-def bob(db):
-    return get_user_model().objects.create_user("bob", password="pw-bob-123")
 
 
 @pytest.fixture
