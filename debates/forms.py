@@ -190,6 +190,10 @@ def panel_options() -> list[PanelOption]:
     return [PanelOption.of(panel) for panel in panels]
 
 
+# The panelists an asker may pick for one question (and as its moderator).
+ENABLED_VOICES = Panelist.objects.filter(enabled=True).select_related("provider")
+
+
 def in_asked_order(picked: list[Panelist], data: Any) -> list[Panelist]:
     """The picked voices in the order the asker gave them (their seats), not the database's."""
     asked = data.getlist("voices") if hasattr(data, "getlist") else list(data.get("voices") or [])
@@ -285,7 +289,7 @@ class AskForm(forms.Form):
         error_messages={"invalid_choice": "“%(value)s” is not a criticality: use low, medium or high."},
     )
     voices = VoicesField(
-        queryset=Panelist.objects.filter(enabled=True).select_related("provider"),
+        queryset=ENABLED_VOICES,
         to_field_name="name",
         required=False,
         widget=forms.CheckboxSelectMultiple,
@@ -298,7 +302,7 @@ class AskForm(forms.Form):
         error_messages={"invalid_choice": "“%(value)s” is not a protocol: use teorema, adversarial or vote."},
     )
     moderator = VoiceField(
-        queryset=Panelist.objects.filter(enabled=True).select_related("provider"),
+        queryset=ENABLED_VOICES,
         to_field_name="name",
         required=False,
         empty_label="The panel's moderator",
