@@ -3,7 +3,7 @@
 import pytest
 from django.test import Client
 
-from tests.viewer.conftest import alice, clean_cache, make_question, no_runs, offline_panel  # noqa: F401
+from tests.viewer.conftest import clean_cache, make_question, no_runs, offline_panel  # noqa: F401
 from tests.viewer.test_api import bearer
 
 
@@ -14,5 +14,5 @@ def script() -> Client:
 
 
 @pytest.fixture
-def token(alice) -> dict:  # noqa: F811
+def token(alice) -> dict:
     return bearer(alice)
