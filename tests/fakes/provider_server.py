@@ -30,7 +30,8 @@ Each request takes the next step; the last step repeats. A ``Script`` has:
     "invalid_json" (a data line that is not JSON), "empty" (no text), "error_event"
     (the provider's mid-stream error event, status ``status or 529``), "blocked" (Gemini
     promptFeedback block).
-  first_token_delay, tokens_per_second: pacing. usage: True (counted by words), False (absent)
+  first_token_delay, tokens_per_second: pacing (a non-streamed answer comes whole after both).
+    usage: True (counted by words), False (absent)
     or a fixed (tokens_in, tokens_out). citations: URLs, sent as Perplexity does.
   finish: how the answer ends: "stop", or "length" for a cut-off answer, sent as each wire's own
     marker (OpenAI finish_reason "length", Anthropic stop_reason "max_tokens", Gemini
@@ -252,8 +253,8 @@ class FakeProviderServer(ThreadedServer):
         answer = step.answer(fake) if callable(step.answer) else step.answer
         pieces = [] if step.fault == "empty" else WORD.findall(answer)
         usage = self._usage(step, fake, pieces)
-        if not fake.stream:
-            await asyncio.sleep(step.first_token_delay)
+        if not fake.stream:  # generated as a stream would be, then sent whole
+            await asyncio.sleep(step.first_token_delay + len(pieces) / (step.tokens_per_second or float("inf")))
             return web.json_response(wire.full(fake.model, "".join(pieces), usage, step.citations, step.finish))
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await response.prepare(request)

@@ -1,0 +1,163 @@
+"""The fake provider server in a process of its own, for benchmarks that must not share its GIL.
+
+A benchmark whose fake provider runs in its own process measures Teorema, not the fake: with the
+fake in the same process, 150 paced streams take CPU from the app and hide its costs. Each model
+gets a pace (time to first token, tokens per second, words); every answer is made of unique
+words ``<model>.<request>.w<i>`` after an optional fixed prefix, so a client can tell which
+word it received. The child notes, with ``time.time()`` (one clock for every process on the
+machine, as tests/integration/viewer.py stamps arrivals), when each request arrived and when
+each word was written; ``timings()`` fetches and clears them.
+
+Used by bench_scale.py and bench_council.py::
+
+    with FakeProcess({"model-alpha": Pace(1.0, 200, 40)}, prefix="Add read replicas. ") as fake:
+        fake.base_url("openai")
+        ...
+        words, requests = fake.timings()
+"""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Self
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Pace:
+    first_token: float = 0.5  # seconds before the first word (a non-streamed answer waits for all of it)
+    tokens_per_second: float = 20.0
+    words: int = 60
+    prefix: str | None = None  # this model's own prefix instead of the common one
+
+
+@dataclass(frozen=True)
+class Arrival:
+    model: str
+    number: int
+    at: float  # when the request reached the fake (time.time())
+
+
+class FakeProcess:
+    """Start with ``with``; ``base_url(wire)`` is what a Provider row holds."""
+
+    def __init__(self, paces: dict[str, Pace], prefix: str = "") -> None:
+        self.paces, self.prefix = paces, prefix
+        self.report = Path(tempfile.mkdtemp(prefix="teorema-fake-")) / "timings.json"
+        self.process: subprocess.Popen | None = None
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def base_url(self, wire: str) -> str:
+        return {"openai": f"{self.url}/v1", "anthropic": self.url, "gemini": f"{self.url}/v1beta"}[wire]
+
+    def __enter__(self) -> Self:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+        config = json.dumps({"paces": {m: asdict(p) for m, p in self.paces.items()}, "prefix": self.prefix})
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "teorema.settings"}
+        self.process = subprocess.Popen(
+            [sys.executable, __file__, config, str(self.port), str(self.report)], cwd=ROOT, env=env
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return self
+            except OSError:
+                time.sleep(0.1)
+        self.__exit__()
+        raise RuntimeError("the fake provider process did not start")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(10)
+
+    def cpu_seconds(self) -> float:
+        """utime + stime of the fake's process so far."""
+        assert self.process is not None
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def timings(self) -> tuple[dict[str, float], list[Arrival]]:
+        """When each word was written and each request arrived since the last call (then cleared)."""
+        assert self.process is not None
+        self.report.unlink(missing_ok=True)
+        self.process.send_signal(signal.SIGUSR1)
+        for _ in range(200):
+            if self.report.exists():
+                try:
+                    data = json.loads(self.report.read_text())
+                except ValueError:
+                    pass  # still being written
+                else:
+                    return data["words"], [Arrival(*row) for row in data["requests"]]
+            time.sleep(0.05)
+        raise RuntimeError("the fake provider process did not report its timings")
+
+
+def serve(config: dict, port: int, report: Path) -> None:
+    """The child: the fake server with the paces, noting arrivals and word writes."""
+    sys.path.insert(0, str(ROOT))
+    from tests.fakes import wire
+    from tests.fakes.provider_server import FakeProviderServer, Script
+
+    written: dict[str, float] = {}
+    arrived: list[list] = []
+    prefix = config["prefix"]
+
+    def noting(write):
+        def wrapped(model, text, *args, **kwargs):
+            now = time.time()
+            for word in text.split():
+                if word.startswith(model):
+                    written[word] = now
+            return write(model, text, *args, **kwargs)
+
+        return wrapped
+
+    for protocol in (wire.OPENAI, wire.ANTHROPIC, wire.GEMINI):
+        object.__setattr__(protocol, "piece", noting(protocol.piece))
+        object.__setattr__(protocol, "full", noting(protocol.full))
+
+    server = FakeProviderServer(port=port)
+    for model, pace in config["paces"].items():
+
+        def answer(request, words=pace["words"], own=pace["prefix"]) -> str:
+            arrived.append([request.model, request.number, time.time()])
+            text = " ".join(f"{request.model}.{request.number}.w{i}" for i in range(words))
+            return (prefix if own is None else own) + text
+
+        server.script(model, Script(answer=answer, first_token_delay=pace["first_token"],
+                                    tokens_per_second=pace["tokens_per_second"]))  # fmt: skip
+
+    def dump(*_: object) -> None:
+        words, requests = dict(written), list(arrived)
+        written.clear()
+        arrived.clear()
+        partial = report.with_suffix(".part")
+        partial.write_text(json.dumps({"words": words, "requests": requests}))
+        partial.rename(report)
+
+    signal.signal(signal.SIGUSR1, dump)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    with server:
+        while True:
+            signal.pause()
+
+
+if __name__ == "__main__":
+    serve(json.loads(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3]))
