@@ -11,6 +11,7 @@ import logging
 import os
 import socket
 import uuid
+import weakref
 from datetime import timedelta
 
 from django.conf import settings
@@ -67,25 +68,70 @@ def close_orphaned_task_rows(question_id: int) -> None:
             row.set_failed(TakenOver(f"{worker} left question {question_id} unfinished; {OWNER} took the run over"))
 
 
-async def watch(question_id: int, task: asyncio.Task) -> None:
-    """Renew the lease and stop the run when the asker cancels it (from any process)."""
-    renewed = asyncio.get_running_loop().time()
-    questions = Question.objects.filter(pk=question_id)
-    while True:
-        await asyncio.sleep(CANCEL_POLL)
-        if await questions.filter(cancel_requested=True).aexists():
+class Watch:
+    """The runs this event loop holds, watched together: one query a second, not one per run.
+
+    Each poll asks which of them the asker cancelled (from any process); every RENEW_EVERY it
+    renews all their leases in one UPDATE and stops any run whose lease another runner took.
+    """
+
+    def __init__(self) -> None:
+        self.runs: dict[int, asyncio.Task] = {}
+        self.poller: asyncio.Task | None = None
+
+    def add(self, question_id: int, task: asyncio.Task) -> None:
+        self.runs[question_id] = task
+        if self.poller is None or self.poller.done():  # done: its last run was stopped
+            self.poller = asyncio.create_task(self.poll())
+
+    def remove(self, question_id: int, task: asyncio.Task) -> None:
+        if self.runs.get(question_id) is task:
+            del self.runs[question_id]
+        if not self.runs and self.poller is not None:
+            self.poller.cancel()  # nothing left to watch: no query until the next run starts one
+            self.poller = None
+
+    async def poll(self) -> None:
+        loop = asyncio.get_running_loop()
+        renewed = loop.time()
+        while self.runs:
+            await asyncio.sleep(CANCEL_POLL)
+            cancelled = Question.objects.filter(pk__in=list(self.runs), cancel_requested=True)
+            async for pk in cancelled.values_list("pk", flat=True):
+                self.stop(pk)
+            if self.runs and loop.time() - renewed >= RENEW_EVERY:
+                renewed = loop.time()
+                ids = list(self.runs)
+                mine = Question.objects.filter(pk__in=ids, lease_owner=OWNER)
+                if await mine.aupdate(lease_expires=timezone.now() + LEASE) < len(ids):
+                    await self.stop_lost(ids)
+
+    async def stop_lost(self, ids: list[int]) -> None:
+        """Stop the runs another runner took over while this one stalled past the lease: two runners
+        would bill every call twice and interleave the stream."""
+        taken = Question.objects.filter(pk__in=ids, status=Status.RUNNING).exclude(lease_owner=OWNER)
+        async for pk in taken.values_list("pk", flat=True):
+            log.warning("question %s: lease lost to another runner, stopping here", pk)
+            self.stop(pk)
+
+    def stop(self, question_id: int) -> None:
+        task = self.runs.pop(question_id, None)
+        if task is not None:
             task.cancel()
-            return
-        if asyncio.get_running_loop().time() - renewed >= RENEW_EVERY:
-            renewed = asyncio.get_running_loop().time()
-            if await questions.filter(lease_owner=OWNER).aupdate(lease_expires=timezone.now() + LEASE):
-                continue
-            if await questions.filter(status=Status.RUNNING).exclude(lease_owner=OWNER).aexists():
-                # We stalled past the lease and another runner took over: two runners would bill
-                # every call twice and interleave the stream, so this one stops.
-                log.warning("question %s: lease lost to another runner, stopping here", question_id)
-                task.cancel()
-                return
+
+
+_watches: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Watch] = weakref.WeakKeyDictionary()
+
+
+async def watch(question_id: int, task: asyncio.Task) -> None:
+    """Keep the run's lease and stop ``task`` when the asker cancels it, until this is cancelled."""
+    loop = asyncio.get_running_loop()
+    shared = _watches.get(loop) or _watches.setdefault(loop, Watch())
+    shared.add(question_id, task)
+    try:
+        await asyncio.Future()  # until the run ends and cancels its watch
+    finally:
+        shared.remove(question_id, task)
 
 
 def resumable_ids(include_queued: bool = True) -> list[int]:
