@@ -133,7 +133,13 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {"default": dj_database_url.config(default=f"sqlite:///{DATA_DIR / 'teorema.sqlite3'}", conn_max_age=0)}
+# Persistent connections: a run's writes, the lease watch and the snapshots reuse one connection
+# per thread instead of reconnecting (at 50 debates, ~1.2 s of CPU per batch went to connecting).
+DATABASES = {
+    "default": dj_database_url.config(
+        default=f"sqlite:///{DATA_DIR / 'teorema.sqlite3'}", conn_max_age=600, conn_health_checks=True
+    )
+}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL + immediate transactions: the debate runner writes while pages read.
     DATABASES["default"]["OPTIONS"] = {
@@ -157,7 +163,7 @@ else:
     # Chunks are coalesced (one fragment per voice per flush), so 2000 per channel is ample.
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels.layers.InMemoryChannelLayer",
+            "BACKEND": "debates.live.layer.LiveChannelLayer",
             "CONFIG": {"capacity": 2000, "expiry": 30},
         }
     }

@@ -1,0 +1,38 @@
+"""The in-memory channel layer of the single-process mode, made cheap per message.
+
+Channels' InMemoryChannelLayer sweeps every channel and group for expired entries on each
+receive and group send: at 150 viewers that walk cost ~96 µs per call against ~20 µs at 10, so
+fan-out grew quadratically. Expiry is a safety net for messages nobody reads (30 s here), so
+sweeping once a second loses nothing. Its group send also spawned a task per member; sending in
+turn keeps the same order and says when a viewer's queue is full instead of dropping in silence.
+"""
+
+import logging
+import time
+from typing import Any
+
+from channels.exceptions import ChannelFull
+from channels.layers import InMemoryChannelLayer
+
+log = logging.getLogger(__name__)
+
+
+class LiveChannelLayer(InMemoryChannelLayer):
+    sweep_every = 1.0  # seconds between sweeps for expired messages and group memberships
+    _swept = 0.0
+
+    def _clean_expired(self) -> None:
+        now = time.monotonic()
+        if now - self._swept >= self.sweep_every:
+            self._swept = now
+            super()._clean_expired()
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        assert isinstance(message, dict), "Message is not a dict"
+        self.require_valid_group_name(group)
+        self._clean_expired()
+        for channel in list(self.groups.get(group, ())):
+            try:
+                await self.send(channel, message)
+            except ChannelFull:
+                log.warning("channel %s is full: a viewer that stopped reading misses a message", channel)
