@@ -78,8 +78,12 @@ class LiveSink:
         await self._load()
         if isinstance(event, ContributionChunk):
             key = card_key(event.round, event.seat)
+            first = key not in self.raw and key not in self.pending
             self.pending[key] = self.pending.get(key, "") + event.text
-            if self.timer is None:
+            if first:  # a voice's first words show at once; the rest is coalesced
+                async with self.lock:
+                    await self._flush()
+            elif self.timer is None:
                 self.timer = asyncio.create_task(self._flush_later())
             return
         async with self.lock:
