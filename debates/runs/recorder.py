@@ -6,6 +6,8 @@ which is also what makes a resumed run skip it.
 
 from decimal import Decimal
 
+from asgiref.sync import sync_to_async
+from django.db import transaction
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
@@ -63,23 +65,29 @@ class Recorder:
 
     async def save_contribution(self, result: ContributionResult) -> None:
         round_id = await self.round_id(result.round, result.kind, result.kind)
-        await Contribution.objects.aupdate_or_create(
-            round_id=round_id,
-            seat=result.seat,
-            defaults=Contribution.fields_of(result) | {"panelist_id": self.panelists.get(result.seat)},
-        )
-        totals = await Contribution.objects.filter(round__question_id=self.question_id).aaggregate(
-            calls=Count("pk", filter=~Q(kind__in=NOT_CALLS)),
-            tokens_in=Sum("tokens_in"),
-            tokens_out=Sum("tokens_out"),
-            cost=Sum("cost"),
-        )
-        await self.questions.aupdate(
-            calls=totals["calls"] or 0,
-            tokens_in=totals["tokens_in"] or 0,
-            tokens_out=totals["tokens_out"] or 0,
-            cost=totals["cost"] or Decimal("0"),
-        )
+        await sync_to_async(self._store)(round_id, result)
+
+    def _store(self, round_id: int, result: ContributionResult) -> None:
+        """The vote and the question's new totals in one transaction and one thread hop (four hops
+        of the async ORM kept the engine's sink busy for 20-35 ms a vote under load)."""
+        with transaction.atomic():
+            Contribution.objects.update_or_create(
+                round_id=round_id,
+                seat=result.seat,
+                defaults=Contribution.fields_of(result) | {"panelist_id": self.panelists.get(result.seat)},
+            )
+            totals = Contribution.objects.filter(round__question_id=self.question_id).aggregate(
+                calls=Count("pk", filter=~Q(kind__in=NOT_CALLS)),
+                tokens_in=Sum("tokens_in"),
+                tokens_out=Sum("tokens_out"),
+                cost=Sum("cost"),
+            )
+            self.questions.update(
+                calls=totals["calls"] or 0,
+                tokens_in=totals["tokens_in"] or 0,
+                tokens_out=totals["tokens_out"] or 0,
+                cost=totals["cost"] or Decimal("0"),
+            )
 
     async def finish(self, event: RunFinished) -> None:
         if event.synthesis:
