@@ -69,12 +69,17 @@ async def post_sse(
         texts = response.aiter_text()
         while True:
             try:
-                async with asyncio.timeout_at(min(loop.time() + endpoint.stall_timeout, deadline)):
+                if deadline - loop.time() > endpoint.stall_timeout:
+                    # httpx's read timeout (stall_timeout) ends a silence before the deadline: no
+                    # timer of our own, which cost a handle and a reschedule for every chunk.
                     text = await anext(texts)
+                else:
+                    async with asyncio.timeout_at(deadline):
+                        text = await anext(texts)
             except StopAsyncIteration:
                 break
             except TimeoutError:
-                raise _silence(endpoint, loop.time() >= deadline, started) from None
+                raise _silence(endpoint, True, started) from None
             except httpx.HTTPError as exc:
                 raise _transport_error(endpoint, exc, started) from exc
             for event in decoder.feed(text):
