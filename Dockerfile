@@ -46,4 +46,4 @@ RUN TEOREMA_PRODUCTION=1 SECRET_KEY=collectstatic-only TEOREMA_DATA_DIR=/tmp/col
 USER 10001:10001
 EXPOSE 8000
 # The Procfile's web line (the PORT default included); compose.yaml runs its worker line too.
-CMD ["sh", "-c", "exec .venv/bin/daphne -b 0.0.0.0 -p ${PORT:-8000} teorema.asgi:application"]
+CMD ["sh", "-c", "exec .venv/bin/python -m teorema.serve -b 0.0.0.0 -p ${PORT:-8000} teorema.asgi:application"]

@@ -27,7 +27,7 @@ setup: $(VENV)/.installed
 
 run: setup
 	@echo "Teorema is starting: open http://$(HOST):$(PORT)/ (this machine's browser is signed in as $${TEOREMA_LOCAL_USER-admin}; the admin is at /admin/)."
-	TEOREMA_LOCAL_USER=$${TEOREMA_LOCAL_USER-admin} $(VENV)/bin/daphne -b $(HOST) -p $(PORT) teorema.asgi:application
+	TEOREMA_LOCAL_USER=$${TEOREMA_LOCAL_USER-admin} $(PY) -m teorema.serve -b $(HOST) -p $(PORT) teorema.asgi:application
 
 test: $(VENV)/.installed-dev
 	scripts/ensure-chromium

@@ -57,7 +57,7 @@ def app_url(provider_server: FakeProviderServer, app_env: dict[str, str]) -> Ite
     subprocess.run([*manage, "shell", "-c", seed], cwd=ROOT, env=env, check=True)
     port = free_port()
     log = (data / "daphne.log").open("w")
-    daphne = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "teorema.asgi:application"]
+    daphne = [sys.executable, "-m", "teorema.serve", "-b", "127.0.0.1", "-p", str(port), "teorema.asgi:application"]
     server = subprocess.Popen(daphne, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:

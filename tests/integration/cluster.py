@@ -147,7 +147,7 @@ class Cluster:
     def web(self, name: str, timeout: float = 90, **env: str) -> Process:
         """A Daphne process on a free loopback port, once it answers HTTP."""
         port = free_port()
-        argv = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "teorema.asgi:application"]
+        argv = [sys.executable, "-m", "teorema.serve", "-b", "127.0.0.1", "-p", str(port), "teorema.asgi:application"]
         process = self.spawn(name, argv, port, **env)
         self.wait(lambda: _answers(port), timeout, f"{name} to answer on port {port}", process)
         return process
@@ -220,11 +220,14 @@ def create_user(cluster: Cluster, name: str) -> Credentials:
     return Credentials(**json.loads(line.removeprefix("USER ")))
 
 
-def ask(web: Process, credentials: Credentials, text: str, panel: str) -> int:
-    """Submit a question through the JSON API of one web process; its id."""
+def ask(web: Process, credentials: Credentials, text: str, panel: str, **fields: object) -> int:
+    """Submit a question through the JSON API of one web process; its id.
+
+    ``fields``: more of the API's fields (``debate="always"``, ``force_panel=True``).
+    """
     request = urllib.request.Request(
         f"http://127.0.0.1:{web.port}/api/questions",
-        data=json.dumps({"text": text, "panel": panel}).encode(),
+        data=json.dumps({"text": text, "panel": panel, **fields}).encode(),
         headers={"Authorization": f"Bearer {credentials.token}", "Content-Type": "application/json"},
         method="POST",
     )

@@ -13,6 +13,7 @@ import asyncio
 import logging
 import signal
 
+import uvloop
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -106,4 +107,4 @@ class Command(BaseCommand):
             raise CommandError("A worker needs REDIS_URL: its stream must reach viewers on the web processes.")
         if concurrency < 1 or interval <= 0 or drain < 0:
             raise CommandError("--concurrency must be at least 1, --interval positive, --drain not negative.")
-        asyncio.run(Worker(concurrency, interval, drain).serve())
+        uvloop.run(Worker(concurrency, interval, drain).serve())  # C event loop: see teorema/serve.py
