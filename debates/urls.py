@@ -12,6 +12,7 @@ app_name = "debates"
 urlpatterns = [
     path("", views.ask, name="ask"),
     path("q/<int:pk>/", views.question, name="question"),
+    path("q/<int:pk>/live/", views.question_live, name="question_live"),
     path("q/<int:pk>/cancel/", views.cancel, name="cancel"),
     path("q/<int:pk>/retry-synthesis/", views.retry_synthesis, name="retry_synthesis"),
     path("q/<int:pk>/follow-up/", conversations.follow_up, name="follow_up"),

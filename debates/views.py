@@ -1,5 +1,11 @@
 """The pages: ask, watch a debate (live, or after the fact), history, cancel."""
 
+import hashlib
+import json
+from dataclasses import dataclass
+
+from channels.layers import InMemoryChannelLayer
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
@@ -7,6 +13,8 @@ from django.db.models import Q
 from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.module_loading import import_string
 from django.views.decorators.http import require_POST
 
 from debates import discover, ratelimit
@@ -16,7 +24,7 @@ from debates.forms import AskForm, panel_options
 from debates.live import snapshot
 from debates.live.state import read_state
 from debates.models import Question, Status
-from debates.runs import execute, tasks
+from debates.runs import execute, lease, tasks
 
 HISTORY_PAGE = 20
 
@@ -82,9 +90,58 @@ def render_question(request: HttpRequest, asked: Question, status: int = 200, **
         "debate": debate,
         "can_cancel": debate.live and can_act,
         "can_retry": can_act and asked.synthesis_failed,
+        **live_context(debate),
         **conversations.question_context(request, asked, **bound),
     }
     return render(request, "debates/question.html", context, status=status)
+
+
+@login_required
+def question_live(request: HttpRequest, pk: int) -> HttpResponse:
+    """The live region alone, for a page that polls a run held by another process (204: nothing new)."""
+    asked = visible_question(request, pk)
+    debate = snapshot.build(asked.pk, read_state(asked.pk))
+    found = live_context(debate)
+    if request.GET.get("seen") == found["mark"]:
+        return HttpResponse(status=204)
+    context = {"debate": debate, "can_cancel": debate.live and asked.can_act(request.user), "polled": True, **found}
+    return render(request, "debates/partials/live.html", context)
+
+
+@dataclass(frozen=True)
+class Elsewhere:
+    """A run whose lease another process holds, while the live text cannot cross processes."""
+
+    holder: str  # "pid 12345 on this machine", "pid 12345 on host-b"
+    lapsed: bool  # the holder stopped renewing the lease: it died or was interrupted
+    local: bool  # local mode: only a starting web server resumes a lapsed run (no worker polls for it)
+
+
+def broadcasts_stay_in_process() -> bool:
+    """The in-memory channel layer: a run's live text reaches only the sockets of the process running it."""
+    return issubclass(import_string(str(settings.CHANNEL_LAYERS["default"]["BACKEND"])), InMemoryChannelLayer)
+
+
+def elsewhere(asked: Question) -> Elsewhere | None:
+    """Whether this page must poll the database instead of opening a socket that would never move."""
+    owner = asked.lease_owner
+    if asked.status not in lease.RESUMABLE or owner in {"", lease.OWNER} or not broadcasts_stay_in_process():
+        return None
+    host, _, rest = owner.partition(":")
+    pid = rest.partition(":")[0]
+    place = "this machine" if host == lease.OWNER.partition(":")[0] else host
+    lapsed = asked.lease_expires is None or asked.lease_expires < timezone.now()
+    return Elsewhere(f"pid {pid} on {place}" if pid else owner, lapsed, settings.RUN_IN_PROCESS)
+
+
+def live_context(debate: snapshot.Debate) -> dict:
+    """``away`` (an Elsewhere or None), and ``mark``: what a polling page saw, so a poll that would swap
+    in the same region gets a 204 instead (a reader's open folds and chosen tab stay as they are)."""
+    away = elsewhere(debate.question)
+    q = debate.question
+    rounds = [(r.index, r.status, [(c.seat, c.status) for c in r.cards]) for r in debate.rounds]
+    seen = [q.status, debate.phase, q.cancel_requested, q.calls, away and away.lapsed, rounds]
+    return {"away": away, "mark": hashlib.sha256(json.dumps(seen, default=str).encode()).hexdigest()[:16]}
 
 
 @login_required

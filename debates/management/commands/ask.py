@@ -7,6 +7,7 @@ and who was who. Exit status: 0 done or answered, 1 failed or cancelled, 2 needs
 """
 
 import asyncio
+import os
 import sys
 from collections import Counter
 from decimal import Decimal
@@ -23,7 +24,10 @@ from debates.live.follow import follow
 from debates.live.state import LiveState
 from debates.models import Contribution, Criticality, Outcome, Protocol, Question, Status, Synthesis
 from debates.runs import execute
+from debates.views import broadcasts_stay_in_process
 
+# Where the web server is: TEOREMA_PUBLIC_URL (as the Telegram links), else `make run`'s address.
+DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000"
 EXIT: dict[str, int] = {Status.DONE: 0, Status.ANSWERED: 0, Status.NEEDS_REVIEW: 2}
 FOLLOW_EVERY = 0.1  # seconds between two looks at the run (the live view flushes every 75 ms)
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -79,6 +83,7 @@ class Command(BaseCommand):
         else:
             question = self.ask(text, panel, user, options)
         self.stdout.write(self.style.MIGRATE_HEADING(f"Question {question.pk} · panel {question.panel.name}"))
+        self.stdout.write(in_the_browser(question))
         try:
             status = asyncio.run(Follower(question.pk, self).run())
         except KeyboardInterrupt:
@@ -260,6 +265,14 @@ class Follower:
         cost = f"{question.calls} calls · {question.tokens_in + question.tokens_out} tokens · ${question.cost:.4f}"
         self.out.write(cost)
         return question.status
+
+
+def in_the_browser(question: Question) -> str:
+    """Where the page is; with the in-memory channel layer its live text cannot leave this process."""
+    url = (os.environ.get("TEOREMA_PUBLIC_URL", "").rstrip("/") or DEFAULT_PUBLIC_URL) + question.get_absolute_url()
+    if broadcasts_stay_in_process():
+        return f"Follow it in the browser: {url} — it refreshes there every few seconds; the live text is here."
+    return f"Watch it live in the browser too: {url}"
 
 
 def whole_verdict(question: Question) -> str:
