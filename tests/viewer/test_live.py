@@ -468,3 +468,21 @@ async def test_a_cancel_keeps_every_card_with_what_it_had_written(
     (cut,) = [r for r in stored.rounds if r.kind == "answer"]
     assert [(card.status, card.badge) for card in cut.cards] == [("cancelled", "cancelled")] * 3
     assert (await sync_to_async(Round.objects.get)(question=question, index=cut.index)).status == "cancelled"
+
+
+async def test_a_voices_first_words_go_out_at_once_the_rest_in_the_next_flush(question, headers, alice, tab, settings):
+    settings.TEOREMA = {**settings.TEOREMA, "FLUSH_INTERVAL_MS": 3_600_000}  # a window no test outlasts
+    live = LiveSink(question.pk)
+    sink = Tee(Recorder(question.pk, {}), live)
+    viewer = tab(question.pk, headers(alice))
+    assert await viewer.open()
+    await start_round(sink)
+    await sink.emit(ContributionChunk(0, "p1", "Replicas "))
+    await viewer.shows("v0-p1", "Replicas ")  # no window to wait for
+    await sink.emit(ContributionChunk(0, "p1", "first, "))
+    await sink.emit(ContributionChunk(0, "p2", "Shard "))  # p2's first words, and what p1 had pending
+    await viewer.shows("v0-p2", "Shard ")
+    assert viewer.page.text("v0-p1") == "Replicas first, "
+    await sink.emit(ContributionChunk(0, "p1", "then shard."))  # coalesced: held for the window
+    await live.close()  # the end of a run sends what is pending
+    await viewer.shows("v0-p1", "Replicas first, then shard.")
