@@ -5,6 +5,7 @@ broadcasts queue up), then read the cache, then the DB; forward only broadcasts 
 above the snapshot's, and no streamed text of a card the snapshot already shows complete.
 """
 
+import asyncio
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -29,10 +30,16 @@ def render_snapshot(question_id: int, state: LiveState | None) -> tuple[snapshot
     return debate, render_to_string(template, {"debate": debate})
 
 
+# Seconds a live viewer waits without a broadcast before it checks the cache for one it missed.
+RESYNC_AFTER = 10.0
+
+
 class QuestionConsumer(AsyncWebsocketConsumer):
     group = ""
     seq = 0
     complete: frozenset[str] = frozenset()
+    heard = 0.0  # loop time of the last broadcast or snapshot
+    watchdog: asyncio.Task | None = None
 
     async def connect(self) -> None:
         self.question_id = self.scope["url_route"]["kwargs"]["pk"]
@@ -60,6 +67,8 @@ class QuestionConsumer(AsyncWebsocketConsumer):
         """The socket is one-way: whatever a client sends (nothing, from our pages) is ignored."""
 
     async def disconnect(self, code: int) -> None:
+        if self.watchdog is not None:
+            self.watchdog.cancel()
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
@@ -67,15 +76,35 @@ class QuestionConsumer(AsyncWebsocketConsumer):
         state = read_state(self.question_id)  # the cache first, then the DB
         debate, html = await render_snapshot(self.question_id, state)
         self.seq, self.complete = debate.seq, frozenset(debate.complete)
+        self.heard = asyncio.get_running_loop().time()
         await self.send(text_data=html)
         if not debate.live:
             await self.close(code=1000)  # a normal close: the htmx extension does not reconnect
+        elif self.watchdog is None:
+            self.watchdog = asyncio.create_task(self.resync_when_silent())
+
+    async def resync_when_silent(self) -> None:
+        """A broadcast the layer lost (the Redis layer can drop one when a receive is cancelled),
+        with nothing after it to reveal the gap: the end of a run, say. After a silence, a state
+        in the cache ahead of this viewer means a fresh snapshot."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(max(0.0, self.heard + RESYNC_AFTER - loop.time()))
+            if loop.time() - self.heard < RESYNC_AFTER:
+                continue
+            self.heard = loop.time()
+            state = read_state(self.question_id)
+            if state is not None and state.seq > self.seq:
+                await self.send_snapshot()
 
     async def live_batch(self, message: dict[str, Any]) -> None:
         """A LiveSink broadcast (format in debates/live/sink.py)."""
         if message["seq"] <= self.seq:
             return  # already in the snapshot
-        self.seq = message["seq"]
+        if message["seq"] > self.seq + 1:
+            await self.send_snapshot()  # one never arrived: start again from what is stored
+            return
+        self.seq, self.heard = message["seq"], asyncio.get_running_loop().time()
         if message["final"]:
             await self.send_snapshot()
             return

@@ -12,6 +12,7 @@ from decimal import Decimal
 
 import pytest
 from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.core.cache import cache
 from django.test import Client
@@ -486,3 +487,42 @@ async def test_a_voices_first_words_go_out_at_once_the_rest_in_the_next_flush(qu
     await sink.emit(ContributionChunk(0, "p1", "then shard."))  # coalesced: held for the window
     await live.close()  # the end of a run sends what is pending
     await viewer.shows("v0-p1", "Replicas first, then shard.")
+
+
+def lose_next_broadcast(monkeypatch) -> None:
+    """The channel layer drops the next group send, as the Redis layer can when a receive is cancelled."""
+    layer = get_channel_layer()
+    delivered = layer.group_send
+
+    async def lost(group: str, message: dict) -> None:
+        monkeypatch.setattr(layer, "group_send", delivered)
+
+    monkeypatch.setattr(layer, "group_send", lost)
+
+
+async def test_a_lost_broadcast_is_made_good_by_a_fresh_snapshot_at_the_next_one(
+    question, sink, headers, alice, tab, monkeypatch
+):
+    await start_round(sink)
+    viewer = tab(question.pk, headers(alice))
+    assert await viewer.open()
+    lose_next_broadcast(monkeypatch)
+    await sink.emit(ContributionChunk(0, "p1", "Lost words "))
+    await sink.emit(ContributionChunk(0, "p2", "Found "))  # the gap in seq shows: a snapshot follows
+    await viewer.shows("v0-p2", "Found ")
+    assert viewer.page.text("v0-p1") == "Lost words "
+
+
+async def test_a_lost_last_broadcast_is_found_after_a_silence(question, sink, headers, alice, tab, monkeypatch):
+    monkeypatch.setattr(consumers, "RESYNC_AFTER", 0.2)
+    await start_round(sink)
+    viewer = tab(question.pk, headers(alice))
+    assert await viewer.open()
+    await sink.emit(finished("p1", "Shard."))
+    await sink.emit(finished("p2", "Shard too."))
+    lose_next_broadcast(monkeypatch)
+    await sink.emit(RunFinished("done", verdict="Shard.", synthesis="## Verdict\n\nShard."))
+    while (output := await viewer.socket.receive_output(timeout=WAIT))["type"] != "websocket.close":
+        viewer.page.apply(output["text"])
+    assert output["code"] == 1000  # the finished page came, and the socket closed normally
+    assert "Shard." in viewer.page.text("v0-p1")
