@@ -154,10 +154,10 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             # No read timeout: redis-py 8 times reads out after 5 s, channels_redis's own wait for
             # a message, and every socket without a broadcast for 5 s died with a 1011.
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": None}], "capacity": 2000, "expiry": 30},
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": None}]},
         }
     }
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from channels_redis.core import RedisChannelLayer
+from django.utils.module_loading import import_string
 
 from tests.integration import cluster as deploy
 
@@ -34,7 +34,7 @@ def configured() -> dict:
 async def test_a_viewer_waiting_longer_than_a_read_timeout_still_gets_its_message(configured):
     # redis-py 8 times a read out after 5 s, channels_redis's own wait: every socket without a
     # broadcast for 5 s died with a 1011 until settings.py turned the read timeout off.
-    layer = RedisChannelLayer(**configured["CONFIG"], prefix=f"teorema-test-{os.getpid()}")
+    layer = import_string(configured["BACKEND"])(**configured["CONFIG"], prefix=f"teorema-test-{os.getpid()}")
     channel = await layer.new_channel()
     waiting = asyncio.create_task(layer.receive(channel))
     await asyncio.sleep(6.5)
