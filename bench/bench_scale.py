@@ -1,49 +1,56 @@
-"""Scale bench: concurrent debates in the single-process mode and in the server setup.
+"""Scale bench: concurrent debates streaming to viewers, single process and web + worker.
 
-Modes: (a) single: one Daphne, SQLite, in-memory channel layer, debates on Daphne's loop;
-(b) server: one Daphne + one debate_worker, PostgreSQL and Redis on loopback (skipped, with the
-reason, when they are unreachable). The fake provider server runs in this process; every voice
-streams --words tokens at --tps tokens/s after --first-token s; a teorema debate of 3 voices
-is 7 calls. Each token is unique ("<model>r<request>w<i>") and the fake server stamps when it
-writes it (time.time()); a websocket viewer per debate, in this process, stamps when the
-fragment carrying it arrives. Per repetition, --debates debates are submitted at once through
-the JSON API, each watched until its socket closes (the run is over):
+Modes: (a) single: one Daphne, SQLite, in-memory channel layer, debates on Daphne's loop, as
+`make run` starts it; (b) server: one Daphne + one debate_worker, PostgreSQL and Redis on
+loopback (skipped, with the reason, when they are unreachable). The fake provider runs in a
+process of its own (bench/fakeproc.py), so its 150 paced streams do not take Teorema's CPU;
+every voice streams --words unique tokens at --tps tokens/s after --first-token s, and a teorema
+debate of 3 voices is 7 calls. The fake stamps (time.time(), one clock for the machine) when it
+writes each token; a websocket viewer per debate, in this process, stamps when the fragment
+carrying it arrives. Per repetition, --debates debates are submitted at once through the JSON
+API, each watched until its socket closes (the run is over):
 
-- debates per minute: debates / (last socket closed - first submission) * 60;
-- chunk-to-client latency: arrival - emission for every token, p50 and p95 (it includes the
-  live sink's coalescing window, TEOREMA_FLUSH_INTERVAL_MS, 75 ms by default);
-- CPU per 1,000 streamed tokens: utime+stime (/proc/<pid>/stat) of Teorema's processes over
-  the repetition / tokens emitted * 1000 (PostgreSQL and Redis reported apart in mode b);
-- RSS per running debate: (peak summed VmRSS while running - VmRSS before) / debates, for the
-  first batch after a warm-up debate (later batches reuse the memory it freed).
-Idle viewers, on fresh processes after one warm-up debate: 3 steps of --viewers sockets opened
-on a debate whose voices never answer; the web process's VmRSS delta / sockets per step, the
-earlier sockets staying open. Other figures are medians over --repeat repetitions. The fake
-providers and the viewers share the machine's cores with the servers, so the figures are a
-floor for a real deployment, not a ceiling. Loopback only.
+- chunk-to-client latency: arrival - write for every token, p50 and p95; it includes the live
+  sink's coalescing window (TEOREMA_FLUSH_INTERVAL_MS, 75 ms) for all but a voice's first words;
+- first token: the same for the first token of each call (what a person waits for beyond the
+  provider's own time to first token);
+- CPU per 1,000 tokens: utime+stime (/proc/<pid>/stat) of Teorema's processes over the
+  repetition / tokens written * 1000; PostgreSQL (postmaster with its reaped backends) and Redis
+  apart in mode b (shared servers: upper bounds). With --sample, a stack sampler in each of
+  Teorema's processes (bench/sampling/) splits that CPU by component;
+- debates per minute: debates / (last socket closed - first submission) * 60; websocket
+  messages per 1,000 tokens; RSS per running debate (peak summed VmRSS while running - before) /
+  debates, first batch after a warm-up debate.
+Idle viewers (--viewers > 0), on fresh processes: 3 steps of --viewers sockets opened on a debate
+whose voice never answers; the web process's VmRSS delta / sockets per step. Other figures are
+medians over --repeat repetitions; the load average is printed before and after. The viewers
+share the machine's 2 cores with the servers, so the figures are a floor for a real deployment.
+Loopback only.
 
-Usage: python bench/bench_scale.py [--debates 8] [--repeat 3] [--viewers 100] [--mode single server]
+Usage: python bench/bench_scale.py [--debates 50] [--repeat 3] [--viewers 0] [--mode single server] [--sample]
 """
 
 import argparse
 import asyncio
 import contextlib
 import html
+import json
 import os
 import re
 import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.fakes.provider_server import FakeProviderServer, FakeRequest, Script  # noqa: E402
+from bench.fakeproc import FakeProcess, Pace  # noqa: E402
 from tests.integration import cluster as deploy  # noqa: E402
-from tests.integration.debate import MODERATOR, PANEL, roster_toml, step_of  # noqa: E402
+from tests.integration.debate import MODERATOR, PANEL, roster_toml  # noqa: E402
 from tests.integration.viewer import Viewer, watch  # noqa: E402
 
 VOICES = ("it-alpha", "it-beta", "it-gamma")
@@ -60,43 +67,13 @@ slug = "idle"
 members = ["it-idle"]
 moderator = "it-idle"
 """
+# The gates drop an answer sharing no term with the question: name its subject first.
+PREFIX = "Replicas or sharding: "
+SYNTHESIS = "## Verdict\nReplicas.\n\n## Disagreements\nNone.\n\n## Consensus\n"
 APPEND = re.compile(r'<div hx-swap-oob="beforeend:#[^"]+">(.*?)</div>', re.S)
-TOKEN = re.compile(r"it-\w+r\d+w\d+")
+TOKEN = re.compile(r"it-\w+\.\d+\.w\d+")
 TICK = os.sysconf("SC_CLK_TCK")
-
-
-class StampedServer(FakeProviderServer):
-    """The fake provider, noting when each token is written to the socket."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.emitted: dict[str, float] = {}
-        self.tokens = 0
-
-    def _route(self, path: str, body: dict):
-        wire, parsed = super()._route(path, body)
-        return (wire and _Stamping(wire, self)), parsed
-
-
-class _Stamping:
-    def __init__(self, wire, server: StampedServer) -> None:
-        self.wire, self.server = wire, server
-
-    def __getattr__(self, name: str):
-        return getattr(self.wire, name)
-
-    def piece(self, model: str, text: str) -> bytes:
-        self.server.emitted[text.strip()] = time.time()
-        self.server.tokens += 1
-        return self.wire.piece(model, text)
-
-
-def answer(request: FakeRequest, words: int) -> str:
-    # The gates drop an answer sharing no term with the question: name its subject first.
-    tokens = "Replicas or sharding: " + " ".join(f"{request.model}r{request.number}w{i}" for i in range(words))
-    if step_of(request) == "synthesis":
-        return f"## Consensus\n{tokens}\n\n## Disagreements\nNone.\n\n## Verdict\nReplicas."
-    return tokens
+SAMPLER = ROOT / "bench" / "sampling"
 
 
 def cpu_seconds(pid: int, children: bool = False) -> float:
@@ -108,6 +85,10 @@ def cpu_seconds(pid: int, children: bool = False) -> float:
 def rss_mib(pid: int) -> float:
     line = next(x for x in Path(f"/proc/{pid}/status").read_text().splitlines() if x.startswith("VmRSS:"))
     return int(line.split()[1]) / 1024
+
+
+def load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def backing_pids() -> dict[str, int]:
@@ -122,8 +103,14 @@ def backing_pids() -> dict[str, int]:
     return pids
 
 
+def samples(workdir: Path, pid: int) -> Counter[str]:
+    """The component counts the sampler in process ``pid`` wrote last (empty without --sample)."""
+    path = workdir / f"samples.{pid}"
+    return Counter(json.loads(path.read_text())) if path.exists() else Counter()
+
+
 @contextlib.contextmanager
-def deployment(mode: str, server: StampedServer, workdir: Path, debates: int) -> Iterator[tuple]:
+def deployment(mode: str, fake: FakeProcess, workdir: Path, debates: int, sample: bool) -> Iterator[tuple]:
     """Start the mode's processes; yield (web, Teorema's processes, credentials)."""
     with contextlib.ExitStack() as stack:
         if mode == "server":
@@ -136,13 +123,15 @@ def deployment(mode: str, server: StampedServer, workdir: Path, debates: int) ->
         cluster = deploy.Cluster(workdir, env)
         stack.callback(cluster.stop)
         cluster.manage("migrate", "--no-input")
-        (workdir / "roster.toml").write_text(roster_toml(server, dict.fromkeys(VOICES, 0.0)) + IDLE_TOML)
+        (workdir / "roster.toml").write_text(roster_toml(fake, dict.fromkeys(VOICES, 0.0)) + IDLE_TOML)
         cluster.manage("roster", "import", str(workdir / "roster.toml"))
         credentials = deploy.create_user(cluster, "bench")
-        web = cluster.web("web")
+        sampling = {"PYTHONPATH": str(SAMPLER), "TEOREMA_BENCH_SAMPLES": str(workdir / "samples")} if sample else {}
+        web = cluster.web("web", **sampling)
         processes = [web]
         if mode == "server":
-            processes.append(cluster.worker("worker", "--concurrency", str(debates), "--interval", "0.2"))
+            worker = cluster.worker("worker", "--concurrency", str(debates), "--interval", "0.2", **sampling)
+            processes.append(worker)
         yield web, processes, credentials
 
 
@@ -154,47 +143,80 @@ async def run_batch(web: deploy.Process, credentials: deploy.Credentials, count:
         question_id = await asyncio.to_thread(deploy.ask, web, credentials, text, PANEL)
         return await watch(Viewer(web.port), question_id, credentials.session)
 
-    return await asyncio.wait_for(asyncio.gather(*(one(i) for i in range(count))), 600)
+    return await asyncio.wait_for(asyncio.gather(*(one(i) for i in range(count))), 900)
 
 
-def latencies(viewers: list[Viewer], emitted: dict[str, float]) -> list[float]:
-    found = []
-    for viewer in viewers:
+def arrivals(viewers: list[Viewer]) -> dict[tuple[int, str], float]:
+    """(viewer, token) -> when the viewer first received it in a streamed fragment."""
+    first: dict[tuple[int, str], float] = {}
+    for number, viewer in enumerate(viewers):
         for arrived, message in viewer.messages:
             for chunk in APPEND.findall(message):
-                found += [arrived - emitted[t] for t in TOKEN.findall(html.unescape(chunk)) if t in emitted]
-    return found
+                for token in TOKEN.findall(html.unescape(chunk)):
+                    first.setdefault((number, token), arrived)
+    return first
 
 
-async def measure_debates(server: StampedServer, web, processes, credentials, count: int) -> dict:
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[int(share * (len(ordered) - 1))]
+
+
+async def measure_debates(fake: FakeProcess, workdir: Path, web, processes, credentials, count: int) -> dict:
     pids = [p.pid for p in processes]
     extra = backing_pids() if len(processes) > 1 else {}
-    cpu0 = sum(cpu_seconds(pid) for pid in pids)
+    fake.timings()  # from here on
+    await asyncio.sleep(1.1)  # a fresh sample file
+    each0 = {p.name: cpu_seconds(p.pid) for p in processes}
+    cpu0, samples0 = sum(each0.values()), sum((samples(workdir, pid) for pid in pids), Counter())
     extra0 = {name: cpu_seconds(pid, children=True) for name, pid in extra.items()}
-    rss0, tokens0, peak = sum(rss_mib(pid) for pid in pids), server.tokens, 0.0
+    rss0, peak = sum(rss_mib(pid) for pid in pids), 0.0
     started = time.time()
     batch = asyncio.create_task(run_batch(web, credentials, count))
     while not batch.done():
         peak = max(peak, sum(rss_mib(pid) for pid in pids))
         await asyncio.sleep(0.1)
     viewers = batch.result()
+    each = {p.name: cpu_seconds(p.pid) - each0[p.name] for p in processes}
+    cpu = sum(each.values())
+    extra_cpu = {name: cpu_seconds(pid, children=True) - extra0[name] for name, pid in extra.items()}
+    await asyncio.sleep(1.1)
+    busy = sum((samples(workdir, pid) for pid in pids), Counter()) - samples0
+    written, _ = fake.timings()
     if not all(v.messages for v in viewers):
         raise RuntimeError(f"a viewer got nothing ({[v.close_code for v in viewers]}):\n{web.output()[-3000:]}")
     ended = max(v.messages[-1][0] for v in viewers)
-    tokens = server.tokens - tokens0
-    lags = sorted(latencies(viewers, server.emitted))
+    seen = arrivals(viewers)
+    lags = [at - written[token] for (_, token), at in seen.items() if token in written]
+    firsts = [at - written[token] for (_, token), at in seen.items() if token.endswith(".w0") and token in written]
+    tokens = len(written)
     over = sum("is-over" in v.messages[-1][1] and "status-done" in v.messages[-1][1] for v in viewers)
     figures = {
-        "debates/min": count / (ended - started) * 60,
-        "latency p50 ms": statistics.median(lags) * 1000,
-        "latency p95 ms": lags[int(0.95 * (len(lags) - 1))] * 1000,
-        "CPU s/1k tokens": (sum(cpu_seconds(pid) for pid in pids) - cpu0) / tokens * 1000,
-        "RSS MiB/debate": (peak - rss0) / count,
-        "finished": over,
-        "tokens streamed": tokens,
+        "chunk-to-client p50 ms": statistics.median(lags) * 1000,
+        "chunk-to-client p95 ms": percentile(lags, 0.95) * 1000,
+        "first token p50 ms": statistics.median(firsts) * 1000,
+        "first token p95 ms": percentile(firsts, 0.95) * 1000,
+        "CPU s/1k tokens": cpu / tokens * 1000,
     }
-    for name, pid in extra.items():
-        figures[f"{name} CPU s/1k tokens"] = (cpu_seconds(pid, children=True) - extra0[name]) / tokens * 1000
+    if len(each) > 1:
+        figures |= {f"  {name} process": seconds / tokens * 1000 for name, seconds in each.items()}
+    details = Counter({name: n for name, n in busy.items() if " @ " in name and not name.startswith("idle")})
+    busy = Counter({name: n for name, n in busy.items() if " @ " not in name and name != "idle"})
+    for name, share in busy.most_common():
+        figures[f"  {name}"] = cpu * share / busy.total() / tokens * 1000
+    if details and os.environ.get("BENCH_DETAILS"):  # where to look next: the busiest frames of ours
+        for name, share in details.most_common(25):
+            print(f"    {cpu * share / busy.total() / tokens * 1000:.3f}  {name}")
+    for name, seconds in extra_cpu.items():
+        figures[f"{name} CPU s/1k tokens"] = seconds / tokens * 1000
+    figures |= {
+        "debates/min": count / (ended - started) * 60,
+        "ws messages/1k tokens": sum(len(v.messages) for v in viewers) / tokens * 1000,
+        "RSS MiB/debate": (peak - rss0) / count,
+        "tokens streamed": tokens,
+        "tokens never in a streamed fragment": sum(1 for token in written if not any((n, token) in seen for n in range(count))),
+        "finished": over,
+    }
     return figures
 
 
@@ -216,54 +238,57 @@ async def measure_idle(web, credentials, sockets: int, repeat: int) -> list[floa
     return per_viewer
 
 
-async def bench_mode(mode: str, args: argparse.Namespace, server: StampedServer) -> dict:
+async def bench_mode(mode: str, args: argparse.Namespace, fake: FakeProcess) -> dict:
     with (
         tempfile.TemporaryDirectory(prefix=f"teorema-bench-{mode}-") as workdir,
-        deployment(mode, server, Path(workdir), args.debates) as (web, processes, credentials),
+        deployment(mode, fake, Path(workdir), args.debates, args.sample) as (web, processes, credentials),
     ):
-        await measure_debates(server, web, processes, credentials, 1)  # warm-up
-        runs = [await measure_debates(server, web, processes, credentials, args.debates) for _ in range(args.repeat)]
-    figures = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+        await measure_debates(fake, Path(workdir), web, processes, credentials, 1)  # warm-up
+        runs = [
+            await measure_debates(fake, Path(workdir), web, processes, credentials, args.debates)
+            for _ in range(args.repeat)
+        ]
+    figures = {key: statistics.median(run.get(key, 0) for run in runs) for key in runs[0]}
     # Later batches reuse memory the first one freed: its growth is the cost of a running debate.
     figures["RSS MiB/debate"] = runs[0]["RSS MiB/debate"]
     figures["finished"] = f"{sum(run['finished'] for run in runs)}/{args.debates * args.repeat}"
-    # Fresh processes for the idle viewers, for the same reason.
-    with (
-        tempfile.TemporaryDirectory(prefix=f"teorema-bench-{mode}-") as workdir,
-        deployment(mode, server, Path(workdir), args.debates) as (web, processes, credentials),
-    ):
-        await measure_debates(server, web, processes, credentials, 1)
-        figures["RSS MiB/idle viewer"] = statistics.median(await measure_idle(web, credentials, args.viewers, 3))
+    figures["tokens never in a streamed fragment"] = sum(run["tokens never in a streamed fragment"] for run in runs)
+    if args.viewers:  # fresh processes for the idle viewers, for the same reason
+        with (
+            tempfile.TemporaryDirectory(prefix=f"teorema-bench-{mode}-") as workdir,
+            deployment(mode, fake, Path(workdir), args.debates, False) as (web, processes, credentials),
+        ):
+            await measure_debates(fake, Path(workdir), web, processes, credentials, 1)
+            figures["RSS MiB/idle viewer"] = statistics.median(await measure_idle(web, credentials, args.viewers, 3))
     return figures
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--debates", type=int, default=8, help="debates running at once")
+    parser.add_argument("--debates", type=int, default=50, help="debates running at once")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--viewers", type=int, default=100, help="idle sockets opened per step (3 steps)")
+    parser.add_argument("--viewers", type=int, default=0, help="idle sockets opened per step (3 steps); 0: skip")
     parser.add_argument("--words", type=int, default=60, help="tokens per answer")
-    parser.add_argument("--tps", type=float, default=100.0, help="tokens per second per voice")
-    parser.add_argument("--first-token", type=float, default=0.1, help="seconds before the first token")
+    parser.add_argument("--tps", type=float, default=20.0, help="tokens per second per voice")
+    parser.add_argument("--first-token", type=float, default=0.5, help="seconds before the first token")
     parser.add_argument("--mode", nargs="+", choices=["single", "server"], default=["single", "server"])
+    parser.add_argument("--sample", action="store_true", help="split Teorema's CPU by component (stack sampler)")
     args = parser.parse_args()
     print(__doc__.split("Usage:")[0])
     print(f"Settings: {args.debates} debates at once, {args.repeat} repetitions, {len(VOICES)} voices (7 calls),")
     print(f"{args.words} tokens per answer, {args.tps:g} tokens/s after {args.first_token:g} s; {os.cpu_count()} CPUs.")
-    with StampedServer() as server:
-        pace = Script(answer=lambda r: answer(r, args.words), first_token_delay=args.first_token,
-                      tokens_per_second=args.tps)  # fmt: skip
-        for model in (*VOICES, MODERATOR):
-            server.script(model, pace)
-        server.script("it-idle", Script(fault="hang"))
+    pace = Pace(args.first_token, args.tps, args.words)
+    paces = dict.fromkeys(VOICES, pace) | {MODERATOR: Pace(args.first_token, args.tps, args.words, SYNTHESIS)}
+    with FakeProcess(paces | {"it-idle": Pace(3600, 1, 1)}, prefix=PREFIX) as fake:
         for mode in args.mode:
             if mode == "server" and (reason := deploy.services_unavailable()):
                 print(f"\n(b) server: skipped, {reason}")
                 continue
-            figures = asyncio.run(bench_mode(mode, args, server))
-            print(f"\n({'a' if mode == 'single' else 'b'}) {mode}:")
+            before = load()
+            figures = asyncio.run(bench_mode(mode, args, fake))
+            print(f"\n({'a' if mode == 'single' else 'b'}) {mode} (load average {before} before, {load()} after):")
             for key, value in figures.items():
-                print(f"  {key:24} {value:.3f}" if isinstance(value, float) else f"  {key:24} {value}")
+                print(f"  {key:40} {value:.3f}" if isinstance(value, float) else f"  {key:40} {value}")
 
 
 if __name__ == "__main__":
