@@ -168,7 +168,7 @@ async def measure_debates(fake: FakeProcess, workdir: Path, web, processes, cred
     fake.timings()  # from here on
     await asyncio.sleep(1.1)  # a fresh sample file
     each0 = {p.name: cpu_seconds(p.pid) for p in processes}
-    cpu0, samples0 = sum(each0.values()), sum((samples(workdir, pid) for pid in pids), Counter())
+    samples0 = sum((samples(workdir, pid) for pid in pids), Counter())
     extra0 = {name: cpu_seconds(pid, children=True) for name, pid in extra.items()}
     rss0, peak = sum(rss_mib(pid) for pid in pids), 0.0
     started = time.time()
@@ -214,7 +214,9 @@ async def measure_debates(fake: FakeProcess, workdir: Path, web, processes, cred
         "ws messages/1k tokens": sum(len(v.messages) for v in viewers) / tokens * 1000,
         "RSS MiB/debate": (peak - rss0) / count,
         "tokens streamed": tokens,
-        "tokens never in a streamed fragment": sum(1 for token in written if not any((n, token) in seen for n in range(count))),
+        "tokens never in a streamed fragment": sum(
+            1 for token in written if not any((n, token) in seen for n in range(count))
+        ),
         "finished": over,
     }
     return figures
