@@ -254,7 +254,9 @@ def test_a_question_that_fails_is_scored_wrong_and_reported_not_retried(scripted
     assert item.status == Status.FAILED
     assert item.finished_at is not None
     assert {a["name"]: a["source"] for a in item.answers}["Alpha house"] == "failed"
-    assert (item.verdict, item.verdict_correct, item.majority_correct) == ("", False, False)
+    # The voices that answered before the run failed keep their answers (how many did depends on
+    # the race with the failure); the verdict, which never came, is scored wrong.
+    assert (item.verdict, item.verdict_correct) == ("", False)
     assert "1 question(s) did not finish done: see the page." in capsys.readouterr().out
 
 
