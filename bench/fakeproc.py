@@ -3,7 +3,7 @@
 A benchmark whose fake provider runs in its own process measures Teorema, not the fake: with the
 fake in the same process, 150 paced streams take CPU from the app and hide its costs. Each model
 gets a pace (time to first token, tokens per second, words); every answer is made of unique
-words ``<model>.<request>.w<i>`` after an optional fixed prefix, so a client can tell which
+words ``<model>.<request>.w<i>`` between an optional prefix and suffix, so a client can tell which
 word it received. The child notes, with ``time.time()`` (one clock for every process on the
 machine, as tests/integration/viewer.py stamps arrivals), when each request arrived and when
 each word was written; ``timings()`` fetches and clears them.
@@ -49,8 +49,8 @@ class Arrival:
 class FakeProcess:
     """Start with ``with``; ``base_url(wire)`` is what a Provider row holds."""
 
-    def __init__(self, paces: dict[str, Pace], prefix: str = "") -> None:
-        self.paces, self.prefix = paces, prefix
+    def __init__(self, paces: dict[str, Pace], prefix: str = "", suffix: str = "") -> None:
+        self.paces, self.prefix, self.suffix = paces, prefix, suffix
         self.report = Path(tempfile.mkdtemp(prefix="teorema-fake-")) / "timings.json"
         self.process: subprocess.Popen | None = None
         self.port = 0
@@ -66,7 +66,8 @@ class FakeProcess:
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             self.port = sock.getsockname()[1]
-        config = json.dumps({"paces": {m: asdict(p) for m, p in self.paces.items()}, "prefix": self.prefix})
+        paces = {m: asdict(p) for m, p in self.paces.items()}
+        config = json.dumps({"paces": paces, "prefix": self.prefix, "suffix": self.suffix})
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": "teorema.settings"}
         self.process = subprocess.Popen(
             [sys.executable, __file__, config, str(self.port), str(self.report)], cwd=ROOT, env=env
@@ -117,7 +118,7 @@ def serve(config: dict, port: int, report: Path) -> None:
 
     written: dict[str, float] = {}
     arrived: list[list] = []
-    prefix = config["prefix"]
+    prefix, suffix = config["prefix"], config["suffix"]
 
     def noting(write):
         def wrapped(model, text, *args, **kwargs):
@@ -139,7 +140,7 @@ def serve(config: dict, port: int, report: Path) -> None:
         def answer(request, words=pace["words"], own=pace["prefix"]) -> str:
             arrived.append([request.model, request.number, time.time()])
             text = " ".join(f"{request.model}.{request.number}.w{i}" for i in range(words))
-            return (prefix if own is None else own) + text
+            return (prefix if own is None else own) + text + suffix
 
         server.script(model, Script(answer=answer, first_token_delay=pace["first_token"],
                                     tokens_per_second=pace["tokens_per_second"]))  # fmt: skip
