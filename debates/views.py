@@ -4,7 +4,6 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from channels.layers import InMemoryChannelLayer
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
@@ -14,7 +13,6 @@ from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
-from django.utils.module_loading import import_string
 from django.views.decorators.http import require_POST
 
 from debates import discover, ratelimit
@@ -22,6 +20,7 @@ from debates.conversations import page as conversations
 from debates.conversations.threads import history_page
 from debates.forms import AskForm, panel_options
 from debates.live import snapshot
+from debates.live.layer import broadcasts_stay_in_process
 from debates.live.state import read_state
 from debates.models import Question, Status
 from debates.runs import execute, lease, tasks
@@ -115,11 +114,6 @@ class Elsewhere:
     holder: str  # "pid 12345 on this machine", "pid 12345 on host-b"
     lapsed: bool  # the holder stopped renewing the lease: it died or was interrupted
     local: bool  # local mode: only a starting web server resumes a lapsed run (no worker polls for it)
-
-
-def broadcasts_stay_in_process() -> bool:
-    """The in-memory channel layer: a run's live text reaches only the sockets of the process running it."""
-    return issubclass(import_string(str(settings.CHANNEL_LAYERS["default"]["BACKEND"])), InMemoryChannelLayer)
 
 
 def elsewhere(asked: Question) -> Elsewhere | None:

@@ -13,6 +13,8 @@ from typing import Any
 
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer
+from django.conf import settings
+from django.utils.module_loading import import_string
 
 log = logging.getLogger(__name__)
 
@@ -36,3 +38,8 @@ class LiveChannelLayer(InMemoryChannelLayer):
                 await self.send(channel, message)
             except ChannelFull:
                 log.warning("channel %s is full: a viewer that stopped reading misses a message", channel)
+
+
+def broadcasts_stay_in_process() -> bool:
+    """An in-memory layer: a run's live text reaches only the sockets of the process running it."""
+    return issubclass(import_string(str(settings.CHANNEL_LAYERS["default"]["BACKEND"])), InMemoryChannelLayer)

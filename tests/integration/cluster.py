@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import psycopg
+import pytest
 import redis
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,6 +42,15 @@ def services_unavailable() -> str:
     except redis.RedisError as exc:
         return f"Redis unreachable on 127.0.0.1:6379: {exc}"
     return ""
+
+
+def require_services() -> None:
+    """Skip the calling test when PostgreSQL or Redis is unreachable; fail instead where
+    TEOREMA_REQUIRE_SERVICES=1 (.ci/run sets it once it has started both)."""
+    if reason := services_unavailable():
+        if os.environ.get("TEOREMA_REQUIRE_SERVICES") == "1":
+            pytest.fail(f"PostgreSQL and Redis are required (TEOREMA_REQUIRE_SERVICES=1): {reason}")
+        pytest.skip(reason)
 
 
 @contextlib.contextmanager

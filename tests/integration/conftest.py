@@ -4,7 +4,6 @@ Tests marked ``services`` skip when PostgreSQL or Redis is unreachable on loopba
 TEOREMA_REQUIRE_SERVICES=1 (set by .ci/run once it has started both): then they fail.
 """
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,11 +17,7 @@ from tests.integration.debate import VOICES, WORDS, Deployment, script_voices, w
 @pytest.fixture(scope="module")
 def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
     """A migrated PostgreSQL database and a Redis DB of our own, the roster, a user."""
-    reason = deploy.services_unavailable()
-    if reason:
-        if os.environ.get("TEOREMA_REQUIRE_SERVICES") == "1":
-            pytest.fail(f"PostgreSQL and Redis are required (TEOREMA_REQUIRE_SERVICES=1): {reason}")
-        pytest.skip(reason)
+    deploy.require_services()
     workdir: Path = tmp_path_factory.mktemp("deployment")
     with FakeProviderServer() as server, deploy.postgres_database() as database_url, deploy.redis_database() as url:
         script_voices(server, VOICES, WORDS, moderator_tps=40.0)

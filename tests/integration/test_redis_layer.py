@@ -19,10 +19,7 @@ SHOW_LAYER = "from django.conf import settings; import json; print(json.dumps(se
 @pytest.fixture
 def configured() -> dict:
     """CHANNEL_LAYERS["default"] as a server with REDIS_URL set gets it."""
-    if reason := deploy.services_unavailable():
-        if os.environ.get("TEOREMA_REQUIRE_SERVICES") == "1":
-            pytest.fail(f"Redis is required (TEOREMA_REQUIRE_SERVICES=1): {reason}")
-        pytest.skip(reason)
+    deploy.require_services()
     env = os.environ | {"REDIS_URL": "redis://127.0.0.1:6379/0", "DJANGO_SETTINGS_MODULE": "teorema.settings"}
     shown = subprocess.run(
         [sys.executable, "-c", f"import django; django.setup(); {SHOW_LAYER}"],

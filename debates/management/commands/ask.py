@@ -21,10 +21,10 @@ from debates.engine.vocabulary import DebateMode
 from debates.forms import AskForm
 from debates.live.cards import FINISHED_STATUSES
 from debates.live.follow import follow
+from debates.live.layer import broadcasts_stay_in_process
 from debates.live.state import LiveState
 from debates.models import Contribution, Criticality, Outcome, Protocol, Question, Status, Synthesis
 from debates.runs import execute
-from debates.views import broadcasts_stay_in_process
 
 # Where the web server is: TEOREMA_PUBLIC_URL (as the Telegram links), else `make run`'s address.
 DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000"

@@ -21,6 +21,7 @@ from django.db import close_old_connections
 from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction
 
+from debates.live.layer import broadcasts_stay_in_process
 from debates.runs import execute, lease
 
 log = logging.getLogger("debates.worker")
@@ -103,7 +104,7 @@ class Command(BaseCommand):
     def handle(self, *args, concurrency: int, interval: float, drain: float, **options) -> None:
         if settings.RUN_IN_PROCESS:
             raise CommandError("Debates run inside the web process here; set TEOREMA_RUN_IN_PROCESS=0 to use workers.")
-        if "InMemory" in settings.CHANNEL_LAYERS["default"]["BACKEND"]:
+        if broadcasts_stay_in_process():
             raise CommandError("A worker needs REDIS_URL: its stream must reach viewers on the web processes.")
         if concurrency < 1 or interval <= 0 or drain < 0:
             raise CommandError("--concurrency must be at least 1, --interval positive, --drain not negative.")
