@@ -7,6 +7,7 @@ start of the call) checked around every read, so neither a hang nor a trickle ru
 """
 
 import asyncio
+import errno
 import json
 import weakref
 from collections.abc import AsyncIterator
@@ -14,10 +15,12 @@ from typing import Any
 
 import httpx
 
+from debates.providers import network
 from debates.providers.base import Endpoint, Fault, ProviderError
 from debates.providers.faults import status_error
 from debates.providers.sse import ServerSentEvent, SSEDecoder, SSEError
 
+REFUSED = f"[Errno {errno.ECONNREFUSED}]"
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
 
 
@@ -26,10 +29,9 @@ def shared_client() -> httpx.AsyncClient:
     loop = asyncio.get_running_loop()
     client = _clients.get(loop)
     if client is None or client.is_closed:
+        limits = httpx.Limits(max_connections=200, max_keepalive_connections=50, keepalive_expiry=30)
         client = httpx.AsyncClient(
-            http2=True,
-            limits=httpx.Limits(max_connections=200, max_keepalive_connections=50, keepalive_expiry=30),
-            follow_redirects=False,
+            http2=True, limits=limits, transport=network.transport(limits, http2=True), follow_redirects=False
         )
         _clients[loop] = client
     return client
@@ -180,9 +182,10 @@ def _transport_error(endpoint: Endpoint, exc: Exception, started: bool) -> Provi
 
 
 def _refused(exc: BaseException | None) -> bool:
-    """Whether a connect error was a refusal (anyio words it "All connection attempts failed")."""
+    """Whether a connect error was a refusal: asyncio words it "[Errno 111] Connect call failed",
+    once per address when a host has several ("localhost": ::1 and 127.0.0.1)."""
     while exc is not None:
-        if isinstance(exc, ConnectionRefusedError) or "refused" in str(exc).lower():
+        if isinstance(exc, ConnectionRefusedError) or "refused" in str(exc).lower() or REFUSED in str(exc):
             return True
         exc = exc.__cause__ or exc.__context__
     return False
