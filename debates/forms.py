@@ -179,15 +179,24 @@ def duration(panel: Panel, steps: list[Step]) -> tuple[float, bool]:
 def runnable_default() -> Panel | None:
     """The panel the form starts on: the default if it can run, else the first that can, else the default
     (whose refusal then says what to fix)."""
-    default = Panel.objects.default()
+    default = Panel.objects.with_roster().default()
     if default is None or not problems(default):
         return default
-    return next((panel for panel in Panel.objects.listed() if not problems(panel)), default)
+    return next((panel for panel in Panel.objects.listed().with_roster() if not problems(panel)), default)
+
+
+def preselected_slug() -> str | None:
+    """runnable_default()'s slug: the form's initial panel, looked up only when the form is shown."""
+    panel = runnable_default()
+    return panel.slug if panel is not None else None
 
 
 def panel_options() -> list[PanelOption]:
-    panels = Panel.objects.listed().select_related("moderator__provider", "tie_breaker__provider", "fallback_moderator")
-    return [PanelOption.of(panel) for panel in panels]
+    return [PanelOption.of(panel) for panel in Panel.objects.listed().with_roster()]
+
+
+# A chosen panel with its judges, in one query: clean() checks them.
+PANELS = Panel.objects.select_related("moderator__provider", "tie_breaker__provider")
 
 
 # The panelists an asker may pick for one question (and as its moderator).
@@ -202,6 +211,20 @@ def in_asked_order(picked: list[Panelist], data: Any) -> list[Panelist]:
 
 def voice_label(panelist: Panelist) -> str:
     return f"{panelist.name} — {panelist.model} ({panelist.family}) · {panelist.provider.name}"
+
+
+class PanelField(forms.ModelChoiceField):
+    """A panel by slug; refusing an unknown one lists the panels, looked up only then."""
+
+    def to_python(self, value: Any) -> Panel | None:
+        try:
+            return super().to_python(value)
+        except forms.ValidationError as refused:
+            if refused.code != "invalid_choice":
+                raise
+            slugs = ", ".join(Panel.objects.listed().order_by("slug").values_list("slug", flat=True)) or "none yet"
+            message = f"{self.error_messages['invalid_choice']} The panels: {slugs}."
+            raise forms.ValidationError(message, code="invalid_choice", params=refused.params) from None
 
 
 class VoicesField(forms.ModelMultipleChoiceField):
@@ -276,8 +299,8 @@ class AskForm(forms.Form):
             "max_length": "The context is too long: %(show_value)d characters, the limit is %(limit_value)d."
         },
     )
-    panel = forms.ModelChoiceField(
-        queryset=Panel.objects.all(),
+    panel = PanelField(
+        queryset=PANELS,
         to_field_name="slug",
         empty_label=None,
         required=False,  # the default panel when left out
@@ -328,16 +351,17 @@ class AskForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.followable = Question.objects.none() if followable is None else followable
         self.lineup: AdHoc | None = None  # voices picked for this question, once clean() has run
-        if (preselected := runnable_default()) is not None:
-            self.fields["panel"].initial = preselected.slug
-        slugs = ", ".join(Panel.objects.listed().order_by("slug").values_list("slug", flat=True)) or "none yet"
-        self.fields["panel"].error_messages["invalid_choice"] = f"There is no panel “%(value)s”. The panels: {slugs}."
+        self.fields["panel"].initial = preselected_slug  # a callable: a submitted form never shows it
 
     def clean_follow_up_of(self) -> Question | None:
         number = self.cleaned_data["follow_up_of"]
         if number is None:
             return None
-        parent = self.followable.select_related("panel").filter(pk=number).first()
+        parent = (
+            self.followable.select_related("panel__moderator__provider", "panel__tie_breaker__provider")
+            .filter(pk=number)
+            .first()
+        )
         if parent is None:
             raise forms.ValidationError(f"There is no question {number} that you can see.")
         if why := threads.refusal(parent):
@@ -346,7 +370,7 @@ class AskForm(forms.Form):
 
     def clean_panel(self) -> Panel:
         parent = self.cleaned_data.get("follow_up_of")
-        panel = self.cleaned_data["panel"] or (parent and parent.panel) or Panel.objects.default()
+        panel = self.cleaned_data["panel"] or (parent and parent.panel) or PANELS.default()
         if panel is None:
             raise forms.ValidationError("No default panel is set up yet: an admin has to mark one as the default.")
         return panel

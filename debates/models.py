@@ -160,6 +160,13 @@ class PanelQuerySet(models.QuerySet["Panel"]):
         """The panels offered to askers: not those made for one question's hand-picked voices."""
         return self.filter(ad_hoc=False)
 
+    def with_roster(self) -> "PanelQuerySet":
+        """Each panel with its judges and its seats (roster() reads them): checking every panel
+        then costs two queries, not a few per panel."""
+        seats = Membership.objects.select_related("panelist__provider").order_by("position")
+        judged = self.select_related("moderator__provider", "tie_breaker__provider", "fallback_moderator")
+        return judged.prefetch_related(models.Prefetch("memberships", queryset=seats, to_attr="prefetched_seats"))
+
 
 class Panel(models.Model):
     name = models.CharField(max_length=80, unique=True)
@@ -235,7 +242,11 @@ class Panel(models.Model):
             raise ValidationError({"quorum": "The quorum policy needs a minimum number of voices."})
 
     def roster(self) -> list[Panelist]:
-        memberships = self.memberships.select_related("panelist__provider").order_by("position")
+        """The panelists in seat order, from with_roster()'s prefetch when the panel came with it
+        (its own attribute: another prefetch of memberships may be stale, as in the admin's save)."""
+        memberships = getattr(self, "prefetched_seats", None)
+        if memberships is None:
+            memberships = self.memberships.select_related("panelist__provider").order_by("position")
         return [membership.panelist for membership in memberships]
 
     def self_judging(self) -> list[str]:
