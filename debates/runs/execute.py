@@ -26,7 +26,7 @@ from debates.engine.events import (
 from debates.live.sink import LiveSink
 from debates.models import Question, Round, Status
 from debates.runs import lease
-from debates.runs.recorder import Recorder
+from debates.runs.recorder import Recorder, recount
 from debates.runs.spec import RosterGone, prior_for, spec_for
 
 log = logging.getLogger(__name__)
@@ -222,6 +222,7 @@ def reopen_synthesis(question: Question) -> bool:
         if not locked.synthesis_failed:
             return False
         Round.objects.filter(question=locked, kind="synthesis").delete()
+        recount(locked.pk)
         Question.objects.filter(pk=locked.pk).update(
             status=Status.QUEUED, error="", verdict="", phase="", finished_at=None, cancel_requested=False,
             lease_owner="", lease_expires=None,
