@@ -121,7 +121,13 @@ def scrub(text: str, names: Iterable[str]) -> str:
     appear; a well-known model or maker name goes only where the panelist uses it for itself.
     Only the name is replaced: the rest of the sentence stays.
     """
-    roster, anyone, self_ids = _patterns(frozenset(n.strip() for n in names if n.strip()))
+    return _scrubbed(text, frozenset(n.strip() for n in names if n.strip()))
+
+
+@lru_cache(maxsize=512)
+def _scrubbed(text: str, names: frozenset[str]) -> str:
+    """Every reader's dossier holds the same answers: each is scrubbed once, not once per reader."""
+    roster, anyone, self_ids = _patterns(names)
     text = text.replace("\ue000", "")  # a private-use character, reserved below to hold kept phrases
     on_roster = [m.span() for m in roster.finditer(text)]
     kept: list[str] = []
