@@ -6,6 +6,8 @@ turned into links, so a model cannot make the viewer's browser fetch from a remo
 and no ``style`` attribute survives (the CSP forbids inline style).
 """
 
+from functools import lru_cache
+
 import nh3
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
@@ -31,8 +33,12 @@ MARKDOWN = MarkdownIt("commonmark", {"html": False, "breaks": False}).enable(["t
 MARKDOWN.add_render_rule("image", _image_as_link)
 
 
+@lru_cache(maxsize=1024)
 def markdown(text: str) -> SafeString:
-    """Markdown from a model → HTML that is safe to put in the page as is."""
+    """Markdown from a model → HTML that is safe to put in the page as is.
+
+    Remembered: a finished answer is drawn for the live stream, then for every viewer's
+    snapshot and page, from the same text."""
     html = MARKDOWN.render(text or "")
     clean = nh3.clean(html, tags=TAGS, attributes=ATTRIBUTES, url_schemes=SCHEMES, link_rel="noopener noreferrer")
     return mark_safe(clean)  # sanitised just above
