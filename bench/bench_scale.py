@@ -16,8 +16,8 @@ API, each watched until its socket closes (the run is over):
   provider's own time to first token);
 - CPU per 1,000 tokens: utime+stime (/proc/<pid>/stat) of Teorema's processes over the
   repetition / tokens written * 1000; PostgreSQL (postmaster with its reaped backends) and Redis
-  apart in mode b (shared servers: upper bounds). With --sample, a stack sampler in each of
-  Teorema's processes (bench/sampling/) splits that CPU by component;
+  apart in mode b (shared servers: upper bounds). With --sample, py-spy on each of Teorema's
+  processes (bench/spy.py: the GIL holder's stack, 200 a second) splits that CPU by component;
 - debates per minute: debates / (last socket closed - first submission) * 60; websocket
   messages per 1,000 tokens; RSS per running debate (peak summed VmRSS while running - before) /
   debates, first batch after a warm-up debate.
@@ -34,7 +34,6 @@ import argparse
 import asyncio
 import contextlib
 import html
-import json
 import os
 import re
 import statistics
@@ -49,6 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.fakeproc import FakeProcess, Pace  # noqa: E402
+from bench.spy import Spy  # noqa: E402
 from tests.integration import cluster as deploy  # noqa: E402
 from tests.integration.debate import MODERATOR, PANEL, roster_toml  # noqa: E402
 from tests.integration.viewer import Viewer, watch  # noqa: E402
@@ -73,7 +73,6 @@ SUFFIX = " Replicas or sharding."
 SYNTHESIS = "## Verdict\nReplicas.\n\n## Disagreements\nNone.\n\n## Consensus\n"
 TOKEN = re.compile(r"it-\w+\.\d+\.w\d+")
 TICK = os.sysconf("SC_CLK_TCK")
-SAMPLER = ROOT / "bench" / "sampling"
 
 
 def cpu_seconds(pid: int, children: bool = False) -> float:
@@ -103,14 +102,8 @@ def backing_pids() -> dict[str, int]:
     return pids
 
 
-def samples(workdir: Path, pid: int) -> Counter[str]:
-    """The component counts the sampler in process ``pid`` wrote last (empty without --sample)."""
-    path = workdir / f"samples.{pid}"
-    return Counter(json.loads(path.read_text())) if path.exists() else Counter()
-
-
 @contextlib.contextmanager
-def deployment(mode: str, fake: FakeProcess, workdir: Path, debates: int, sample: bool) -> Iterator[tuple]:
+def deployment(mode: str, fake: FakeProcess, workdir: Path, debates: int) -> Iterator[tuple]:
     """Start the mode's processes; yield (web, Teorema's processes, credentials)."""
     with contextlib.ExitStack() as stack:
         if mode == "server":
@@ -126,11 +119,10 @@ def deployment(mode: str, fake: FakeProcess, workdir: Path, debates: int, sample
         (workdir / "roster.toml").write_text(roster_toml(fake, dict.fromkeys(VOICES, 0.0)) + IDLE_TOML)
         cluster.manage("roster", "import", str(workdir / "roster.toml"))
         credentials = deploy.create_user(cluster, "bench")
-        sampling = {"PYTHONPATH": str(SAMPLER), "TEOREMA_BENCH_SAMPLES": str(workdir / "samples")} if sample else {}
-        web = cluster.web("web", **sampling)
+        web = cluster.web("web")
         processes = [web]
         if mode == "server":
-            worker = cluster.worker("worker", "--concurrency", str(debates), "--interval", "0.2", **sampling)
+            worker = cluster.worker("worker", "--concurrency", str(debates), "--interval", "0.2")
             processes.append(worker)
         yield web, processes, credentials
 
@@ -162,26 +154,23 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[int(share * (len(ordered) - 1))]
 
 
-async def measure_debates(fake: FakeProcess, workdir: Path, web, processes, credentials, count: int) -> dict:
+async def measure_debates(web, processes, credentials, count: int, fake: FakeProcess, sample: bool = False) -> dict:
     pids = [p.pid for p in processes]
     extra = backing_pids() if len(processes) > 1 else {}
     fake.timings()  # from here on
-    await asyncio.sleep(1.1)  # a fresh sample file
-    each0 = {p.name: cpu_seconds(p.pid) for p in processes}
-    samples0 = sum((samples(workdir, pid) for pid in pids), Counter())
-    extra0 = {name: cpu_seconds(pid, children=True) for name, pid in extra.items()}
-    rss0, peak = sum(rss_mib(pid) for pid in pids), 0.0
-    started = time.time()
-    batch = asyncio.create_task(run_batch(web, credentials, count))
-    while not batch.done():
-        peak = max(peak, sum(rss_mib(pid) for pid in pids))
-        await asyncio.sleep(0.1)
-    viewers = batch.result()
-    each = {p.name: cpu_seconds(p.pid) - each0[p.name] for p in processes}
-    cpu = sum(each.values())
-    extra_cpu = {name: cpu_seconds(pid, children=True) - extra0[name] for name, pid in extra.items()}
-    await asyncio.sleep(1.1)
-    busy = sum((samples(workdir, pid) for pid in pids), Counter()) - samples0
+    with Spy(pids if sample else []) as spy:
+        each0 = {p.name: cpu_seconds(p.pid) for p in processes}
+        extra0 = {name: cpu_seconds(pid, children=True) for name, pid in extra.items()}
+        rss0, peak = sum(rss_mib(pid) for pid in pids), 0.0
+        started = time.time()
+        batch = asyncio.create_task(run_batch(web, credentials, count))
+        while not batch.done():
+            peak = max(peak, sum(rss_mib(pid) for pid in pids))
+            await asyncio.sleep(0.1)
+        viewers = batch.result()
+        each = {p.name: cpu_seconds(p.pid) - each0[p.name] for p in processes}
+        cpu = sum(each.values())
+        extra_cpu = {name: cpu_seconds(pid, children=True) - extra0[name] for name, pid in extra.items()}
     written, _ = fake.timings()
     if not all(v.messages for v in viewers):
         raise RuntimeError(f"a viewer got nothing ({[v.close_code for v in viewers]}):\n{web.output()[-3000:]}")
@@ -200,8 +189,8 @@ async def measure_debates(fake: FakeProcess, workdir: Path, web, processes, cred
     }
     if len(each) > 1:
         figures |= {f"  {name} process": seconds / tokens * 1000 for name, seconds in each.items()}
-    details = Counter({name: n for name, n in busy.items() if " @ " in name and not name.startswith("idle")})
-    busy = Counter({name: n for name, n in busy.items() if " @ " not in name and name != "idle"})
+    details = Counter({name: n for name, n in spy.counts.items() if " @ " in name})
+    busy = Counter({name: n for name, n in spy.counts.items() if " @ " not in name})
     for name, share in busy.most_common():
         figures[f"  {name}"] = cpu * share / busy.total() / tokens * 1000
     if details and os.environ.get("BENCH_DETAILS"):  # where to look next: the busiest frames of ours
@@ -241,11 +230,11 @@ async def measure_idle(web, credentials, sockets: int, repeat: int) -> list[floa
 async def bench_mode(mode: str, args: argparse.Namespace, fake: FakeProcess) -> dict:
     with (
         tempfile.TemporaryDirectory(prefix=f"teorema-bench-{mode}-") as workdir,
-        deployment(mode, fake, Path(workdir), args.debates, args.sample) as (web, processes, credentials),
+        deployment(mode, fake, Path(workdir), args.debates) as (web, processes, credentials),
     ):
-        await measure_debates(fake, Path(workdir), web, processes, credentials, 1)  # warm-up
+        await measure_debates(web, processes, credentials, 1, fake)  # warm-up
         runs = [
-            await measure_debates(fake, Path(workdir), web, processes, credentials, args.debates)
+            await measure_debates(web, processes, credentials, args.debates, fake, args.sample)
             for _ in range(args.repeat)
         ]
     figures = {key: statistics.median(run.get(key, 0) for run in runs) for key in runs[0]}
@@ -256,9 +245,9 @@ async def bench_mode(mode: str, args: argparse.Namespace, fake: FakeProcess) -> 
     if args.viewers:  # fresh processes for the idle viewers, for the same reason
         with (
             tempfile.TemporaryDirectory(prefix=f"teorema-bench-{mode}-") as workdir,
-            deployment(mode, fake, Path(workdir), args.debates, False) as (web, processes, credentials),
+            deployment(mode, fake, Path(workdir), args.debates) as (web, processes, credentials),
         ):
-            await measure_debates(fake, Path(workdir), web, processes, credentials, 1)
+            await measure_debates(web, processes, credentials, 1, fake)
             figures["RSS MiB/idle viewer"] = statistics.median(await measure_idle(web, credentials, args.viewers, 3))
     return figures
 
@@ -272,7 +261,7 @@ def main() -> None:
     parser.add_argument("--tps", type=float, default=20.0, help="tokens per second per voice")
     parser.add_argument("--first-token", type=float, default=0.5, help="seconds before the first token")
     parser.add_argument("--mode", nargs="+", choices=["single", "server"], default=["single", "server"])
-    parser.add_argument("--sample", action="store_true", help="split Teorema's CPU by component (stack sampler)")
+    parser.add_argument("--sample", action="store_true", help="split Teorema's CPU by component (py-spy)")
     args = parser.parse_args()
     print(__doc__.split("Usage:")[0])
     print(f"Settings: {args.debates} debates at once, {args.repeat} repetitions, {len(VOICES)} voices (7 calls),")
