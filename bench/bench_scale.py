@@ -1,7 +1,7 @@
 """Scale bench: concurrent debates streaming to viewers, single process and web + worker.
 
 Modes: (a) single: one Daphne, SQLite, in-memory channel layer, debates on Daphne's loop, as
-`make run` starts it; (b) server: one Daphne + one debate_worker, PostgreSQL and Redis on
+`make run` starts it; (b) server: one Daphne + --workers debate_workers, PostgreSQL and Redis on
 loopback (skipped, with the reason, when they are unreachable). The fake provider runs in a
 process of its own (bench/fakeproc.py), so its 150 paced streams do not take Teorema's CPU;
 every voice streams --words unique tokens at --tps tokens/s after --first-token s, and a teorema
@@ -27,7 +27,8 @@ medians over --repeat repetitions; the load average is printed before and after.
 share the machine's 2 cores with the servers, so the figures are a floor for a real deployment.
 Loopback only.
 
-Usage: python bench/bench_scale.py [--debates 50] [--repeat 3] [--viewers 0] [--mode single server] [--sample]
+Usage: python bench/bench_scale.py [--debates 50] [--repeat 3] [--viewers 0] [--mode single server] [--workers 1]
+       [--sample]
 """
 
 import argparse
@@ -103,7 +104,7 @@ def backing_pids() -> dict[str, int]:
 
 
 @contextlib.contextmanager
-def deployment(mode: str, fake: FakeProcess, workdir: Path, debates: int) -> Iterator[tuple]:
+def deployment(mode: str, fake: FakeProcess, workdir: Path, debates: int, workers: int = 1) -> Iterator[tuple]:
     """Start the mode's processes; yield (web, Teorema's processes, credentials)."""
     with contextlib.ExitStack() as stack:
         if mode == "server":
@@ -122,8 +123,9 @@ def deployment(mode: str, fake: FakeProcess, workdir: Path, debates: int) -> Ite
         web = cluster.web("web")
         processes = [web]
         if mode == "server":
-            worker = cluster.worker("worker", "--concurrency", str(debates), "--interval", "0.2")
-            processes.append(worker)
+            share = str(-(-debates // workers))  # each can take its share of the batch, rounded up
+            for number in range(workers):
+                processes.append(cluster.worker(f"worker{number + 1}", "--concurrency", share, "--interval", "0.2"))
         yield web, processes, credentials
 
 
@@ -230,7 +232,7 @@ async def measure_idle(web, credentials, sockets: int, repeat: int) -> list[floa
 async def bench_mode(mode: str, args: argparse.Namespace, fake: FakeProcess) -> dict:
     with (
         tempfile.TemporaryDirectory(prefix=f"teorema-bench-{mode}-") as workdir,
-        deployment(mode, fake, Path(workdir), args.debates) as (web, processes, credentials),
+        deployment(mode, fake, Path(workdir), args.debates, args.workers) as (web, processes, credentials),
     ):
         await measure_debates(web, processes, credentials, 1, fake)  # warm-up
         runs = [
@@ -261,6 +263,7 @@ def main() -> None:
     parser.add_argument("--tps", type=float, default=20.0, help="tokens per second per voice")
     parser.add_argument("--first-token", type=float, default=0.5, help="seconds before the first token")
     parser.add_argument("--mode", nargs="+", choices=["single", "server"], default=["single", "server"])
+    parser.add_argument("--workers", type=int, default=1, help="debate_worker processes in mode b")
     parser.add_argument("--sample", action="store_true", help="split Teorema's CPU by component (py-spy)")
     args = parser.parse_args()
     print(__doc__.split("Usage:")[0])
