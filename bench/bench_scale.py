@@ -17,7 +17,7 @@ API, each watched until its socket closes (the run is over):
 - CPU per 1,000 tokens: utime+stime (/proc/<pid>/stat) of Teorema's processes over the
   repetition / tokens written * 1000; PostgreSQL (postmaster with its reaped backends) and Redis
   apart in mode b (shared servers: upper bounds). With --sample, py-spy on each of Teorema's
-  processes (bench/spy.py: the GIL holder's stack, 200 a second) splits that CPU by component;
+  processes (bench/spy.py: the GIL holder's stack, 100 a second) splits that CPU by component;
 - debates per minute: debates / (last socket closed - first submission) * 60; websocket
   messages per 1,000 tokens; RSS per running debate (peak summed VmRSS while running - before) /
   debates, first batch after a warm-up debate.

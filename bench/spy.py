@@ -61,7 +61,7 @@ class Spy:
     def __enter__(self) -> "Spy":
         for pid in self.pids:
             out = Path(self.folder.name, f"{pid}.txt")
-            argv = [str(PY_SPY), "record", "--pid", str(pid), "--gil", "--rate", "200", "--format", "raw"]
+            argv = [str(PY_SPY), "record", "--pid", str(pid), "--gil", "--rate", "100", "--format", "raw"]
             spy = subprocess.Popen([*argv, "--output", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             self.spies.append((spy, out))
         return self
