@@ -1,8 +1,9 @@
 """The live side of a run: coalesce chunks, keep the live state in the cache, broadcast fragments.
 
-Every broadcast carries a per-question ``seq`` and is written to the cache (``live:q<version>:<id>``)
-before it is sent, so a viewer that reads the cache and then listens misses nothing and
-doubles nothing (see docs/architecture.md, "Live stream without loss or doubling").
+Every broadcast carries a per-question ``seq`` and the state it leaves is published
+(``live.state.write_state``) before it is sent, so a viewer that reads the state and then
+listens misses nothing and doubles nothing (see docs/architecture.md, "Live stream without loss
+or doubling").
 Fragments are rendered once here, whatever the number of viewers; the consumer only filters.
 The sink never writes the DB: the recorder does, before a ContributionFinished reaches this sink.
 
@@ -47,7 +48,7 @@ from debates.engine.events import (
     RunFinished,
 )
 from debates.live.cards import FINISHED_STATUSES, Card, RoundView, card_key, in_label_order, voice_tabs
-from debates.live.state import LiveRound, LiveState, Totals, group_name, read_state, write_state
+from debates.live.state import LiveRound, LiveState, Totals, group_name, read_state, release, write_state
 from debates.models import Question
 
 log = logging.getLogger(__name__)
@@ -111,6 +112,7 @@ class LiveSink:
             await self._flush()
         if self.timer is not None:
             self.timer.cancel()
+        release(self.question_id)
 
     async def _flush_later(self) -> None:
         await asyncio.sleep(self.interval)

@@ -5,6 +5,7 @@ composes them) while socket clients connect, drop and reconnect in between; each
 page must show every card's text exactly: nothing missing, nothing doubled.
 """
 
+import asyncio
 import re
 from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
@@ -37,7 +38,7 @@ from debates.live import consumers, snapshot
 from debates.live.cards import dom_id
 from debates.live.consumers import QuestionConsumer
 from debates.live.sink import LiveSink
-from debates.live.state import read_state, state_key
+from debates.live.state import LiveState, read_state, release, state_key, write_state
 from debates.models import Contribution, Round
 from debates.runs import execute, tasks
 from debates.runs.execute import Tee
@@ -301,7 +302,8 @@ async def test_an_unknown_question_is_refused(headers, alice, tab):
 async def test_a_resumed_run_does_not_count_its_replayed_votes_twice(question, sink, cache_survived):
     await start_round(sink)
     await sink.emit(finished("p1", "Shard."))
-    if not cache_survived:
+    if not cache_survived:  # the first run stopped and its state was lost with the process
+        release(question.pk)
         await sync_to_async(cache.delete)(state_key(question.pk))
     resumed = Tee(Recorder(question.pk, {}), LiveSink(question.pk))
     replay = finished("p1", "Shard.")
@@ -526,3 +528,52 @@ async def test_a_lost_last_broadcast_is_found_after_a_silence(question, sink, he
         viewer.page.apply(output["text"])
     assert output["code"] == 1000  # the finished page came, and the socket closed normally
     assert "Shard." in viewer.page.text("v0-p1")
+
+
+# --- the live state, where a single process keeps it -------------------------------------------
+
+
+async def test_a_reader_in_another_thread_gets_a_copy_taken_between_two_steps(question, sink):
+    await start_round(sink)
+    await sink.emit(ContributionChunk(0, "p1", "Shard by tenant."))
+    live = sink.sinks[1]
+    copy = await asyncio.to_thread(read_state, question.pk)  # a view's thread: waits for a turn of the loop
+    assert copy is not None
+    assert copy is not live.state
+    assert copy.seq == live.state.seq
+    assert copy.cards["0:p1"].text == "Shard by tenant."
+    copy.cards["0:p1"].text = "changed by a reader"
+    assert live.state.cards["0:p1"].text == "Shard by tenant."
+    assert await sync_to_async(cache.get)(state_key(question.pk)) is None  # nothing pickled per broadcast
+
+
+async def test_a_run_that_stops_leaves_its_state_in_the_cache_and_a_resumed_one_goes_on_from_its_seq(question, sink):
+    await start_round(sink)
+    await sink.emit(ContributionChunk(0, "p1", "Shard."))
+    live = sink.sinks[1]
+    await live.close()
+    cached = await sync_to_async(cache.get)(state_key(question.pk))
+    assert isinstance(cached, LiveState)
+    assert cached.seq == live.state.seq
+    group = get_channel_layer()
+    channel = await group.new_channel()
+    await group.group_add(f"question-{question.pk}", channel)
+    resumed = LiveSink(question.pk)
+    await resumed.emit(PhaseChanged("Round 1", 2, 2))
+    assert (await group.receive(channel))["seq"] == cached.seq + 1
+
+
+def test_a_run_whose_loop_has_stopped_hands_over_nothing_and_keeps_no_reader_waiting(question):
+    async def run_and_stop() -> None:  # a loop that ends without the sink closing
+        write_state(question.pk, LiveState(seq=7))
+
+    asyncio.run(run_and_stop())
+    assert read_state(question.pk) is None
+
+
+async def test_with_a_layer_shared_by_processes_each_state_is_written_to_the_cache(question, settings):
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer"}}
+    write_state(question.pk, LiveState(seq=3))
+    cached = await sync_to_async(cache.get)(state_key(question.pk))
+    assert isinstance(cached, LiveState)
+    assert cached.seq == 3
