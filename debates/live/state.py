@@ -17,6 +17,7 @@ from typing import Any
 from django.core.cache import cache
 
 from debates.live.cards import Card
+from debates.live.layer import broadcasts_stay_in_process
 
 log = logging.getLogger(__name__)
 STATE_TTL = 24 * 3600
@@ -91,7 +92,7 @@ def write_state(question_id: int, state: LiveState) -> None:
     on every broadcast (13 a second per debate) was a twentieth of the process's CPU at 50
     debates. ``release`` hands it to the cache when the run ends here.
     """
-    if _in_process():
+    if broadcasts_stay_in_process():
         _held[question_id] = (state, asyncio.get_running_loop())
     else:
         cache.set(state_key(question_id), state, STATE_TTL)
@@ -107,12 +108,6 @@ def release(question_id: int) -> None:
 
 # question id -> (the running sink's state, the loop it runs on), for runs of this process.
 _held: dict[int, tuple[LiveState, asyncio.AbstractEventLoop]] = {}
-
-
-def _in_process() -> bool:
-    from debates.live.layer import broadcasts_stay_in_process  # the layer module loads Channels
-
-    return broadcasts_stay_in_process()
 
 
 def _copy(state: LiveState) -> LiveState:
