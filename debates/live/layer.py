@@ -32,8 +32,7 @@ class LiveChannelLayer(InMemoryChannelLayer):
 
     async def group_send(self, group: str, message: dict[str, Any]) -> None:
         """Every member gets the same message, not a deep copy each: the live sink builds a
-        message afresh per broadcast and never changes it after, and consumers only read it
-        (a copy per viewer was most of the layer's cost)."""
+        message afresh per broadcast and never changes it after, and consumers only read it."""
         assert isinstance(message, dict), "Message is not a dict"
         self.require_valid_group_name(group)
         self._clean_expired()

@@ -1,4 +1,4 @@
-"""The live side of a run: coalesce chunks, keep the live state in the cache, broadcast fragments.
+"""The live side of a run: coalesce chunks, publish the live state, broadcast fragments.
 
 Every broadcast carries a per-question ``seq`` and the state it leaves is published
 (``live.state.write_state``) before it is sent, so a viewer that reads the state and then
@@ -63,8 +63,8 @@ def fragment(template: str, **context: Any) -> str:
 
 
 def chunk_fragment(dom: str, text: str) -> str:
-    """New words for the end of a card's text: the one fragment sent per voice per flush, built
-    without the template engine (a render cost more than the rest of the flush)."""
+    """New words for the end of a card's text, built without the template engine: it is the
+    fragment sent most often (one per voice per flush)."""
     return f'<div hx-swap-oob="beforeend:#{dom}-text">{html.escape(text)}</div>'
 
 
