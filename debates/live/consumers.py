@@ -1,7 +1,7 @@
 """One consumer: join the question's group, send a snapshot, then only the fragments after it.
 
 The order is what makes the stream exact (docs/architecture.md): join the group first (so
-broadcasts queue up), then read the cache, then the DB; forward only broadcasts whose seq is
+broadcasts queue up), then read the live state, then the DB; forward only broadcasts whose seq is
 above the snapshot's, and no streamed text of a card the snapshot already shows complete.
 """
 
@@ -30,7 +30,7 @@ def render_snapshot(question_id: int, state: LiveState | None) -> tuple[snapshot
     return debate, render_to_string(template, {"debate": debate})
 
 
-# Seconds a live viewer waits without a broadcast before it checks the cache for one it missed.
+# Seconds a live viewer waits without a broadcast before it checks the live state for one it missed.
 RESYNC_AFTER = 10.0
 
 
@@ -73,7 +73,7 @@ class QuestionConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def send_snapshot(self) -> None:
-        state = read_state(self.question_id)  # the cache first, then the DB
+        state = read_state(self.question_id)  # the live state first, then the DB
         debate, html = await render_snapshot(self.question_id, state)
         self.seq, self.complete = debate.seq, frozenset(debate.complete)
         self.heard = asyncio.get_running_loop().time()
@@ -86,7 +86,7 @@ class QuestionConsumer(AsyncWebsocketConsumer):
     async def resync_when_silent(self) -> None:
         """A broadcast the layer lost (the Redis layer can drop one when a receive is cancelled),
         with nothing after it to reveal the gap: the end of a run, say. After a silence, a state
-        in the cache ahead of this viewer means a fresh snapshot."""
+        ahead of this viewer means a fresh snapshot."""
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(max(0.0, self.heard + RESYNC_AFTER - loop.time()))

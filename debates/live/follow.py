@@ -1,8 +1,9 @@
 """Following a run from outside the page: the terminal (manage.py ask) and Telegram.
 
 They may run in another process than the run (the Telegram poller does), where the in-memory
-channel layer never reaches: so follow() reads the question from the DB and the live state from
-the cache, which every process of a server shares (and the run's own process always sees).
+channel layer never reaches: so follow() reads the question from the DB and the live state with
+read_state, which every process of a server finds in the cache and the run's own process gets
+from the run's sink.
 """
 
 import asyncio

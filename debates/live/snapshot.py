@@ -1,7 +1,7 @@
 """A debate as the viewer shows it at one moment: the DB rows, completed by the live state.
 
-Completed contributions come from the DB (which wins over the cache); those still streaming come
-from the live state the LiveSink keeps in the cache, with the ``seq`` it had reached. The
+Completed contributions come from the DB (which wins over the live state); those still streaming come
+from the live state the LiveSink publishes, with the ``seq`` it had reached. The
 page, the socket's snapshot and the history all draw this one value.
 """
 
@@ -95,7 +95,7 @@ def identities(question: Question) -> dict[str, dict]:
 
 
 def build(question_id: int, state: LiveState | None) -> Debate:
-    """Read the DB after the cache (``state``): a contribution the cache saw finish is in the DB."""
+    """Read the DB after the live state (``state``): a contribution the state saw finish is in the DB."""
     question = Question.objects.select_related("panel", "owner").get(pk=question_id)
     finished = question.status if question.is_finished else ""
     live = state if state is not None and not finished else LiveState()
@@ -110,7 +110,7 @@ def build(question_id: int, state: LiveState | None) -> Debate:
         row, entry = rows.get(index), live.rounds.get(index, LiveRound(index))
         stored = {row_.seat: Card.from_result(row_.as_result()) for row_ in row.contributions.all()} if row else {}
         streaming = {card.seat: card for card in live.cards.values() if card.round == index}
-        cards = in_label_order((streaming | stored).values())  # the DB wins over the cache
+        cards = in_label_order((streaming | stored).values())  # the DB wins over the live state
         for card in cards:
             card.identity = revealed.get(card.seat)
             card.stance = stances.get(card.label)
