@@ -41,7 +41,13 @@ def script(server: FakeProviderServer) -> None:
                 tokens_per_second=200,
             ),
         )
-    server.script("model-moderator", Script(answer=SYNTHESIS, tokens_per_second=200))
+    # The first verdict waits a few seconds, so the page is surely loaded before the run ends
+    # (the test checks the follow-up form is hidden until then); the follow-up's comes at once.
+    server.script(
+        "model-moderator",
+        Script(answer=SYNTHESIS, tokens_per_second=200, first_token_delay=4.0),
+        Script(answer=SYNTHESIS, tokens_per_second=200),
+    )
 
 
 def shot(page, name: str) -> None:
