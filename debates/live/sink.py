@@ -55,6 +55,11 @@ log = logging.getLogger(__name__)
 # Text that may hold prompt plumbing to clean before a viewer sees it (dossier.unquote decides).
 PLUMBING = re.compile(r"<<|‹‹|««|≪|&lt;&lt;|BEGIN|Panelist")
 UNFINISHED_MARKER = re.compile(r"(?:<<|‹‹|««|≪|&lt;&lt;)[^\n>›»≫;]{0,160}$")
+# How far back from the end (UNFINISHED_MARKER: its longest match, 8 + 160, and a final newline
+# its "$" may stand before) or from the new text (PLUMBING: its longest word, less one) a match
+# can start: the checks of each flush look there only, not at the whole answer again.
+MARKER_REACH = 169
+PLUMBING_OVERLAP = 7
 
 
 def fragment(template: str, **context: Any) -> str:
@@ -79,6 +84,7 @@ class LiveSink:
         self.state: LiveState | None = None
         self.pending: dict[str, str] = {}  # card key -> text not yet broadcast
         self.raw: dict[str, str] = {}  # card key -> the text as the model sent it (cards show it cleaned)
+        self.plumbed: set[str] = set()  # card keys whose raw text holds something PLUMBING matches
         self.lock = asyncio.Lock()  # seq order is send order
         self.timer: asyncio.Task[None] | None = None
 
@@ -165,15 +171,26 @@ class LiveSink:
         text of echoed prompt plumbing changed what was shown (the stored text is cleaned too)."""
         round_index, seat = key.split(":", 1)
         card = self._card(int(round_index), seat)
-        raw = self.raw[key] = self.raw.get(key, "") + text
-        if opened := UNFINISHED_MARKER.search(raw):
+        before = self.raw.get(key, "")
+        raw = self.raw[key] = before + text
+        if key not in self.plumbed and PLUMBING.search(raw, max(0, len(before) - PLUMBING_OVERLAP)):
+            self.plumbed.add(key)
+        if opened := UNFINISHED_MARKER.search(raw, max(0, len(raw) - MARKER_REACH)):
             raw = raw[: opened.start()]  # maybe a fence marker still arriving: shown once it is whole
-        shown = dossier.unquote(raw, {c.label for c in self.live.cards.values()}) if PLUMBING.search(raw) else raw
+        if key in self.plumbed and PLUMBING.search(raw):
+            shown = dossier.unquote(raw, {c.label for c in self.live.cards.values()})
+        else:
+            shown = raw
         if card.status != "streaming" or not shown.startswith(card.text):
             card.status, card.error, card.text = "streaming", "", shown
             return {"card": key, "chunk": True, "html": fragment("round.html#card", card=card)}
         added, card.text = shown[len(card.text) :], shown
         return {"card": key, "chunk": True, "html": chunk_fragment(card.dom, added)}
+
+    def _forget(self, key: str) -> None:
+        """The voice starts its text again."""
+        self.raw.pop(key, None)
+        self.plumbed.discard(key)
 
     def _apply(self, event: Event) -> list[dict[str, Any]]:
         state = self.live
@@ -190,7 +207,7 @@ class LiveSink:
                     event.round, event.seat, label=event.label, kind=event.kind, status="waiting", text="", error="",
                     started_ms=int(time.time() * 1000), position=0, of=0,
                 )  # fmt: skip
-                self.raw.pop(key, None)
+                self._forget(key)
                 return [self._part("round.html#card", card_key=key, card=card) if shown else self._placed(card)]
             case ContributionQueued():
                 card = self._card(
@@ -201,7 +218,7 @@ class LiveSink:
                 card = self._card(event.round, event.seat, status="retrying", error=event.reason, attempt=event.attempt)
                 if event.discard:
                     card.text = ""
-                    self.raw.pop(card_key(event.round, event.seat), None)
+                    self._forget(card_key(event.round, event.seat))
                 return [self._part("round.html#card", card_key=card_key(event.round, event.seat), card=card)]
             case ContributionFinished():
                 return self._finished(event)
