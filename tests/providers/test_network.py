@@ -1,11 +1,14 @@
 """The provider client's asyncio network backend, over real loopback sockets: TLS, a pooled
-connection the server closed, a refusal on every address of "localhost", and a stall."""
+connection the server closed, a refusal on every address of "localhost", a stall, and the read
+timeout's one alarm per connection (a trickle is not a stall; a shorter timeout is honoured; a
+cancelled read stays cancelled)."""
 
 import asyncio
 import contextlib
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 
+import httpcore
 import httpx
 import pytest
 import trustme
@@ -111,6 +114,55 @@ async def test_a_silent_server_is_a_read_timeout() -> None:
     async with serve(handler) as port:
         with pytest.raises(httpx.ReadTimeout):
             await shared_client().post(f"http://127.0.0.1:{port}/", json={}, timeout=httpx.Timeout(5, read=0.2))
+
+
+async def test_a_trickle_within_the_read_timeout_is_read_whole_and_a_later_silence_times_out() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for _ in range(8):  # 0.8 s of data in all, never 0.3 s apart
+            writer.write(b"x")
+            await writer.drain()
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(1.5)
+        writer.close()
+
+    async with serve(handler) as port:
+        stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+        received = b""
+        while len(received) < 8:
+            received += await stream.read(100, timeout=0.3)
+        with pytest.raises(httpcore.ReadTimeout):
+            await stream.read(100, timeout=0.3)
+        await stream.aclose()
+
+
+async def test_a_shorter_timeout_than_the_last_read_had_is_honoured() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"x")
+        await writer.drain()
+        await asyncio.sleep(1.5)
+        writer.close()
+
+    async with serve(handler) as port:
+        stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+        assert await stream.read(100, timeout=60) == b"x"  # its alarm is a minute away
+        with pytest.raises(httpcore.ReadTimeout):
+            await asyncio.wait_for(stream.read(100, timeout=0.2), timeout=1)  # not the minute
+        await stream.aclose()
+
+
+async def test_a_read_cancelled_from_outside_is_cancelled_not_a_timeout() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await asyncio.sleep(1.5)
+        writer.close()
+
+    async with serve(handler) as port:
+        stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+        reading = asyncio.ensure_future(stream.read(100, timeout=30))
+        await asyncio.sleep(0.1)
+        reading.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await reading
+        await stream.aclose()
 
 
 async def test_the_backend_reports_its_addresses() -> None:
