@@ -21,6 +21,11 @@ API, each watched until its socket closes (the run is over):
 - debates per minute: debates / (last socket closed - first submission) * 60; websocket
   messages per 1,000 tokens; RSS per running debate (peak summed VmRSS while running - before) /
   debates, first batch after a warm-up debate.
+- streams at once: the most calls streaming at one moment (from the fake's word writes).
+With --stagger S the submissions spread evenly over S seconds instead of all at once: with all at
+once every debate crosses each step (a round's end, its votes stored and judged, the next
+round's first words) at the same moment, the worst case for latency; spread, the same number of
+debates still run together (see streams at once) as they would arrive from a team.
 Idle viewers (--viewers > 0), on fresh processes: 3 steps of --viewers sockets opened on a debate
 whose voice never answers; the web process's VmRSS delta / sockets per step. Other figures are
 medians over --repeat repetitions; the load average is printed before and after. The viewers
@@ -28,7 +33,7 @@ share the machine's 2 cores with the servers, so the figures are a floor for a r
 Loopback only.
 
 Usage: python bench/bench_scale.py [--debates 50] [--repeat 3] [--viewers 0] [--mode single server] [--workers 1]
-       [--sample]
+       [--sample] [--stagger 0] [--words 60]
 """
 
 import argparse
@@ -129,10 +134,14 @@ def deployment(mode: str, fake: FakeProcess, workdir: Path, debates: int, worker
         yield web, processes, credentials
 
 
-async def run_batch(web: deploy.Process, credentials: deploy.Credentials, count: int) -> list[Viewer]:
-    """Submit ``count`` debates at once, each watched by one socket until the run is over."""
+async def run_batch(
+    web: deploy.Process, credentials: deploy.Credentials, count: int, stagger: float = 0.0
+) -> list[Viewer]:
+    """Submit ``count`` debates, evenly over ``stagger`` seconds (0: at once), each watched by
+    one socket until the run is over."""
 
     async def one(index: int) -> Viewer:
+        await asyncio.sleep(index * stagger / count)
         text = f"Replicas or sharding? (bench {time.time():.0f}-{index})"
         question_id = await asyncio.to_thread(deploy.ask, web, credentials, text, PANEL)
         return await watch(Viewer(web.port), question_id, credentials.session)
@@ -156,7 +165,23 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[int(share * (len(ordered) - 1))]
 
 
-async def measure_debates(web, processes, credentials, count: int, fake: FakeProcess, sample: bool = False) -> dict:
+def streams_at_once(written: dict[str, float]) -> int:
+    """The most calls streaming at the same moment (first word to last word written)."""
+    spans: dict[str, list[float]] = {}
+    for token, at in written.items():
+        span = spans.setdefault(token.rsplit(".", 1)[0], [at, at])
+        span[0], span[1] = min(span[0], at), max(span[1], at)
+    edges = sorted([(start, 1) for start, _ in spans.values()] + [(end, -1) for _, end in spans.values()])
+    running = peak = 0
+    for _, step in edges:
+        running += step
+        peak = max(peak, running)
+    return peak
+
+
+async def measure_debates(
+    web, processes, credentials, count: int, fake: FakeProcess, sample: bool = False, stagger: float = 0.0
+) -> dict:
     pids = [p.pid for p in processes]
     extra = backing_pids() if len(processes) > 1 else {}
     fake.timings()  # from here on
@@ -165,7 +190,7 @@ async def measure_debates(web, processes, credentials, count: int, fake: FakePro
         extra0 = {name: cpu_seconds(pid, children=True) for name, pid in extra.items()}
         rss0, peak = sum(rss_mib(pid) for pid in pids), 0.0
         started = time.time()
-        batch = asyncio.create_task(run_batch(web, credentials, count))
+        batch = asyncio.create_task(run_batch(web, credentials, count, stagger))
         while not batch.done():
             peak = max(peak, sum(rss_mib(pid) for pid in pids))
             await asyncio.sleep(0.1)
@@ -205,6 +230,7 @@ async def measure_debates(web, processes, credentials, count: int, fake: FakePro
         "ws messages/1k tokens": sum(len(v.messages) for v in viewers) / tokens * 1000,
         "RSS MiB/debate": (peak - rss0) / count,
         "tokens streamed": tokens,
+        "streams at once, at most": streams_at_once(written),
         "tokens never at a viewer": sum(1 for token in written if not any((n, token) in seen for n in range(count))),
         "finished": over,
     }
@@ -236,7 +262,7 @@ async def bench_mode(mode: str, args: argparse.Namespace, fake: FakeProcess) -> 
     ):
         await measure_debates(web, processes, credentials, 1, fake)  # warm-up
         runs = [
-            await measure_debates(web, processes, credentials, args.debates, fake, args.sample)
+            await measure_debates(web, processes, credentials, args.debates, fake, args.sample, args.stagger)
             for _ in range(args.repeat)
         ]
     figures = {key: statistics.median(run.get(key, 0) for run in runs) for key in runs[0]}
@@ -265,10 +291,12 @@ def main() -> None:
     parser.add_argument("--mode", nargs="+", choices=["single", "server"], default=["single", "server"])
     parser.add_argument("--workers", type=int, default=1, help="debate_worker processes in mode b")
     parser.add_argument("--sample", action="store_true", help="split Teorema's CPU by component (py-spy)")
+    parser.add_argument("--stagger", type=float, default=0.0, help="seconds over which submissions spread; 0: at once")
     args = parser.parse_args()
     print(__doc__.split("Usage:")[0])
     print(f"Settings: {args.debates} debates at once, {args.repeat} repetitions, {len(VOICES)} voices (7 calls),")
-    print(f"{args.words} tokens per answer, {args.tps:g} tokens/s after {args.first_token:g} s; {os.cpu_count()} CPUs.")
+    print(f"{args.words} tokens per answer, {args.tps:g} tokens/s after {args.first_token:g} s; {os.cpu_count()} CPUs;")
+    print(f"submitted {f'evenly over {args.stagger:g} s' if args.stagger else 'all at once'}.")
     pace = Pace(args.first_token, args.tps, args.words)
     paces = dict.fromkeys(VOICES, pace) | {MODERATOR: Pace(args.first_token, args.tps, args.words, SYNTHESIS)}
     with FakeProcess(paces | {"it-idle": Pace(3600, 1, 1)}, suffix=SUFFIX) as fake:
