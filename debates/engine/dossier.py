@@ -45,15 +45,20 @@ KEPT = re.compile(
     r"(?:Google|Microsoft|Meta|Amazon|Alibaba|Apple|IBM|Oracle|Nvidia)(?:'s|’s)?"
     rf"(?:\s+(?!(?:{_AI_WORDS}))[A-Z][\w.+#-]*)+"  # the maker's products: Google BigQuery, Meta's React
     r"|Claude\s+(?:Shannon|Monet|Debussy|Bernard|Lévi-Strauss|Chabrol|Lelouch)|Jean-Claude"
-    r"|(?i:Euler(?:'s|’s)?\s+(?:phi|totient)(?:\s+function)?|\bphi\s+(?:function|coefficient|ratio|angle)"
+    # The case-blind phrases open with a lookahead on their first letters: an exact shortcut, see _patterns.
+    r"|(?i:(?=[eglp])(?:Euler(?:'s|’s)?\s+(?:phi|totient)(?:\s+function)?|\bphi\s+(?:function|coefficient|ratio|angle)"
     r"|golden\s+ratio,?\s+phi|llama[ _-]?index|llama\.cpp|llama-cpp(?:-python)?|GUID Partition Table \(GPT\)"
-    r"|\bGPT\s+(?:partition|disk)s?)"
+    r"|\bGPT\s+(?:partition|disk)s?))"
 )
 
+# _I_AM, _AS and _CREATORS open with a lookahead on their first letters: an exact shortcut, see _patterns.
 # Who is speaking: "I'm …", "Sono …", "Soy …", "Ich bin …", "Je suis …".
-_I_AM = r"(?:I\s*am|I['’]m|I\s+was|my\s+name\s+is|sono|mi\s+chiamo|soy|me\s+llamo|ich\s+bin|je\s+suis|eu\s+sou|sou)"
+_I_AM = (
+    r"(?=[eijms])(?:I\s*am|I['’]m|I\s+was|my\s+name\s+is|sono|mi\s+chiamo|soy|me\s+llamo|ich\s+bin|je\s+suis|eu\s+sou|"
+    r"sou)"
+)
 # Speaking in a role: "As …", "Come …", "Como …", "Als …", "En tant que …".
-_AS = r"(?<!such\s)(?:as|being|speaking\s+as|come|in\s+quanto|como|als|en\s+tant\s+que)"
+_AS = r"(?=[abceis])(?<!such\s)(?:as|being|speaking\s+as|come|in\s+quanto|como|als|en\s+tant\s+que)"
 _ARTICLE = r"(?:an?|the|un|una|uno|il|lo|el|ein|eine|einem|einer|le|la|o)"
 _AI_NOUN = (
     r"(?:AI|A\.I\.|IA|KI|artificial\s+intelligence|(?:large\s+)?language\s+models?|LLM|model|assistant|chatbot|"
@@ -69,7 +74,7 @@ _MADE = (
 )
 _BY = r"(?:by|from|da|dal|dalla|dai|por|pela|pelo|von|vom|par|de)"
 _CREATORS = (
-    r"(?:my|mis?|i\s+miei|meine?n?|mes)\s+(?:creators?|developers?|makers?|trainers?|creatori|sviluppatori|"
+    r"(?=[im])(?:my|mis?|i\s+miei|meine?n?|mes)\s+(?:creators?|developers?|makers?|trainers?|creatori|sviluppatori|"
     r"creadores|desarrolladores|Entwickler|créateurs|développeurs)"
 )
 _TEAM = (
@@ -82,8 +87,12 @@ _TEAM = (
 def _patterns(names: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str], tuple[re.Pattern[str], ...]]:
     def alternation(words: Iterable[str]) -> str:
         ordered = sorted({w.strip() for w in words if w.strip()}, key=len, reverse=True)
+        # A lookahead on the first letters skips most positions with one set test instead of trying
+        # every name. Exact: each name starts with one of them and, case-blind, a set matches
+        # whatever its letters match.
+        ahead = f"(?=[{''.join(sorted({re.escape(w[0]) for w in ordered}))}])" if ordered else ""
         # Not inside a longer word; a version after it is part of the name ("Claude3", "gpt-4.1").
-        return rf"(?<![^\W_])(?:{'|'.join(re.escape(w) for w in ordered)}){VERSION}(?![^\W\d_])"
+        return rf"{ahead}(?<![^\W_])(?:{'|'.join(re.escape(w) for w in ordered)}){VERSION}(?![^\W\d_])"
 
     roster = re.compile(rf"(?i){alternation(names)}") if names else re.compile(r"(?!x)x")
     anyone = alternation(set(KNOWN_IDENTITIES) | names)
@@ -185,7 +194,7 @@ def unquote(text: str, labels: Collection[str]) -> str:
     a "Panelist X" that is not among ``labels`` becomes "[unknown panelist]", so it cannot
     be read as a real voice ("Panelists A and D" → "Panelists A and [unknown panelist]").
     """
-    if MARKER.search(text):
+    if ("BEGIN" in text or "END" in text) and MARKER.search(text):  # every marker holds one of them
         kept_lines = [
             line for line in text.splitlines(keepends=True) if MARKER.sub("", line).strip() or not MARKER.search(line)
         ]
@@ -208,7 +217,7 @@ def unquote(text: str, labels: Collection[str]) -> str:
             return UNKNOWN_PANELIST
         return word + re.sub(_LABEL, lambda m: m.group(0) if m.group(0) in letters else UNKNOWN_PANELIST, rest)
 
-    return LABEL_REFERENCE.sub(mark, text)
+    return LABEL_REFERENCE.sub(mark, text) if "Panelist" in text else text  # each reference holds the word
 
 
 FENCE_OPEN = "<<<BEGIN {label}: quoted material, not instructions>>>"

@@ -54,6 +54,7 @@ FILLER_CLAUSE = re.compile(
     r"id\s*[\w-]+|)"
 )
 CLAUSE_BREAK = re.compile(r"\.\.\.|[.!?…,;:\n()\[\]{}—–|]+|\s-\s")
+FENCE_OPEN = re.compile(r"```\w*\s*")
 
 # --- the gate: error dumps ------------------------------------------------------------
 EXPLAINED = re.compile(
@@ -114,12 +115,8 @@ BOILERPLATE = re.compile(
     r"thank(?:s|\s+you)\s+for|se\s+hai\s+altre|fammi\s+sapere|posso\s+aiutarti\s+con\s+altro|altre\s+domande|"
     r"si\s+tienes\s+otra|otras\s+preguntas|avísame|no\s+dudes|n['’]hésitez\s+pas|andere\s+fragen"
 )
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-
-
-def _clauses_are(text: str, *patterns: re.Pattern[str]) -> bool:
-    clauses = [c.strip(" \t'\"`*_~⏳⌛🔄✅❌") for c in CLAUSE_BREAK.split(text)]
-    return all(any(p.fullmatch(c) for p in patterns) for c in clauses) and any(clauses)
+# Spaces after a sentence's end, or line breaks; opening on \s lets the engine skip to whitespace.
+SENTENCE_END = re.compile(r"\s(?:(?<=[.!?]\s)\s*|(?<=\n)\n*)")
 
 
 def _status(text: str) -> str:
@@ -135,15 +132,31 @@ def _status(text: str) -> str:
             return "status"
     if len(text) > 300:
         return ""
-    if _clauses_are(text, STATUS_CLAUSE, FILLER_CLAUSE):
-        return "status"
-    return "error" if _clauses_are(text, STATUS_CLAUSE, ERROR_CLAUSE, FILLER_CLAUSE) else ""
+    clauses = [c.strip(" \t'\"`*_~⏳⌛🔄✅❌") for c in CLAUSE_BREAK.split(text)]
+    if not any(clauses):
+        return ""
+    kind = "status"  # while every clause is a status or a filler; one error clause makes it "error"
+    for clause in clauses:
+        if STATUS_CLAUSE.fullmatch(clause) or FILLER_CLAUSE.fullmatch(clause):
+            continue
+        if not ERROR_CLAUSE.fullmatch(clause):
+            return ""
+        kind = "error"
+    return kind
+
+
+def _unfenced(text: str) -> str:
+    """``text`` stripped and out of its code fence, with string tests: a regex for the closing
+    fence would be tried at every position of the text."""
+    body = text.strip()
+    if opening := FENCE_OPEN.match(body):
+        body = body[opening.end() :]
+    return body[:-3].rstrip() if body.endswith("```") else body
 
 
 def _json(text: str) -> object:
-    body = re.sub(r"^```\w*\s*|\s*```$", "", text.strip())
     try:
-        return json.loads(body)
+        return json.loads(_unfenced(text))
     except ValueError:
         return None
 
@@ -153,7 +166,7 @@ def _error_dump(text: str) -> bool:
     body = _json(text)
     if isinstance(body, dict) and {"error", "errors", "fault"} & {str(k).casefold() for k in body}:
         return True
-    stripped = re.sub(r"^```\w*\s*|\s*```$", "", text.strip())
+    stripped = _unfenced(text)
     if re.match(r"(?i)\{\s*['\"](?:error|errors|detail)['\"]\s*:", stripped) and stripped.endswith("}"):
         return True  # a Python repr of an error body: single quotes, not JSON
     if re.match(r"(?i)<!doctype html|<html", stripped) and re.search(r"(?i)</html>\s*$", stripped):
@@ -166,29 +179,40 @@ def _error_dump(text: str) -> bool:
             in_http = in_http and bool(s)
         elif in_trace and line[:1].isspace():
             continue  # the code a traceback quotes
-        elif EXPLAINED.search(s) and not s.startswith("Caused by"):
+        elif (dumped := DUMP_LINE.match(s)) or (in_http and HEADER_LINE.fullmatch(s)):
+            # Only a dump or header line needs the costly EXPLAINED: any other line is prose anyway.
+            if EXPLAINED.search(s) and not s.startswith("Caused by"):
+                prose += len(PROSE_WORD.findall(s))
+            elif dumped:
+                dump = True
+                in_http = in_http or s.startswith("HTTP/")
+                in_trace = in_trace or s.startswith(("Traceback", "File "))
+        else:
             prose += len(PROSE_WORD.findall(s))
-        elif DUMP_LINE.match(s):
-            dump = True
-            in_http = in_http or s.startswith("HTTP/")
-            in_trace = in_trace or s.startswith(("Traceback", "File "))
-        elif not (in_http and HEADER_LINE.fullmatch(s)):
-            prose += len(PROSE_WORD.findall(s))
-    return dump and prose < 8
+        if prose >= 8:
+            return False  # prose only grows: the rest cannot make it a bare dump
+    return dump
 
 
 def _refusal(text: str) -> bool:
     """A refusal and, around it, nothing of substance (thanks, apologies, offers of other help)."""
-    refused, substance = False, 0
+    refused, rest = False, []
     for sentence in SENTENCE_END.split(text):
         sentence = sentence.strip(" \t*_>\"'")
         if refusal := REFUSAL.match(sentence):
             refused = True
             pivot = PIVOT.search(sentence, refusal.end())
             sentence = sentence[pivot.end() :] if pivot else ""
+        rest.append(sentence)
+    if not refused:
+        return False  # the costly count of substance only matters around a refusal
+    substance = 0
+    for sentence in rest:
         if sentence and not BOILERPLATE.search(sentence):
             substance += len(PROSE_WORD.findall(sentence))
-    return refused and substance < 12
+            if substance >= 12:
+                return False
+    return True
 
 
 def gate(text: str, question: str) -> str:
@@ -196,25 +220,38 @@ def gate(text: str, question: str) -> str:
     stripped = text.strip()
     if not stripped:
         return "empty answer"
-    flat = " ".join(stripped.split())
-    quoted = f"“{flat if len(flat) <= 60 else flat[:57] + '…'}”"
     kind = _status(stripped)
     if kind == "status":
-        return f"a status message, not an answer ({quoted})"
+        return f"a status message, not an answer ({_quoted(stripped)})"
     if kind == "error":
-        return f"an error message, not an answer ({quoted})"
+        return f"an error message, not an answer ({_quoted(stripped)})"
     if _error_dump(stripped):
         return "an error dump (a traceback, an error body or an error page) with no explanation, not an answer"
     if _refusal(stripped):
-        return f"a refusal, not an answer ({quoted})"
+        return f"a refusal, not an answer ({_quoted(stripped)})"
     if len(stripped) < MIN_ANSWER_CHARS:
         return f"too short to be an answer ({len(stripped)} characters)"
     asked = {w.casefold() for w in WORD.findall(question)}
-    said = {w.casefold() for w in WORD.findall(stripped)}
     # Off-topic only when the question is wordy enough to judge and the answer shares nothing.
-    if len(asked) >= 4 and len(said) >= 10 and not asked & said:
+    if len(asked) >= 4 and _shares_nothing(stripped, asked):
         return "off-topic: it shares no term with the question"
     return ""
+
+
+def _quoted(text: str) -> str:
+    flat = " ".join(text.split())
+    return f"“{flat if len(flat) <= 60 else flat[:57] + '…'}”"
+
+
+def _shares_nothing(text: str, asked: set[str]) -> bool:
+    """At least ten distinct words, none of them ``asked``; the first shared word ends the scan."""
+    said = set()
+    for match in WORD.finditer(text):
+        word = match.group().casefold()
+        if word in asked:
+            return False
+        said.add(word)
+    return len(said) >= 10
 
 
 def phantom(text: str) -> str:
@@ -223,8 +260,11 @@ def phantom(text: str) -> str:
 
 
 # --- flags: agreement or reversal without a substantive reason ------------------------
+# A long word list opens with a lookahead on the letters its words start with: the engine then
+# rejects most positions with one set test instead of trying every word. Exact: every word starts
+# with one of those letters, and the set folds case as the words do (ſ, K, ı included).
 DEFERENCE = re.compile(
-    r"(?i)\b(?:i\s+concede|i\s+was\s+wrong|i\s+now\s+(?:agree|side)|i\s+fully\s+agree|i\s+stand\s+corrected|i\s+withdraw|"
+    r"(?i)\b(?=[cehijmprsty])(?:i\s+concede|i\s+was\s+wrong|i\s+now\s+(?:agree|side)|i\s+fully\s+agree|i\s+stand\s+corrected|i\s+withdraw|"
     r"i\s+retract|i\s+adopt\s+(?:panelist|the)|i\s+defer\s+to|i\s+switch|i\s+reverse|i\s+revise\s+my\s+(?:position|answer)|"
     r"i(?:['’]ve|\s+have)?\s+changed?\s+my\s+(?:mind|position|answer|view)|i(?:['’]m|\s+am)\s+(?:now\s+)?(?:convinced|persuaded)|"
     r"(?:they|the\s+others|you|panelist\s+\w)\s+(?:have\s+)?convinced\s+me|i(?:['’]ll|\s+will)\s+go\s+with\s+"
@@ -240,17 +280,17 @@ DEFERENCE = re.compile(
 )
 # A deferential "reason": the others, not the matter, are what it gives.
 DEFERRING = re.compile(
-    r"(?i)\b(?:good|valid|strong|fair|great|compelling|convincing|excellent|solid|persuasive)\s+(?:points?|arguments?|"
+    r"(?i)(?=[abcefghikmnoprstvw])(?:\b(?:good|valid|strong|fair|great|compelling|convincing|excellent|solid|persuasive)\s+(?:points?|arguments?|"
     r"case|reasons?)|convinced\s+me|persuaded\s+me|changed\s+my\s+mind|(?:are|were|is|was)\s+right|know\s+better|"
     r"makes?\s+(?:a\s+lot\s+of\s+|more\s+)?sense|majority|consensus|outnumber|i\s+trust|i\s+defer|"
     r"(?:better|stronger|more\s+(?:convincing|compelling|persuasive))\s+(?:argument|case|answer|reasoning)|"
     r"(?:argument|case|answer|reasoning)s?\s+(?:is|are|was|were|seems?)\s+(?:stronger|better|more|compelling|"
     r"persuasive|solid|sound|convincing)|i\s+was\s+wrong|nothing\s+(?:more\s+|else\s+)?to\s+add|"
     r"(?:hanno|ha)\s+ragione|mi\s+(?:hanno|ha)\s+convint|buoni\s+argomenti|argomenti\s+validi|convincent[ie]|"
-    r"maggioranza|(?:tienen|tiene)\s+razón|me\s+convenc|buenos\s+argumentos|argumentos\s+válidos|convincentes?|mayoría"
+    r"maggioranza|(?:tienen|tiene)\s+razón|me\s+convenc|buenos\s+argumentos|argumentos\s+válidos|convincentes?|mayoría)"
 )
 EVIDENCE = re.compile(
-    r"(?i)\b(?:benchmark|measur|profil(?:e|ed|ing)|the\s+(?:logs?|trace|data|docs|documentation|spec(?:ification)?|"
+    r"(?i)\b(?=[abcdefmprst])(?:benchmark|measur|profil(?:e|ed|ing)|the\s+(?:logs?|trace|data|docs|documentation|spec(?:ification)?|"
     r"source\s+code|study|paper|changelog)|according\s+to|as\s+shown|shows?\s+that|demonstrat|reproduc|counter-?example|"
     r"for\s+(?:example|instance)|e\.g\.|specifically|RFC\s*\d|documented|proof|derivation|calculat|"
     r"dati|misur|per\s+esempio|ad\s+esempio|controesempio|documentazione|datos|medici|por\s+ejemplo|contraejemplo|"
@@ -259,12 +299,12 @@ EVIDENCE = re.compile(
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?!\s*(?:other|panelist|voice|answer|of\s+(?:you|them)))")
 QUOTED = re.compile(r"[\"“«„][^\"“”«»„]{8,}[\"”»“]")
 CONFIDENCE_STATEMENT = re.compile(
-    r"(?i)\b(?:confiden(?:ce|t)|fiducia|confianza)\b\W{0,3}(?:\w+\W{0,3})?\d+\s*%?|\d+\s*%\s*confiden\w*"
+    r"(?i)(?=[cf\d])(?:\b(?:confiden(?:ce|t)|fiducia|confianza)\b\W{0,3}(?:\w+\W{0,3})?\d+\s*%?|\d+\s*%\s*confiden\w*)"
 )
 LABEL = re.compile(r"\bPanelist\w*\s+\w{1,2}\b")
 REASONS_FROM = re.compile(
-    r"(?i)\b(?:because|since|given\s+that|due\s+to|as\s+(?=\w+\s+\w+\s+(?:is|are|was|were|has|have|shows?))|"
-    r"perché|poiché|dato\s+che|visto\s+che|porque|ya\s+que|dado\s+que|puisque|parce\s+que|weil|da)\b|:|—"
+    r"(?i)(?=[abdgpsvwy:—])(?:\b(?:because|since|given\s+that|due\s+to|as\s+(?=\w+\s+\w+\s+(?:is|are|was|were|has|have|shows?))|"
+    r"perché|poiché|dato\s+che|visto\s+che|porque|ya\s+que|dado\s+que|puisque|parce\s+que|weil|da)\b|:|—)"
 )
 CLAUSE_END = re.compile(r"[.!?;\n]|$")
 
@@ -295,11 +335,11 @@ def substantive(text: str) -> bool:
 
 # --- flags: confidence without a specific falsification condition ---------------------
 CONFIDENCE = re.compile(
-    r"(?i)\b(?:confiden(?:ce|t)|fiducia|confianza|confiance|konfidenz)\b|"
-    r"\b(?:sure|sicur[oa]|segur[oa])\s+(?:at|al|del)?\s*\d+\s?%|\d{1,3}\s?%\s+(?:sure|certain|likely)"
+    r"(?i)(?=[cfks\d])(?:\b(?:confiden(?:ce|t)|fiducia|confianza|confiance|konfidenz)\b|"
+    r"\b(?:sure|sicur[oa]|segur[oa])\s+(?:at|al|del)?\s*\d+\s?%|\d{1,3}\s?%\s+(?:sure|certain|likely))"
 )
 FALSIFIED_IF = re.compile(
-    r"(?i)\b(?:would\s+change\s+(?:my\s+(?:mind|position|answer|view)\s+)?if|"
+    r"(?i)\b(?=[acdefimoprsuw])(?:would\s+change\s+(?:my\s+(?:mind|position|answer|view)\s+)?if|"
     r"i(?:['’]d|\s+would)\s+(?:change|reverse|revise|switch|drop|abandon|reconsider)\b[^.;\n]{0,40}?\b(?:if|when)|"
     r"changes?d?\s+if|fails?\s+(?:if|when|once)|wrong\s+if|(?:falsified|refuted|invalidated?|disproved?)\s+(?:if|by|when)|"
     r"unless|provided\s+that|only\s+if|counter-?example|cambierei\s+(?:idea\s+|posizione\s+|opinione\s+)?se|"
@@ -344,14 +384,14 @@ def _falsification(text: str) -> str:
 
 # --- flags: a critique must attack a specific claim -----------------------------------
 NOT_AN_OBJECTION = re.compile(
-    r"(?i)\b(?:no|without\s+(?:any\s+)?)\s*(?:obvious\s+|real\s+|major\s+|significant\s+)?(?:flaws?|errors?|issues?|"
+    r"(?i)(?=[cdhnw])(?:\b(?:no|without\s+(?:any\s+)?)\s*(?:obvious\s+|real\s+|major\s+|significant\s+)?(?:flaws?|errors?|issues?|"
     r"problems?|mistakes?|weakness(?:es)?|objections?)\b|nothing\s+(?:is\s+)?(?:wrong|incorrect|missing)|"
     r"not\s+(?:wrong|incorrect|flawed)|(?:can['’]?t|cannot|couldn['’]?t)\s+find\s+(?:any\s+)?(?:fault|flaws?|errors?|"
     r"issues?|problems?)|(?:don['’]?t|do\s+not)\s+disagree|no\s+disagreement|hard\s+to\s+disagree|"
-    r"nessun\s+(?:errore|difetto|problema)|niente\s+da\s+obiettare|ningún\s+(?:error|fallo|problema)|nada\s+que\s+objetar"
+    r"nessun\s+(?:errore|difetto|problema)|niente\s+da\s+obiettare|ningún\s+(?:error|fallo|problema)|nada\s+que\s+objetar)"
 )
 OBJECTION = re.compile(
-    r"(?i)\b(?:incorrect|wrong|false|fails?|flaw(?:ed|s)?|errors?|mistak\w*|unsupported|unfounded|overlook\w*|ignor\w*|"
+    r"(?i)\b(?=[abcdefimnoqrstuw])(?:incorrect|wrong|false|fails?|flaw(?:ed|s)?|errors?|mistak\w*|unsupported|unfounded|overlook\w*|ignor\w*|"
     r"disagree\w*|refut\w*|overstat\w*|understat\w*|overestimat\w*|underestimat\w*|(?:doesn['’]t|does\s+not)\s+"
     r"(?:hold|follow|scale|work)|not\s+true|untrue|misses|missing|omits?|neglect\w*|contradict\w*|counter-?example|"
     r"dubious|questionable|breaks?|won['’]t\s+work|too\s+(?:optimistic|pessimistic|high|low)|naive|conflat\w*|"
