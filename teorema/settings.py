@@ -160,7 +160,7 @@ if REDIS_URL:
             "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": None}]},
         }
     }
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {"default": {"BACKEND": "teorema.cache.RedisCache", "LOCATION": REDIS_URL}}
 else:
     # Chunks are coalesced (one fragment per voice per flush), so 2000 per channel is ample.
     CHANNEL_LAYERS = {
