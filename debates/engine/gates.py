@@ -54,7 +54,7 @@ FILLER_CLAUSE = re.compile(
     r"id\s*[\w-]+|)"
 )
 CLAUSE_BREAK = re.compile(r"\.\.\.|[.!?…,;:\n()\[\]{}—–|]+|\s-\s")
-FENCE_OPEN = re.compile(r"```\w*\s*")
+CODE_FENCE_OPEN = re.compile(r"```\w*\s*")
 
 # --- the gate: error dumps ------------------------------------------------------------
 EXPLAINED = re.compile(
@@ -149,7 +149,7 @@ def _unfenced(text: str) -> str:
     """``text`` stripped and out of its code fence, with string tests: a regex for the closing
     fence would be tried at every position of the text."""
     body = text.strip()
-    if opening := FENCE_OPEN.match(body):
+    if opening := CODE_FENCE_OPEN.match(body):
         body = body[opening.end() :]
     return body[:-3].rstrip() if body.endswith("```") else body
 
