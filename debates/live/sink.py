@@ -25,6 +25,7 @@ import html
 import logging
 import re
 import time
+from dataclasses import replace
 from typing import Any
 
 from channels.layers import get_channel_layer
@@ -49,7 +50,6 @@ from debates.engine.events import (
 )
 from debates.live.cards import FINISHED_STATUSES, Card, RoundView, card_key, in_label_order, voice_tabs
 from debates.live.state import LiveRound, LiveState, Totals, group_name, read_state, release, write_state
-from debates.models import Question
 
 log = logging.getLogger(__name__)
 # Text that may hold prompt plumbing to clean before a viewer sees it (dossier.unquote decides).
@@ -76,8 +76,10 @@ def chunk_fragment(dom: str, text: str) -> str:
 class LiveSink:
     """The engine's live sink for one question (composed with the recorder by runs.execute)."""
 
-    def __init__(self, question_id: int) -> None:
+    def __init__(self, question_id: int, stored: Totals) -> None:
+        """``stored``: the question's totals as the run starts (``Totals.stored`` of the claimed row)."""
         self.question_id = question_id
+        self.stored = stored
         self.group = group_name(question_id)
         self.layer = get_channel_layer()
         self.interval = settings.TEOREMA["FLUSH_INTERVAL_MS"] / 1000
@@ -89,7 +91,7 @@ class LiveSink:
         self.timer: asyncio.Task[None] | None = None
 
     async def emit(self, event: Event) -> None:
-        await self._load()
+        self._load()
         if isinstance(event, ContributionChunk):
             key = card_key(event.round, event.seat)
             first = key not in self.raw and key not in self.pending
@@ -107,7 +109,7 @@ class LiveSink:
 
     async def unfinished(self) -> list[Card]:
         """The cards still in flight, with every word streamed so far: what a cancelled run keeps."""
-        await self._load()
+        self._load()
         async with self.lock:
             await self._flush()
         return [card for card in self.live.cards.values() if not card.finished]
@@ -133,15 +135,15 @@ class LiveSink:
         pending, self.pending = self.pending, {}
         await self._broadcast([self._append(key, text) for key, text in pending.items()])
 
-    async def _load(self) -> None:
+    def _load(self) -> None:
         """The state once per run: a resumed run continues the seq of the run before it, so
         connected viewers keep up, and its totals start from what is stored (replayed contributions are
-        in them already, whether or not the cached state survived the crash)."""
+        in them already, whether or not the cached state survived the crash). No query: the first
+        words of a run would wait for it behind every other run's writes."""
         if self.state is not None:
             return
         self.state = read_state(self.question_id) or LiveState()
-        stored = await Question.objects.only("calls", "tokens_in", "tokens_out", "cost").aget(pk=self.question_id)
-        self.state.totals = Totals(stored.calls, stored.tokens_in + stored.tokens_out, stored.cost)
+        self.state.totals = replace(self.stored)
 
     @property
     def live(self) -> LiveState:

@@ -136,8 +136,7 @@ def build(question_id: int, state: LiveState | None) -> Debate:
         panel_run=live.panel_run or question.panel_run,
         consensus=live.consensus or question.consensus,
         ledger=live.ledger or question.ledger,
-        # The recorder keeps these with every stored contribution.
-        totals=Totals(question.calls, question.tokens_in + question.tokens_out, question.cost),
+        totals=Totals.stored(question),
         synthesis=Synthesis.objects.filter(question=question).first(),
         reveal=list(revealed.values()),
         complete=complete,

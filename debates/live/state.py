@@ -12,12 +12,15 @@ import logging
 import pickle
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.cache import cache
 
 from debates.live.cards import Card
 from debates.live.layer import broadcasts_stay_in_process
+
+if TYPE_CHECKING:
+    from debates.models import Question
 
 log = logging.getLogger(__name__)
 STATE_TTL = 24 * 3600
@@ -36,6 +39,11 @@ class Totals:
     calls: int = 0
     tokens: int = 0
     cost: Decimal = Decimal("0")
+
+    @classmethod
+    def stored(cls, question: "Question") -> "Totals":
+        """What the recorder has counted so far (it keeps them with every stored contribution)."""
+        return cls(question.calls, question.tokens_in + question.tokens_out, question.cost)
 
 
 @dataclass

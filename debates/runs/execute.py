@@ -24,6 +24,7 @@ from debates.engine.events import (
     Sink,
 )
 from debates.live.sink import LiveSink
+from debates.live.state import Totals
 from debates.models import Question, Round, Status
 from debates.runs import lease
 from debates.runs.recorder import Recorder, recount
@@ -140,14 +141,13 @@ async def execute(question_id: int) -> str | None:
     question = await sync_to_async(lease.claim)(question_id)
     if question is None:
         return None
-    live = LiveSink(question_id)
+    live = LiveSink(question_id, Totals.stored(question))
     sink = InOrder(Tee(Recorder(question_id, {e["seat"]: e["panelist_id"] for e in question.roster}), live))
     this = asyncio.current_task()
     assert this is not None, "a run executes inside a task"
     watcher = asyncio.create_task(lease.watch(question_id, this))
     try:
-        spec = await sync_to_async(spec_for)(question)
-        prior = await sync_to_async(prior_for)(question_id)
+        spec, prior = await sync_to_async(lambda: (spec_for(question), prior_for(question_id)))()  # one hop
         finished = await engine.run(spec, sink, prior, grounder=SympyGrounder() if question.grounding else None)
         await sink.drain()  # failing to store the end is a crash like any other
     except asyncio.CancelledError:

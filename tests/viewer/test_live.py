@@ -38,8 +38,8 @@ from debates.live import consumers, snapshot
 from debates.live.cards import dom_id
 from debates.live.consumers import QuestionConsumer
 from debates.live.sink import LiveSink
-from debates.live.state import LiveState, read_state, release, state_key, write_state
-from debates.models import Contribution, Round
+from debates.live.state import LiveState, Totals, read_state, release, state_key, write_state
+from debates.models import Contribution, Question, Round
 from debates.runs import execute, tasks
 from debates.runs.execute import Tee
 from debates.runs.recorder import Recorder
@@ -62,7 +62,7 @@ def question(alice, offline_panel, make_question):
 
 @pytest.fixture
 def sink(question):
-    return Tee(Recorder(question.pk, {}), LiveSink(question.pk))
+    return Tee(Recorder(question.pk, {}), LiveSink(question.pk, Totals()))
 
 
 @pytest.fixture
@@ -305,7 +305,8 @@ async def test_a_resumed_run_does_not_count_its_replayed_votes_twice(question, s
     if not cache_survived:  # the first run stopped and its state was lost with the process
         release(question.pk)
         await sync_to_async(cache.delete)(state_key(question.pk))
-    resumed = Tee(Recorder(question.pk, {}), LiveSink(question.pk))
+    stored = Totals.stored(await Question.objects.aget(pk=question.pk))  # what the resumed run's claim reads
+    resumed = Tee(Recorder(question.pk, {}), LiveSink(question.pk, stored))
     replay = finished("p1", "Shard.")
     await resumed.emit(ContributionFinished(replay.result, replayed=True))
     totals = read_state(question.pk).totals
@@ -475,7 +476,7 @@ async def test_a_cancel_keeps_every_card_with_what_it_had_written(
 
 async def test_a_voices_first_words_go_out_at_once_the_rest_in_the_next_flush(question, headers, alice, tab, settings):
     settings.TEOREMA = {**settings.TEOREMA, "FLUSH_INTERVAL_MS": 3_600_000}  # a window no test outlasts
-    live = LiveSink(question.pk)
+    live = LiveSink(question.pk, Totals())
     sink = Tee(Recorder(question.pk, {}), live)
     viewer = tab(question.pk, headers(alice))
     assert await viewer.open()
@@ -558,7 +559,7 @@ async def test_a_run_that_stops_leaves_its_state_in_the_cache_and_a_resumed_one_
     group = get_channel_layer()
     channel = await group.new_channel()
     await group.group_add(f"question-{question.pk}", channel)
-    resumed = LiveSink(question.pk)
+    resumed = LiveSink(question.pk, Totals())
     await resumed.emit(PhaseChanged("Round 1", 2, 2))
     assert (await group.receive(channel))["seq"] == cached.seq + 1
 

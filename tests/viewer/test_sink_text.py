@@ -12,7 +12,7 @@ import pytest
 
 from debates.engine import dossier
 from debates.live.sink import PLUMBING, UNFINISHED_MARKER, LiveSink
-from debates.live.state import LiveState
+from debates.live.state import LiveState, Totals
 
 CORPUS = sorted(Path(__file__).parent.parent.joinpath("corpus").rglob("*.txt"))
 LONG_UNCLOSED = "<<BEGIN " + "x" * 200
@@ -36,7 +36,7 @@ def expected(raw: str, labels: set[str]) -> str:
 
 
 def shows_the_rule(index: int, text: str, size: int) -> None:
-    sink = LiveSink(question_id=index)
+    sink = LiveSink(index, Totals())
     sink.state = LiveState()
     key = "0:p1"
     for end in range(size, len(text) + size, size):
@@ -58,7 +58,7 @@ def test_echoes_streamed_a_character_at_a_time():
 
 
 def test_a_voice_that_starts_again_is_checked_afresh():
-    sink = LiveSink(question_id=1)
+    sink = LiveSink(1, Totals())
     sink.state = LiveState()
     sink._append("0:p1", "<<<BEGIN Panelist D: echo>>> Real text.")
     assert "0:p1" in sink.plumbed
