@@ -120,7 +120,8 @@ def build(question_id: int, state: LiveState | None) -> Debate:
                 index=index,
                 kind=row.kind if row else entry.kind,
                 title=row.title if row else entry.title,
-                status=row.status if row else entry.status,
+                # A round's progress is written behind the live page: the live state is never behind the row.
+                status=entry.status if row is None or index in live.rounds else row.status,
                 cards=cards,
             )
         )

@@ -4,6 +4,7 @@ Nothing per token: a Contribution row is written once, when the contribution com
 which is also what makes a resumed run skip it.
 """
 
+import asyncio
 from decimal import Decimal
 
 from asgiref.sync import sync_to_async
@@ -26,21 +27,56 @@ from debates.engine.events import (
 )
 from debates.models import Contribution, Question, Round, Status, Synthesis
 
+# Events that move the page along: the live state carries them, so they are shown without
+# waiting for their row. They are still written in the order they came, before any result after them.
+PROGRESS = (PhaseChanged, RoundStarted, RoundFinished, PanelChanged, ConsensusEvaluated, LedgerUpdated)
+
 
 class Recorder:
+    """Writes in event order. A result (a contribution, the end) is stored before ``emit``
+    returns, so no viewer is shown one the DB lacks; a run's progress is written behind it. A run's
+    first words waited for its phase and round rows, queued behind every other run's writes in
+    asgiref's one thread: 0.3-0.8 s with 50 questions submitted at once."""
+
     def __init__(self, question_id: int, panelists: dict[str, int | None]) -> None:
         self.question_id = question_id
         self.panelists = panelists  # seat key -> Panelist id, from the frozen roster
         self.rounds: dict[int, int] = {}
         self.questions = Question.objects.filter(pk=question_id)
+        self.last: asyncio.Task[None] | None = None  # the latest write, which waits for the one before it
+        self.failed: BaseException | None = None  # a progress write's failure, raised at the next emit
 
     async def emit(self, event: Event) -> None:
+        if self.failed is not None:
+            failed, self.failed = self.failed, None
+            raise failed
+        result = isinstance(event, RunFinished) or (isinstance(event, ContributionFinished) and not event.replayed)
+        if not (result or isinstance(event, PROGRESS)):
+            return  # nothing to store: a chunk, a start, a replayed vote
+        self.last = asyncio.create_task(self.in_turn(self.last, event))
+        if result:
+            await self.last
+        else:
+            self.last.add_done_callback(self._note)
+
+    async def in_turn(self, before: asyncio.Task[None] | None, event: Event) -> None:
+        """Store ``event`` once the write before it is done, whether or not that one failed
+        (its failure is reported apart)."""
+        if before is not None:
+            await asyncio.wait([before])
+        await self.store(event)
+
+    def _note(self, write: asyncio.Task[None]) -> None:
+        if not write.cancelled() and write.exception() is not None:
+            self.failed = self.failed or write.exception()
+
+    async def store(self, event: Event) -> None:
         match event:
             case PhaseChanged(phase=phase):
                 await self.questions.aupdate(phase=phase[:120])
             case RoundStarted(index=index, kind=kind, title=title):
                 await self.round_id(index, kind, title)
-            case ContributionFinished(result=result, replayed=False):
+            case ContributionFinished(result=result):
                 await self.save_contribution(result)
             case RoundFinished(index=index, status=status):
                 await Round.objects.filter(question_id=self.question_id, index=index).aupdate(

@@ -101,12 +101,14 @@ async def test_a_resumed_run_keeps_its_ledger_and_its_on_dissent_decision(questi
     await question.asave()
     with pytest.raises(Crash):
         await run_once(question, lambda e: isinstance(e, PhaseChanged) and e.step == 3)
-    stored = await Question.objects.aget(pk=question.pk)
-    assert sorted(c["id"] for c in stored.ledger["claims"]) == sorted(f"{lab[-1]}1" for s, lab in labels.items()
-                                                                       if s.startswith("p"))  # fmt: skip
+    # The ledger row may lag the death (progress is written behind the live page); the claims
+    # are stored with each answer, which is what the resumed run reads them from.
     asked = len(fake_provider.requests)
     assert (await run_once(question)).status == "done"
     assert len(fake_provider.requests) == asked + 1  # only the moderator: answers replayed, debate skipped
     resumed = await Question.objects.aget(pk=question.pk)
-    assert resumed.ledger["claims"] == stored.ledger["claims"]
+    assert sorted(c["id"] for c in resumed.ledger["claims"]) == sorted(
+        f"{label[-1]}1" for seat, label in labels.items() if seat.startswith("p")
+    )
+    assert {c["text"] for c in resumed.ledger["claims"]} == {"Reads are 90% of the queries"}
     assert resumed.panel_run["debate"]["skipped"] is True

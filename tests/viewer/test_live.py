@@ -298,6 +298,31 @@ async def test_an_unknown_question_is_refused(headers, alice, tab):
     assert not await tab(999_999, headers(alice)).open()
 
 
+async def test_progress_is_written_behind_the_page_in_order_and_results_before_it(question, sink):
+    recorder = sink.sinks[0]
+    await start_round(sink)
+    await sink.emit(PhaseChanged("Round 0 — still answering", 1, 2))
+    await sink.emit(finished("p1", "Shard."))  # a result: stored, with every write before it, when emit returns
+    assert await Contribution.objects.filter(round__question=question, seat="p1").aexists()
+    assert (await Question.objects.aget(pk=question.pk)).phase == "Round 0 — still answering"
+    await sink.emit(RoundFinished(0, "done"))
+    await recorder.last  # the round's row: written behind the page…
+    await Round.objects.filter(question=question, index=0).aupdate(status="running")  # …or still on its way
+    debate = await sync_to_async(snapshot.build)(question.pk, read_state(question.pk))
+    assert [r.status for r in debate.rounds] == ["done"]  # a reload meanwhile shows where the run is
+
+
+async def test_a_progress_write_that_fails_is_raised_at_the_next_event_once(question):
+    recorder = Recorder(question.pk, {})
+    await recorder.emit(LedgerUpdated({"claims": {"not JSON"}}))  # returns before the write fails
+    await asyncio.wait([recorder.last])
+    with pytest.raises(TypeError):
+        await recorder.emit(PhaseChanged("Round 1", 2, 2))
+    await recorder.emit(PhaseChanged("Round 1", 2, 2))
+    await recorder.last
+    assert (await Question.objects.aget(pk=question.pk)).phase == "Round 1"
+
+
 @pytest.mark.parametrize("cache_survived", [True, False])
 async def test_a_resumed_run_does_not_count_its_replayed_votes_twice(question, sink, cache_survived):
     await start_round(sink)
