@@ -7,18 +7,18 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "teorema.settings")
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the app registry)
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from debates.live.origin import SameOriginOnly  # noqa: E402
 from debates.live.routing import websocket_urlpatterns  # noqa: E402
+from debates.live.viewers import viewer_auth  # noqa: E402  (needs the app registry)
 from debates.runs.tasks import ResumeOnFirstCall  # noqa: E402
 
 application = ResumeOnFirstCall(
     ProtocolTypeRouter(
         {
             "http": django_asgi_app,
-            "websocket": SameOriginOnly(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+            "websocket": SameOriginOnly(viewer_auth(URLRouter(websocket_urlpatterns))),
         }
     )
 )

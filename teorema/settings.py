@@ -147,6 +147,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "transaction_mode": "IMMEDIATE",
         "timeout": 20,
     }
+    # The test database too is a file in WAL mode: an in-memory one shares its cache between
+    # threads under table locks, and a viewer's read beside a run's write (their threads differ)
+    # failed at once with "database table is locked" where the app's own database lets both run.
+    DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -8,21 +8,22 @@ above the snapshot's, and no streamed text of a card the snapshot already shows 
 import asyncio
 from typing import Any
 
-from channels.db import database_sync_to_async
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
 from debates.live import snapshot
 from debates.live.state import LiveState, group_name, read_state
+from debates.live.viewers import on_viewers_thread
 from debates.models import Question
 
 
-@database_sync_to_async
+@on_viewers_thread
 def can_watch(question_id: int, user) -> bool:
     return Question.objects.visible_to(user).filter(pk=question_id).exists()
 
 
-@database_sync_to_async
+@on_viewers_thread
 def render_snapshot(question_id: int, state: LiveState | None) -> tuple[snapshot.Debate, str]:
     """The debate region now; once the run is over, the whole page part without the socket."""
     debate = snapshot.build(question_id, state)
@@ -52,16 +53,17 @@ class QuestionConsumer(AsyncWebsocketConsumer):
         await self.send_snapshot()
 
     async def dispatch(self, message: dict[str, Any]) -> None:
-        """A streamed fragment goes straight to its handler.
+        """Every message straight to its handler.
 
-        Channels closes stale DB connections before every handler, a trip through asgiref's one
-        shared thread that also carries every run's writes: at 50 debates each fragment waited
-        ~130 ms for it, in order, per viewer. Only the final batch touches the DB (the snapshot).
+        Channels first closes stale DB connections, a trip through asgiref's one shared thread
+        that carries every run's writes: at 50 debates each fragment waited ~130 ms for it, in
+        order, per viewer. This consumer reads the DB only on the viewers' thread, which closes
+        stale connections around each read.
         """
-        if message["type"] == "live.batch" and not message["final"]:
-            await self.live_batch(message)
-        else:
-            await super().dispatch(message)
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """The socket is one-way: whatever a client sends (nothing, from our pages) is ignored."""

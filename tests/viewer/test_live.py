@@ -7,6 +7,7 @@ page must show every card's text exactly: nothing missing, nothing doubled.
 
 import asyncio
 import re
+import threading
 from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 from decimal import Decimal
@@ -296,6 +297,21 @@ async def test_another_users_private_question_is_refused_a_shared_one_is_not(que
 
 async def test_an_unknown_question_is_refused(headers, alice, tab):
     assert not await tab(999_999, headers(alice)).open()
+
+
+async def test_a_viewer_gets_in_and_gets_its_snapshot_while_the_runs_thread_is_busy(question, headers, alice, tab):
+    """The viewers' reads (session, access, snapshot) never queue behind the runs' writes."""
+    assert await tab(question.pk, headers(alice)).open()  # the server's first call, which resumes runs, is over
+    held = threading.Event()
+    busy = asyncio.ensure_future(sync_to_async(held.wait)())  # asgiref's one thread, which carries the runs' writes
+    try:
+        viewer = tab(question.pk, headers(alice))
+        assert await viewer.open()
+        assert "v0-p1" not in viewer.page.bodies  # the snapshot came: a debate with no round yet
+        assert not busy.done()
+    finally:
+        held.set()
+        await busy
 
 
 async def test_progress_is_written_behind_the_page_in_order_and_results_before_it(question, sink):
