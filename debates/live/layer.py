@@ -9,6 +9,7 @@ viewer's queue is full instead of dropping in silence.
 """
 
 import asyncio
+import functools
 import logging
 import time
 from typing import Any
@@ -49,4 +50,10 @@ class LiveChannelLayer(InMemoryChannelLayer):
 
 def broadcasts_stay_in_process() -> bool:
     """An in-memory layer: a run's live text reaches only the sockets of the process running it."""
-    return issubclass(import_string(str(settings.CHANNEL_LAYERS["default"]["BACKEND"])), InMemoryChannelLayer)
+    return in_memory(str(settings.CHANNEL_LAYERS["default"]["BACKEND"]))
+
+
+@functools.cache
+def in_memory(backend: str) -> bool:
+    """Asked before every broadcast: the import is looked up once per backend."""
+    return issubclass(import_string(backend), InMemoryChannelLayer)
