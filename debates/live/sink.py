@@ -104,8 +104,9 @@ class LiveSink:
             return
         async with self.lock:
             await self._flush()
-            parts = self._apply(event)
-            await self._broadcast(parts, final=isinstance(event, RunFinished))
+            parts, final = self._apply(event), isinstance(event, RunFinished)
+            if parts or final:  # a round's end changes no fragment: the state goes out with the next broadcast
+                await self._broadcast(parts, final=final)
 
     async def unfinished(self) -> list[Card]:
         """The cards still in flight, with every word streamed so far: what a cancelled run keeps."""
