@@ -5,6 +5,9 @@ Every broadcast carries a per-question ``seq`` and the state it leaves is publis
 listens misses nothing and doubles nothing (see docs/architecture.md, "Live stream without loss
 or doubling").
 Fragments are rendered once here, whatever the number of viewers; the consumer only filters.
+Events wait in a queue for the next broadcast and change the state only when it goes (a reader
+never sees a change whose broadcast it will also get): a voice's first words and the end go at
+once, other words within the flush window, other steps within STEP_WINDOW.
 The sink never writes the DB: the recorder does, before a ContributionFinished reaches this sink.
 
 A broadcast on the group ``question-<id>`` is::
@@ -60,6 +63,9 @@ UNFINISHED_MARKER = re.compile(r"(?:<<|‹‹|««|≪|&lt;&lt;)[^\n>›»≫;]{
 # can start: the checks of each flush look there only, not at the whole answer again.
 MARKER_REACH = 169
 PLUMBING_OVERLAP = 7
+# Seconds a step of the page (a card started or finished, a round, the phase) waits for the steps
+# the engine emits with it, so that they go out as one message.
+STEP_WINDOW = 0.01
 
 
 def fragment(template: str, **context: Any) -> str:
@@ -84,57 +90,88 @@ class LiveSink:
         self.layer = get_channel_layer()
         self.interval = settings.TEOREMA["FLUSH_INTERVAL_MS"] / 1000
         self.state: LiveState | None = None
-        self.pending: dict[str, str] = {}  # card key -> text not yet broadcast
+        self.queued: list[Event] = []  # events not yet broadcast, in order (chunks merged when it goes)
+        self.streaming: set[str] = set()  # card keys with words in the queue
         self.raw: dict[str, str] = {}  # card key -> the text as the model sent it (cards show it cleaned)
         self.plumbed: set[str] = set()  # card keys whose raw text holds something PLUMBING matches
         self.lock = asyncio.Lock()  # seq order is send order
-        self.timer: asyncio.Task[None] | None = None
+        self.timer: asyncio.Task[None] | None = None  # the words' window
+        self.soon: asyncio.Task[None] | None = None  # the page's next step, a moment later
+        self.failed: Exception | None = None  # a broadcast's failure in the background, raised at the next emit
 
     async def emit(self, event: Event) -> None:
+        """Queue the event for the next broadcast (the engine emits a round's end and the next
+        round's start together: one message, not eight)."""
+        if self.failed is not None:
+            failed, self.failed = self.failed, None
+            raise failed
         self._load()
+        self.queued.append(event)
         if isinstance(event, ContributionChunk):
             key = card_key(event.round, event.seat)
-            first = key not in self.raw and key not in self.pending
-            self.pending[key] = self.pending.get(key, "") + event.text
+            first = key not in self.raw and key not in self.streaming
+            self.streaming.add(key)
             if first:  # a voice's first words show at once; the rest is coalesced
-                async with self.lock:
-                    await self._flush()
+                await self.flush()
             elif self.timer is None:
                 self.timer = asyncio.create_task(self._flush_later())
-            return
-        async with self.lock:
-            await self._flush()
-            parts, final = self._apply(event), isinstance(event, RunFinished)
-            if parts or final:  # a round's end changes no fragment: the state goes out with the next broadcast
-                await self._broadcast(parts, final=final)
+        elif isinstance(event, RunFinished):
+            await self.flush()
+        elif self.soon is None:
+            self.soon = asyncio.create_task(self._flush_soon())
 
     async def unfinished(self) -> list[Card]:
         """The cards still in flight, with every word streamed so far: what a cancelled run keeps."""
         self._load()
-        async with self.lock:
-            await self._flush()
+        await self.flush()
         return [card for card in self.live.cards.values() if not card.finished]
 
     async def close(self) -> None:
-        """Send what is still pending; the run is over (or stopped)."""
-        async with self.lock:
-            await self._flush()
-        if self.timer is not None:
-            self.timer.cancel()
+        """Send what is still queued; the run is over (or stopped)."""
+        await self.flush()
+        for timer in (self.timer, self.soon):
+            if timer is not None:
+                timer.cancel()
         release(self.question_id)
 
     async def _flush_later(self) -> None:
         await asyncio.sleep(self.interval)
         self.timer = None
-        async with self.lock:
-            await self._flush()
+        await self._flush_in_background()
 
-    async def _flush(self) -> None:
-        """One fragment per voice with the text gathered since the last flush."""
-        if not self.pending:
-            return
-        pending, self.pending = self.pending, {}
-        await self._broadcast([self._append(key, text) for key, text in pending.items()])
+    async def _flush_soon(self) -> None:
+        await asyncio.sleep(STEP_WINDOW)
+        self.soon = None
+        await self._flush_in_background()
+
+    async def _flush_in_background(self) -> None:
+        try:
+            await self.flush()
+        except Exception as exc:  # raised to the engine at its next event, as if emit had failed
+            self.failed = self.failed or exc
+
+    async def flush(self) -> None:
+        """One broadcast with every queued event: one fragment per voice for its words gathered
+        since the last one, in order with the other steps' fragments."""
+        async with self.lock:
+            if not self.queued:
+                return
+            queued, self.queued, self.streaming = self.queued, [], set()
+            parts: list[dict[str, Any]] = []
+            words: dict[str, str] = {}  # card key -> words since the last other step
+            for event in queued:
+                if isinstance(event, ContributionChunk):
+                    key = card_key(event.round, event.seat)
+                    words[key] = words.get(key, "") + event.text
+                    continue
+                parts += [self._append(key, text) for key, text in words.items()]
+                words = {}
+                parts += self._apply(event)
+            parts += [self._append(key, text) for key, text in words.items()]
+            if parts:  # a round's end changes no fragment: the state goes out with the next broadcast
+                await self._broadcast(parts)
+            if isinstance(queued[-1], RunFinished):  # on its own: a viewer answers it with the final page
+                await self._broadcast([], final=True)
 
     def _load(self) -> None:
         """The state once per run: a resumed run continues the seq of the run before it, so

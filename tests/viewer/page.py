@@ -23,9 +23,12 @@ class Page:
     def apply(self, message: str) -> None:
         if message.startswith('<div id="live"') and "ws-connect" not in message:
             self.over = True
-        for match in BODY.finditer(message):
-            self.bodies[match["id"]] = (match["kind"], match["html"])
-        for match in APPEND.finditer(message):
+        # In document order, as the ws extension swaps a message's elements one after the other.
+        swaps = sorted([*BODY.finditer(message), *APPEND.finditer(message)], key=lambda match: match.start())
+        for match in swaps:
+            if match.re is BODY:
+                self.bodies[match["id"]] = (match["kind"], match["html"])
+                continue
             kind, text = self.bodies[match["id"]]
             assert kind == "stream", f"text appended to the finished card {match['id']}"
             self.bodies[match["id"]] = (kind, text + match["html"])

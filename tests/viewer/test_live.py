@@ -134,6 +134,7 @@ async def start_round(sink, seats=("p1", "p2")) -> None:
     await sink.emit(RoundStarted(0, "answer", "Round 0 — independent answers", seats, labels))
     for seat, label in zip(seats, labels, strict=True):
         await sink.emit(ContributionStarted(0, seat, label, "answer"))
+    await sink.sinks[1].flush()  # shown: a tab opened from here on starts from the round
 
 
 def finished(seat: str, text: str) -> ContributionFinished:
@@ -299,6 +300,56 @@ async def test_an_unknown_question_is_refused(headers, alice, tab):
     assert not await tab(999_999, headers(alice)).open()
 
 
+async def test_the_steps_the_engine_emits_together_reach_a_viewer_as_one_message(question, sink, headers, alice, tab):
+    await start_round(sink)
+    viewer = tab(question.pk, headers(alice))
+    assert await viewer.open()
+    await sink.emit(RoundFinished(0, "done"))
+    await sink.emit(LedgerUpdated(blind_ledger()))
+    await sink.emit(PhaseChanged("Round 1 — debate", 2, 2))
+    await sink.emit(RoundStarted(1, "debate", "Round 1 — debate", ("p1", "p2"), ("Panelist A", "Panelist B")))
+    for seat, label in (("p1", "Panelist A"), ("p2", "Panelist B")):
+        await sink.emit(ContributionStarted(1, seat, label, "debate"))
+    message = await viewer.socket.receive_from(timeout=WAIT)
+    for part in ('id="ledger"', 'id="progress"', 'id="round-1"', 'id="v1-p1"', 'id="v1-p2"'):
+        assert part in message
+    assert await viewer.socket.receive_nothing(timeout=0.2)
+
+
+async def test_words_emitted_with_the_end_reach_a_viewer_before_the_final_page(
+    question, headers, alice, tab, settings, monkeypatch
+):
+    settings.TEOREMA = {**settings.TEOREMA, "FLUSH_INTERVAL_MS": 3_600_000}  # nothing goes before the end…
+    monkeypatch.setattr("debates.live.sink.STEP_WINDOW", 3600.0)  # …but a voice's first words
+    sink = Tee(Recorder(question.pk, {}), LiveSink(question.pk, Totals()))
+    await start_round(sink)
+    viewer = tab(question.pk, headers(alice))
+    assert await viewer.open()
+    await sink.emit(ContributionChunk(0, "p1", "Shard "))
+    await sink.emit(ContributionChunk(0, "p1", "by tenant."))
+    await sink.emit(finished("p1", "Shard by tenant."))
+    await sink.emit(RunFinished("done", verdict="Shard.", synthesis="## Verdict\n\nShard."))
+    messages = []
+    while not viewer.page.over:  # the final page replaces whatever came with the end
+        messages.append(await viewer.socket.receive_from(timeout=WAIT))
+        viewer.page.apply(messages[-1])
+    assert any('beforeend:#v0-p1-text">by tenant.' in message for message in messages[:-1])
+
+
+async def test_a_step_that_fails_to_render_in_the_background_fails_the_next_emit(question, sink, monkeypatch):
+    live = sink.sinks[1]
+
+    def broken(template: str, **context) -> str:
+        raise ValueError(f"{template} is broken")
+
+    await sink.emit(PanelChanged({"voices": [], "calls_planned": 3}))
+    monkeypatch.setattr("debates.live.sink.fragment", broken)
+    soon = live.soon
+    await soon  # the step went out a moment later, and failed
+    with pytest.raises(ValueError, match="is broken"):
+        await sink.emit(PhaseChanged("Round 0", 1, 2))
+
+
 async def test_a_viewer_gets_in_and_gets_its_snapshot_while_the_runs_thread_is_busy(question, headers, alice, tab):
     """The viewers' reads (session, access, snapshot) never queue behind the runs' writes."""
     assert await tab(question.pk, headers(alice)).open()  # the server's first call, which resumes runs, is over
@@ -322,6 +373,7 @@ async def test_progress_is_written_behind_the_page_in_order_and_results_before_i
     assert await Contribution.objects.filter(round__question=question, seat="p1").aexists()
     assert (await Question.objects.aget(pk=question.pk)).phase == "Round 0 — still answering"
     await sink.emit(RoundFinished(0, "done"))
+    await sink.sinks[1].flush()
     await recorder.last  # the round's row: written behind the page…
     await Round.objects.filter(question=question, index=0).aupdate(status="running")  # …or still on its way
     debate = await sync_to_async(snapshot.build)(question.pk, read_state(question.pk))
@@ -350,6 +402,7 @@ async def test_a_resumed_run_does_not_count_its_replayed_votes_twice(question, s
     resumed = Tee(Recorder(question.pk, {}), LiveSink(question.pk, stored))
     replay = finished("p1", "Shard.")
     await resumed.emit(ContributionFinished(replay.result, replayed=True))
+    await resumed.sinks[1].flush()
     totals = read_state(question.pk).totals
     assert totals.calls == 1
     assert totals.tokens == 30
