@@ -8,6 +8,7 @@ channel layer and cache, debates run inside the Daphne process. A team server se
 import math
 import os
 import secrets
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypedDict, overload
@@ -150,7 +151,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The test database too is a file in WAL mode: an in-memory one shares its cache between
     # threads under table locks, and a viewer's read beside a run's write (their threads differ)
     # failed at once with "database table is locked" where the app's own database lets both run.
-    DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}
+    # One per test process, so that two test runs of one checkout never share it.
+    DATABASES["default"]["TEST"] = {"NAME": str(Path(tempfile.gettempdir()) / f"teorema-test-{os.getpid()}.sqlite3")}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

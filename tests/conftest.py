@@ -1,9 +1,20 @@
 """Shared test setup; fixtures live next to what they fake."""
 
+from pathlib import Path
+
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 
 pytest_plugins = ["tests.fakes.fixtures"]
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The SQLite test database's WAL files, which Django's teardown leaves beside the file it removes."""
+    name = settings.DATABASES["default"].get("TEST", {}).get("NAME")
+    if name:
+        for suffix in ("-wal", "-shm"):
+            Path(f"{name}{suffix}").unlink(missing_ok=True)
 
 
 @pytest.fixture(autouse=True)
