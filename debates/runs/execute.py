@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 
 class Tee:
-    """Store first, then broadcast: a viewer never sees a step the DB does not have."""
+    """The recorder, then the live sink: a viewer never sees a result (a vote, the end) the DB does not have."""
 
     def __init__(self, *sinks: Sink) -> None:
         self.sinks = sinks
