@@ -19,6 +19,7 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
@@ -110,6 +111,7 @@ class FakeTelegramServer(ThreadedServer):
         self._next_update = 1
         self._lock = threading.Lock()
         self._new_update: asyncio.Event | None = None
+        self.on_send: Callable[[], None] | None = None  # called in the server's thread after each sendMessage
 
     # --- scripting (from any thread) ------------------------------------------------------
     def push(self, update: dict[str, Any]) -> int:
@@ -220,6 +222,8 @@ class FakeTelegramServer(ThreadedServer):
         with self._lock:
             self.sent.append(call)
             number = len(self.sent)
+        if self.on_send:
+            self.on_send()
         chat = {"id": chat_id, "type": "private", "first_name": "Asker"}
         return {"message_id": number, "date": int(time.time()), "chat": chat, "text": visible}
 

@@ -133,3 +133,19 @@ async def test_result_of_a_running_question_says_it_is_still_running(
     _, result, help_text = telegram.texts(ALLOWED)
     assert result.startswith(f"Question #{question.pk} · Queued\n\nStill running")
     assert help_text.startswith("Send me a question")
+
+
+@pytest.mark.usefixtures("panel")
+async def test_a_poller_stopped_right_after_answering_does_not_answer_again_on_restart(
+    telegram: FakeTelegramServer, config: Config, submitted: list[Question]
+) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    telegram.on_send = lambda: loop.call_soon_threadsafe(stop.set)  # stops before the next getUpdates
+    telegram.message(ALLOWED, "Is 91 prime?")
+    await poll(config, stop, long_poll_s=1)
+    telegram.on_send = None
+    telegram.message(ALLOWED, "/help")
+    await poll_until(config, lambda: len(telegram.sent) >= 2)
+    assert [q.text for q in submitted] == ["Is 91 prime?"]
+    assert len(telegram.texts(ALLOWED)) == 2
