@@ -38,6 +38,7 @@ RESYNC_AFTER = 10.0
 class QuestionConsumer(AsyncWebsocketConsumer):
     group = ""
     seq = 0
+    epoch = ""  # the count seq belongs to; "" until a live state is seen
     complete: frozenset[str] = frozenset()
     heard = 0.0  # loop time of the last broadcast or snapshot
     watchdog: asyncio.Task | None = None
@@ -77,7 +78,7 @@ class QuestionConsumer(AsyncWebsocketConsumer):
     async def send_snapshot(self) -> None:
         state = read_state(self.question_id)  # the live state first, then the DB
         debate, html = await render_snapshot(self.question_id, state)
-        self.seq, self.complete = debate.seq, frozenset(debate.complete)
+        self.seq, self.epoch, self.complete = debate.seq, debate.epoch, frozenset(debate.complete)
         self.heard = asyncio.get_running_loop().time()
         await self.send(text_data=html)
         if not debate.live:
@@ -96,17 +97,24 @@ class QuestionConsumer(AsyncWebsocketConsumer):
                 continue
             self.heard = loop.time()
             state = read_state(self.question_id)
-            if state is not None and state.seq > self.seq:
+            if state is not None and (self.recounted(state.epoch) or state.seq > self.seq):
                 await self.send_snapshot()
+
+    def recounted(self, epoch: str) -> bool:
+        """The run started its seq afresh (resumed with its state lost): what this viewer has is stale."""
+        return bool(self.epoch) and epoch != self.epoch
 
     async def live_batch(self, message: dict[str, Any]) -> None:
         """A LiveSink broadcast (format in debates/live/sink.py)."""
+        if self.recounted(message["epoch"]):
+            await self.send_snapshot()
+            return
         if message["seq"] <= self.seq:
             return  # already in the snapshot
         if message["seq"] > self.seq + 1:
             await self.send_snapshot()  # one never arrived: start again from what is stored
             return
-        self.seq, self.heard = message["seq"], asyncio.get_running_loop().time()
+        self.seq, self.epoch, self.heard = message["seq"], message["epoch"], asyncio.get_running_loop().time()
         if message["final"]:
             await self.send_snapshot()
             return

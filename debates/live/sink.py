@@ -12,11 +12,12 @@ The sink never writes the DB: the recorder does, before a ContributionFinished r
 
 A broadcast on the group ``question-<id>`` is::
 
-    {"type": "live.batch", "seq": 42, "final": False,
+    {"type": "live.batch", "seq": 42, "epoch": "9f2c01ab", "final": False,
      "parts": [{"card": "3:p1", "chunk": True, "html": "<div hx-swap-oob=…>…</div>"}, …]}
 
 ``card`` is the "<round>:<seat>" a part is about ("" for none); ``chunk`` marks streamed text
-(a viewer whose snapshot shows that card complete skips it); ``final`` ends the run.
+(a viewer whose snapshot shows that card complete skips it); ``final`` ends the run; ``epoch``
+names the count ``seq`` belongs to (a new one when a resumed run found no state to go on from).
 
 A part's HTML is the page's own fragment (``round.html#card``, ``progress.html``…): the htmx ws
 extension swaps each top-level element of a message into the element with its id. The state
@@ -191,7 +192,13 @@ class LiveSink:
 
     async def _broadcast(self, parts: list[dict[str, Any]], final: bool = False) -> None:
         self.live.seq += 1
-        message = {"type": "live.batch", "seq": self.live.seq, "parts": parts, "final": final}
+        message = {
+            "type": "live.batch",
+            "seq": self.live.seq,
+            "epoch": self.live.epoch,
+            "parts": parts,
+            "final": final,
+        }
         # A broken cache or channel layer must not stop a paid-for debate: viewers can reload.
         try:
             write_state(self.question_id, self.live)

@@ -29,6 +29,7 @@ ENDINGS = {
 class Debate:
     question: Question
     seq: int
+    epoch: str  # "" when no live state was read: any count then follows on
     phase: str
     step: int
     total: int
@@ -129,6 +130,7 @@ def build(question_id: int, state: LiveState | None) -> Debate:
     return Debate(
         question=question,
         seq=state.seq if state is not None else 0,
+        epoch=state.epoch if state is not None else "",
         phase=live.phase or question.phase,
         step=live.step,
         total=live.total,

@@ -10,6 +10,7 @@ code) is simply absent: the DB has every completed step, and the next broadcast 
 import asyncio
 import logging
 import pickle
+import secrets
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -46,9 +47,16 @@ class Totals:
         return cls(question.calls, question.tokens_in + question.tokens_out, question.cost)
 
 
+def new_epoch() -> str:
+    return secrets.token_hex(4)
+
+
 @dataclass
 class LiveState:
     seq: int = 0  # the last broadcast's number: a viewer forwards only what comes after it
+    # Which count seq belongs to: a run resumed after its state was lost counts from 1 again,
+    # and a viewer that had seen the lost count must start afresh rather than wait to catch up.
+    epoch: str = field(default_factory=new_epoch)
     phase: str = ""
     step: int = 0
     total: int = 0
@@ -67,7 +75,7 @@ def group_name(question_id: int) -> str:
 
 # Bump when LiveState or Card gains or loses a field: a state pickled by the code before would
 # lack it, and the new key makes it absent instead (the DB holds every completed step).
-STATE_VERSION = 3
+STATE_VERSION = 4
 
 
 def state_key(question_id: int) -> str:

@@ -658,6 +658,26 @@ async def test_a_run_that_stops_leaves_its_state_in_the_cache_and_a_resumed_one_
     assert (await group.receive(channel))["seq"] == cached.seq + 1
 
 
+async def test_a_run_resumed_without_its_state_is_followed_at_once_by_a_viewer_of_the_run_before(
+    question, sink, headers, alice, tab
+):
+    await start_round(sink)
+    viewer = tab(question.pk, headers(alice))
+    assert await viewer.open()
+    for word in ("Shard ", "by ", "tenant."):
+        await sink.emit(ContributionChunk(0, "p1", word))
+        await sink.sinks[1].flush()
+    await viewer.shows("v0-p1", "Shard by tenant.")
+    await sink.sinks[0].last  # the round's row, written behind the page, is in the DB long before a crash
+    release(question.pk)  # the run's process dies and its cached state is lost with it
+    await sync_to_async(cache.delete)(state_key(question.pk))
+    resumed = LiveSink(question.pk, Totals())  # counts seq from 1 again, below what the viewer saw
+    await resumed.emit(ContributionStarted(0, "p2", "Panelist B", "answer"))
+    await resumed.emit(ContributionChunk(0, "p2", "Resumed words"))
+    await viewer.shows("v0-p2", "Resumed words")
+    await resumed.close()
+
+
 def test_a_run_whose_loop_has_stopped_hands_over_nothing_and_keeps_no_reader_waiting(question):
     async def run_and_stop() -> None:  # a loop that ends without the sink closing
         write_state(question.pk, LiveState(seq=7))
