@@ -30,3 +30,27 @@ async def test_expired_messages_are_swept_at_most_once_a_second(monkeypatch):
     now[0] += layer.sweep_every
     await layer.group_send("question-1", {"type": "live.batch"})
     assert len(sweeps) == 2
+
+
+async def test_a_subscribed_member_is_handed_each_message_at_once_and_its_failure_is_not_the_others(caplog):
+    layer = LiveChannelLayer()
+    direct, queued, broken = [await layer.new_channel() for _ in range(3)]
+    for channel in (broken, direct, queued):
+        await layer.group_add("question-1", channel)
+    got: list[int] = []
+    layer.subscribe(direct, lambda message: got.append(message["seq"]))
+
+    def fails(message):
+        raise RuntimeError("a viewer's bug")
+
+    layer.subscribe(broken, fails)
+    with caplog.at_level(logging.ERROR, logger="debates.live.layer"):
+        await layer.group_send("question-1", {"type": "live.batch", "seq": 1})
+    assert got == [1]  # handed over inside group_send, not put in a queue
+    assert (await layer.receive(queued))["seq"] == 1
+    assert f"handing a message to {broken} failed" in caplog.text
+
+    layer.unsubscribe(direct)
+    await layer.group_send("question-1", {"type": "live.batch", "seq": 2})
+    assert got == [1]
+    assert (await layer.receive(direct))["seq"] == 2

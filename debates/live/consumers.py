@@ -3,9 +3,12 @@
 The order is what makes the stream exact (docs/architecture.md): join the group first (so
 broadcasts queue up), then read the live state, then the DB; forward only broadcasts whose seq is
 above the snapshot's, and no streamed text of a card the snapshot already shows complete.
+With the single-process layer, broadcasts come straight into the consumer's mailbox instead of
+through its channel's queue (live.layer), and are handled in the same order.
 """
 
 import asyncio
+import logging
 from typing import Any
 
 from channels.consumer import get_handler_name
@@ -13,9 +16,12 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
 from debates.live import snapshot
+from debates.live.mailbox import Mailbox
 from debates.live.state import LiveState, group_name, read_state
 from debates.live.viewers import on_viewers_thread
 from debates.models import Question
+
+log = logging.getLogger(__name__)
 
 
 @on_viewers_thread
@@ -42,6 +48,7 @@ class QuestionConsumer(AsyncWebsocketConsumer):
     complete: frozenset[str] = frozenset()
     heard = 0.0  # loop time of the last broadcast or snapshot
     watchdog: asyncio.Task | None = None
+    mailbox: Mailbox[dict[str, Any]] | None = None  # broadcasts handed over by an in-process layer
 
     async def connect(self) -> None:
         self.question_id = self.scope["url_route"]["kwargs"]["pk"]
@@ -50,8 +57,13 @@ class QuestionConsumer(AsyncWebsocketConsumer):
             return
         self.group = group_name(self.question_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        snapshot_sent = asyncio.get_running_loop().create_future()
+        if subscribe := getattr(self.channel_layer, "subscribe", None):
+            self.mailbox = Mailbox(self.handle_broadcast, after=snapshot_sent)
+            subscribe(self.channel_name, self.mailbox.put)
         await self.accept()
         await self.send_snapshot()
+        snapshot_sent.set_result(None)  # a mailbox's broadcasts that came meanwhile go now, after it
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Every message straight to its handler.
@@ -66,12 +78,24 @@ class QuestionConsumer(AsyncWebsocketConsumer):
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
 
+    async def handle_broadcast(self, message: dict[str, Any]) -> None:
+        """A broadcast from the mailbox, handled as Channels would (a failure closes the socket,
+        and the page's reconnect starts from a fresh snapshot)."""
+        try:
+            await self.dispatch(message)
+        except Exception:
+            log.exception("live viewer of question %s failed on a broadcast", self.question_id)
+            await self.close(code=1011)
+
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """The socket is one-way: whatever a client sends (nothing, from our pages) is ignored."""
 
     async def disconnect(self, code: int) -> None:
         if self.watchdog is not None:
             self.watchdog.cancel()
+        if self.mailbox is not None:
+            self.channel_layer.unsubscribe(self.channel_name)
+            self.mailbox.close()
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
