@@ -111,10 +111,25 @@ async def test_a_sink_failure_reaches_the_engine_and_what_follows_it_is_dropped_
     ordered = InOrder(sink)
     broken = finished("p1")
     sink.fail_on = broken
+    release = sink.hold(broken)  # it fails after the engine has gone on
     await ordered.emit(broken)
     await ordered.emit(chunk("p1", "lost"))
+    release.set()
     with pytest.raises(RuntimeError, match="the DB is gone"):
         await ordered.drain()
+    sink.fail_on = broken = finished("p2")  # failing at once: the engine's next emit hears of it
+    await ordered.emit(broken)
+    with pytest.raises(RuntimeError, match="the DB is gone"):
+        await ordered.emit(chunk("p2", "never queued"))
     await ordered.emit(PhaseChanged("Failed", 0, 0))  # the run's failure is still delivered
     await ordered.drain()
     assert sink.got == [PhaseChanged("Failed", 0, 0)]
+
+
+async def test_a_chunk_for_a_voice_with_nothing_ahead_reaches_the_sink_inside_emit():
+    """No turn of the event loop between the engine and the live sink: under load one turn
+    took 10-20 ms, and a voice's first words crossed several."""
+    sink = Recording()
+    ordered = InOrder(sink)
+    await ordered.emit(chunk("p1", "first words"))
+    assert sink.got == [chunk("p1", "first words")]

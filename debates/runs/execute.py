@@ -23,6 +23,7 @@ from debates.engine.events import (
     RunFinished,
     Sink,
 )
+from debates.live.mailbox import Mailbox
 from debates.live.sink import LiveSink
 from debates.live.state import Totals
 from debates.models import Question, Round, Status
@@ -53,12 +54,14 @@ class InOrder:
     on. A voice's events (its start, chunks, retries, end) form a lane delivered in order, lanes
     side by side, so one voice's chunks never wait behind another's vote being stored; an event
     about the whole run (phase, round, ledger, end) waits for every lane before it and holds
-    back the lanes after it. A sink's failure is raised at the next ``emit`` or ``drain``.
+    back the lanes after it. A lane with nothing ahead delivers at once (live.mailbox): a chunk
+    reaches the live sink inside ``emit``. A sink's failure is raised at the next ``emit`` or
+    ``drain``.
     """
 
     def __init__(self, sink: Sink) -> None:
         self.sink = sink
-        self.lanes: dict[tuple[int, str], Lane] = {}
+        self.lanes: dict[tuple[int, str], Mailbox[Event]] = {}
         self.barrier: asyncio.Task[None] | None = None  # the last whole-run event's delivery
         self.error: Exception | None = None
 
@@ -70,8 +73,8 @@ class InOrder:
             self.lanes = {}
             return
         if key not in self.lanes:
-            self.lanes[key] = Lane(self, self.barrier)
-        self.lanes[key].queue.put_nowait(event)
+            self.lanes[key] = Mailbox(self.deliver, after=self.barrier)
+        self.lanes[key].put(event)
 
     async def drain(self) -> None:
         """Return once the sink has every event emitted so far."""
@@ -81,7 +84,7 @@ class InOrder:
 
     def close(self) -> None:
         for lane in self.lanes.values():
-            lane.worker.cancel()
+            lane.close()
 
     async def deliver(self, event: Event) -> None:
         if self.error is None:  # after a failure, drop what follows until the engine hears of it
@@ -90,11 +93,11 @@ class InOrder:
             except Exception as exc:
                 self.error = exc
 
-    async def _after(self, event: Event | None, barrier: asyncio.Task | None, lanes: list["Lane"]) -> None:
+    async def _after(self, event: Event | None, barrier: asyncio.Task | None, lanes: list[Mailbox[Event]]) -> None:
         if barrier is not None:
             await asyncio.shield(barrier)
         for lane in lanes:
-            await lane.finish()
+            await lane.join()
         if event is not None:
             await self.deliver(event)
 
@@ -102,29 +105,6 @@ class InOrder:
         if self.error is not None:
             error, self.error = self.error, None
             raise error
-
-
-class Lane:
-    """One voice's events, delivered in order once the whole-run event before them is."""
-
-    def __init__(self, owner: InOrder, barrier: asyncio.Task | None) -> None:
-        self.queue: asyncio.Queue[Event] = asyncio.Queue()
-        self.worker = asyncio.create_task(self._run(owner, barrier))
-
-    async def _run(self, owner: InOrder, barrier: asyncio.Task | None) -> None:
-        if barrier is not None:
-            await asyncio.shield(barrier)
-        while True:
-            event = await self.queue.get()
-            await owner.deliver(event)
-            self.queue.task_done()
-
-    async def finish(self) -> None:
-        """Every event given to this lane delivered; the lane then ends."""
-        joined = asyncio.ensure_future(self.queue.join())
-        await asyncio.wait([joined, self.worker], return_when=asyncio.FIRST_COMPLETED)
-        joined.cancel()
-        self.worker.cancel()
 
 
 def lane_of(event: Event) -> tuple[int, str] | None:
