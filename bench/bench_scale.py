@@ -30,16 +30,19 @@ Idle viewers (--viewers > 0), on fresh processes: 3 steps of --viewers sockets o
 whose voice never answers; the web process's VmRSS delta / sockets per step. Other figures are
 medians over --repeat repetitions; the load average is printed before and after. The viewers
 share the machine's 2 cores with the servers, so the figures are a floor for a real deployment.
-Loopback only.
+With --dump FILE, the last repetition's tokens go there as JSON, [seconds from the first
+submission to the fake's write, lag to the viewer, token] each (a call's first token ends in
+".w0"): where in a run the late ones are. Loopback only.
 
 Usage: python bench/bench_scale.py [--debates 50] [--repeat 3] [--viewers 0] [--mode single server] [--workers 1]
-       [--sample] [--stagger 0] [--words 60]
+       [--sample] [--stagger 0] [--words 60] [--dump FILE]
 """
 
 import argparse
 import asyncio
 import contextlib
 import html
+import json
 import os
 import re
 import statistics
@@ -180,7 +183,14 @@ def streams_at_once(written: dict[str, float]) -> int:
 
 
 async def measure_debates(
-    web, processes, credentials, count: int, fake: FakeProcess, sample: bool = False, stagger: float = 0.0
+    web,
+    processes,
+    credentials,
+    count: int,
+    fake: FakeProcess,
+    sample: bool = False,
+    stagger: float = 0.0,
+    dump: Path | None = None,
 ) -> dict:
     pids = [p.pid for p in processes]
     extra = backing_pids() if len(processes) > 1 else {}
@@ -203,8 +213,13 @@ async def measure_debates(
         raise RuntimeError(f"a viewer got nothing ({[v.close_code for v in viewers]}):\n{web.output()[-3000:]}")
     ended = max(v.messages[-1][0] for v in viewers)
     seen = arrivals(viewers)
-    lags = [at - written[token] for (_, token), at in seen.items() if token in written]
-    firsts = [at - written[token] for (_, token), at in seen.items() if token.endswith(".w0") and token in written]
+    timeline = sorted(
+        (written[token] - started, at - written[token], token) for (_, token), at in seen.items() if token in written
+    )
+    lags = [lag for _, lag, _ in timeline]
+    firsts = [lag for _, lag, token in timeline if token.endswith(".w0")]
+    if dump is not None:
+        await asyncio.to_thread(dump.write_text, json.dumps(timeline))
     tokens = len(written)
     over = sum("is-over" in v.messages[-1][1] and "status-done" in v.messages[-1][1] for v in viewers)
     figures = {
@@ -262,7 +277,7 @@ async def bench_mode(mode: str, args: argparse.Namespace, fake: FakeProcess) -> 
     ):
         await measure_debates(web, processes, credentials, 1, fake)  # warm-up
         runs = [
-            await measure_debates(web, processes, credentials, args.debates, fake, args.sample, args.stagger)
+            await measure_debates(web, processes, credentials, args.debates, fake, args.sample, args.stagger, args.dump)
             for _ in range(args.repeat)
         ]
     figures = {key: statistics.median(run.get(key, 0) for run in runs) for key in runs[0]}
@@ -292,6 +307,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="debate_worker processes in mode b")
     parser.add_argument("--sample", action="store_true", help="split Teorema's CPU by component (py-spy)")
     parser.add_argument("--stagger", type=float, default=0.0, help="seconds over which submissions spread; 0: at once")
+    parser.add_argument("--dump", type=Path, help="write each token's write time and lag here (JSON)")
     args = parser.parse_args()
     print(__doc__.split("Usage:")[0])
     print(f"Settings: {args.debates} debates at once, {args.repeat} repetitions, {len(VOICES)} voices (7 calls),")
