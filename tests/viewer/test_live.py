@@ -374,7 +374,7 @@ async def test_progress_is_written_behind_the_page_in_order_and_results_before_i
     assert (await Question.objects.aget(pk=question.pk)).phase == "Round 0 — still answering"
     await sink.emit(RoundFinished(0, "done"))
     await sink.sinks[1].flush()
-    await recorder.last  # the round's row: written behind the page…
+    await recorder.written()  # the round's row: written behind the page…
     await Round.objects.filter(question=question, index=0).aupdate(status="running")  # …or still on its way
     debate = await sync_to_async(snapshot.build)(question.pk, read_state(question.pk))
     assert [r.status for r in debate.rounds] == ["done"]  # a reload meanwhile shows where the run is
@@ -383,12 +383,29 @@ async def test_progress_is_written_behind_the_page_in_order_and_results_before_i
 async def test_a_progress_write_that_fails_is_raised_at_the_next_event_once(question):
     recorder = Recorder(question.pk, {})
     await recorder.emit(LedgerUpdated({"claims": {"not JSON"}}))  # returns before the write fails
-    await asyncio.wait([recorder.last])
+    await recorder.written()
     with pytest.raises(TypeError):
         await recorder.emit(PhaseChanged("Round 1", 2, 2))
     await recorder.emit(PhaseChanged("Round 1", 2, 2))
-    await recorder.last
+    await recorder.written()
     assert (await Question.objects.aget(pk=question.pk)).phase == "Round 1"
+
+
+async def test_writes_that_queue_together_go_in_one_hop_and_a_failed_one_stops_none_after_it(question, monkeypatch):
+    recorder = Recorder(question.pk, {})
+    hops = []
+    store_each = recorder._store_each
+    monkeypatch.setattr(recorder, "_store_each", lambda events: hops.append(len(events)) or store_each(events))
+    await recorder.emit(PhaseChanged("Round 0", 1, 3))
+    await recorder.emit(LedgerUpdated({"claims": {"not JSON"}}))  # fails in the thread
+    await recorder.emit(RoundStarted(0, "answer", "Round 0", ("p1",), ("Panelist A",)))
+    await recorder.emit(finished("p1", "Shard."))  # a result: returns once written, with all before it
+    assert hops == [4]
+    stored = await Question.objects.aget(pk=question.pk)
+    assert stored.phase == "Round 0"
+    assert await Contribution.objects.filter(round__question=question, round__index=0, seat="p1").aexists()
+    with pytest.raises(TypeError):  # the ledger's failure, at the next event
+        await recorder.emit(PhaseChanged("Round 1", 2, 3))
 
 
 @pytest.mark.parametrize("cache_survived", [True, False])
@@ -668,7 +685,7 @@ async def test_a_run_resumed_without_its_state_is_followed_at_once_by_a_viewer_o
         await sink.emit(ContributionChunk(0, "p1", word))
         await sink.sinks[1].flush()
     await viewer.shows("v0-p1", "Shard by tenant.")
-    await sink.sinks[0].last  # the round's row, written behind the page, is in the DB long before a crash
+    await sink.sinks[0].written()  # the round's row, written behind the page, is in the DB long before a crash
     release(question.pk)  # the run's process dies and its cached state is lost with it
     await sync_to_async(cache.delete)(state_key(question.pk))
     resumed = LiveSink(question.pk, Totals())  # counts seq from 1 again, below what the viewer saw
