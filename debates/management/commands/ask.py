@@ -22,7 +22,7 @@ from debates.forms import AskForm
 from debates.live.cards import FINISHED_STATUSES
 from debates.live.follow import follow
 from debates.live.layer import broadcasts_stay_in_process
-from debates.live.state import LiveState
+from debates.live.state import LiveState, read_state
 from debates.models import Contribution, Criticality, Outcome, Protocol, Question, Status, Synthesis
 from debates.runs import execute
 
@@ -152,6 +152,9 @@ class Follower:
             if question.is_finished or task.done():
                 break
         await task
+        # The DB can say finished before the live state shows the last steps (the recorder goes
+        # first): once the run is over, its state is whole.
+        await self.show(read_state(self.question_id))
         return await sync_to_async(self.finish)()
 
     async def show(self, state: LiveState | None) -> None:
