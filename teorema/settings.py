@@ -160,7 +160,7 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "BACKEND": "debates.live.layer.SharedChannelLayer",
             # No read timeout: redis-py 8 times reads out after 5 s, channels_redis's own wait for
             # a message, and every socket without a broadcast for 5 s died with a 1011.
             "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": None}]},

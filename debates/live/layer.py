@@ -1,4 +1,5 @@
-"""The in-memory channel layer of the single-process mode, made cheap per message.
+"""The channel layers: the single process's in memory, made cheap per message, and the
+server's on Redis, which also keeps each run's live state (``SharedChannelLayer``, below).
 
 Channels' InMemoryChannelLayer sweeps every channel and group for expired entries on each
 receive and group send: at 150 viewers that walk cost ~96 µs per call against ~20 µs at 10, so
@@ -15,12 +16,16 @@ write; under load one turn takes 10-20 ms, and a voice's first words crossed fiv
 
 import asyncio
 import functools
+import hashlib
 import logging
 import time
 from collections.abc import Callable
 from typing import Any
 
+import redis
 from channels.layers import InMemoryChannelLayer
+from channels_redis.pubsub import RedisPubSubChannelLayer
+from channels_redis.utils import _consistent_hash, decode_hosts
 from django.conf import settings
 from django.utils.module_loading import import_string
 
@@ -81,3 +86,65 @@ def broadcasts_stay_in_process() -> bool:
 def in_memory(backend: str) -> bool:
     """Asked before every broadcast: the import is looked up once per backend."""
     return issubclass(import_string(backend), InMemoryChannelLayer)
+
+
+# A run's live state, kept in parts beside its broadcasts: KEYS[1] is the state's hash; ARGV the
+# group's channel, the message, the state's time to live, "1" to drop the parts not written, then
+# the parts written, as name, value pairs.
+PUBLISH_WITH_PARTS = """
+if ARGV[4] == '1' then redis.call('DEL', KEYS[1]) end
+redis.call('HSET', KEYS[1], unpack(ARGV, 5))
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return redis.call('PUBLISH', ARGV[1], ARGV[2])
+"""
+PUBLISH_WITH_PARTS_SHA = hashlib.sha1(PUBLISH_WITH_PARTS.encode()).hexdigest()
+
+
+class SharedChannelLayer(RedisPubSubChannelLayer):
+    """The server's layer (Redis pub/sub), which also keeps each run's live state.
+
+    A worker wrote the whole state before each broadcast (13 a second per debate) with a command
+    of its own: at 50 debates that write and the publish after it were a quarter of the worker's
+    CPU, nearly all of it redis-py's cost per command. Here both go as one script call, the state
+    in parts (``live.state``): what a broadcast changed, not all of it. The state is read from the
+    same Redis, by any process, from any thread.
+    """
+
+    def __init__(self, *args: Any, prefix: str = "asgi", **kwargs: Any) -> None:
+        super().__init__(*args, prefix=prefix, **kwargs)
+        self.prefix = prefix
+        self.hosts = decode_hosts(kwargs.get("hosts"))
+        self.readers: dict[int, redis.Redis] = {}  # shard index -> a client for any thread
+
+    def group_channel(self, group: str) -> str:
+        """The Redis channel of ``group``'s messages, as channels_redis names it."""
+        return f"{self.prefix}__group__{group}"
+
+    async def group_send_with_parts(
+        self, group: str, message: dict[str, Any], key: str, parts: dict[str, bytes], ttl: int, *, fresh: bool
+    ) -> None:
+        """Write ``parts`` of the hash ``key`` (``fresh``: drop its other parts first), then send
+        ``message`` to ``group`` as ``group_send`` does: one command, to the group's shard."""
+        # channels_redis 4.3's shard internals (pinned; the tests receive what this sends).
+        layer = self._get_layer()
+        channel = self.group_channel(group)
+        shard = layer._get_shard(channel)
+        args = (key, channel, self.serialize(message), ttl, int(fresh), *(x for part in parts.items() for x in part))
+        async with shard._lock:  # as channels_redis's own publish on this shard
+            shard._ensure_redis()
+            try:
+                await shard._redis.evalsha(PUBLISH_WITH_PARTS_SHA, 1, *args)
+            except redis.exceptions.NoScriptError:  # a new or restarted Redis: EVAL loads it
+                await shard._redis.eval(PUBLISH_WITH_PARTS, 1, *args)
+
+    def parts(self, key: str, group: str) -> dict[str, bytes]:
+        """Every part of the hash ``key`` kept with ``group``'s messages (none when it is absent)."""
+        index = _consistent_hash(self.group_channel(group), len(self.hosts))
+        reader = self.readers.get(index)
+        if reader is None:  # two threads may both build one: either serves
+            host = dict(self.hosts[index])
+            address = host.pop("address", None)
+            pool = redis.ConnectionPool.from_url(address, **host) if address else redis.ConnectionPool(**host)
+            reader = self.readers[index] = redis.Redis(connection_pool=pool)
+        found: dict[bytes, bytes] = reader.hgetall(key)  # type: ignore[assignment]  # sync client
+        return {name.decode(): part for name, part in found.items()}

@@ -1,7 +1,7 @@
 """The live side of a run: coalesce chunks, publish the live state, broadcast fragments.
 
 Every broadcast carries a per-question ``seq`` and the state it leaves is published
-(``live.state.write_state``) before it is sent, so a viewer that reads the state and then
+(``live.state.publish``) before it is sent, so a viewer that reads the state and then
 listens misses nothing and doubles nothing (see docs/architecture.md, "Live stream without loss
 or doubling").
 Fragments are rendered once here, whatever the number of viewers; the consumer only filters.
@@ -53,7 +53,7 @@ from debates.engine.events import (
     RunFinished,
 )
 from debates.live.cards import FINISHED_STATUSES, Card, RoundView, card_key, in_label_order, voice_tabs
-from debates.live.state import LiveRound, LiveState, Totals, group_name, read_state, release, write_state
+from debates.live.state import Changes, LiveRound, LiveState, Totals, publish, read_state, release
 
 log = logging.getLogger(__name__)
 # Text that may hold prompt plumbing to clean before a viewer sees it (dossier.unquote decides).
@@ -87,10 +87,10 @@ class LiveSink:
         """``stored``: the question's totals as the run starts (``Totals.stored`` of the claimed row)."""
         self.question_id = question_id
         self.stored = stored
-        self.group = group_name(question_id)
         self.layer = get_channel_layer()
         self.interval = settings.TEOREMA["FLUSH_INTERVAL_MS"] / 1000
         self.state: LiveState | None = None
+        self.changes = Changes()  # in the state since it was last written: all of it, at first
         self.queued: list[Event] = []  # events not yet broadcast, in order (chunks merged when it goes)
         self.streaming: set[str] = set()  # card keys with words in the queue
         self.raw: dict[str, str] = {}  # card key -> the text as the model sent it (cards show it cleaned)
@@ -201,14 +201,19 @@ class LiveSink:
         }
         # A broken cache or channel layer must not stop a paid-for debate: viewers can reload.
         try:
-            write_state(self.question_id, self.live)
-            await self.layer.group_send(self.group, message)
+            await publish(self.layer, self.question_id, self.live, self.changes, message)
+            self.changes = Changes(head=False, whole=False)
         except Exception:
+            self.changes.whole = True  # what is stored is unknown
             log.exception("live broadcast %s of question %s failed", message["seq"], self.question_id)
 
     # --- events -> state changes and fragments ----------------------------------------------
     def _card(self, round_index: int, seat: str, **fields: Any) -> Card:
-        card = self.live.cards.setdefault(card_key(round_index, seat), Card(round_index, seat, seat, ""))
+        """The card to change (a new one when the state has none)."""
+        key = card_key(round_index, seat)
+        self.changes.head |= key not in self.live.cards
+        self.changes.cards.add(key)
+        card = self.live.cards.setdefault(key, Card(round_index, seat, seat, ""))
         for name, value in fields.items():
             setattr(card, name, value)
         return card
@@ -241,6 +246,7 @@ class LiveSink:
 
     def _apply(self, event: Event) -> list[dict[str, Any]]:
         state = self.live
+        self.changes.head = True  # a step may change anything of it: steps are few
         match event:
             case PhaseChanged():
                 state.phase, state.step, state.total = event.phase, event.step, event.total

@@ -11,14 +11,15 @@ import asyncio
 import logging
 import pickle
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from channels.layers import BaseChannelLayer, get_channel_layer
 from django.core.cache import cache
 
 from debates.live.cards import Card
-from debates.live.layer import broadcasts_stay_in_process
+from debates.live.layer import SharedChannelLayer, broadcasts_stay_in_process
 
 if TYPE_CHECKING:
     from debates.models import Question
@@ -73,45 +74,69 @@ def group_name(question_id: int) -> str:
     return f"question-{question_id}"
 
 
-# Bump when LiveState or Card gains or loses a field: a state pickled by the code before would
-# lack it, and the new key makes it absent instead (the DB holds every completed step).
-STATE_VERSION = 4
+# Bump when LiveState or Card gains or loses a field, or the way it is stored changes: a state
+# stored by the code before would not read, and the new key makes it absent instead (the DB holds
+# every completed step).
+STATE_VERSION = 5
 
 
 def state_key(question_id: int) -> str:
     return f"live:q{STATE_VERSION}:{question_id}"
 
 
+@dataclass
+class Changes:
+    """What changed in a state since it was last written. The server's layer keeps the state in
+    parts (live.layer.SharedChannelLayer) and writes only these; anything else writes it whole."""
+
+    cards: set[str] = field(default_factory=set)  # card keys
+    head: bool = True  # anything but the cards' contents and seq (a new card is a change here)
+    whole: bool = True  # what is stored may not match: write every part afresh
+
+
 def read_state(question_id: int) -> LiveState | None:
     """The live state of a running question, or None when nothing is running (or it expired).
 
     A run of this process is copied from the sink's own object, on the run's loop (a reader in
-    another thread waits for that turn); any other is read from the cache, which answers in well
-    under a millisecond, so async code calls it directly rather than hopping threads.
+    another thread waits for that turn); any other is read from Redis or the cache, which answer
+    in well under a millisecond, so async code calls this directly rather than hopping threads.
     """
     held = _held.get(question_id)
     if held is not None and (copy := _copied(*held)) is not None:
         return copy
+    layer = get_channel_layer()
     try:
-        state = cache.get(state_key(question_id))
+        if isinstance(layer, SharedChannelLayer):
+            state = _joined(layer.parts(state_key(question_id), group_name(question_id)))
+        else:
+            state = cache.get(state_key(question_id))
     except Exception:  # unpicklable: written by an older version of this code
         log.warning("live state of question %s unreadable; starting afresh", question_id)
         return None
     return state if isinstance(state, LiveState) else None
 
 
-def write_state(question_id: int, state: LiveState) -> None:
-    """Publish the state as it is now, before the broadcast that follows it.
+async def publish(
+    layer: BaseChannelLayer, question_id: int, state: LiveState, changes: Changes, message: dict[str, Any]
+) -> None:
+    """Publish the state as it is now, then send ``message`` to the question's group.
 
     When broadcasts stay in this process only its own viewers read the state, so the sink's
     object itself is published and a reader copies it: pickling the whole state into the cache
     on every broadcast (13 a second per debate) was a twentieth of the process's CPU at 50
-    debates. ``release`` hands it to the cache when the run ends here.
+    debates. ``release`` hands it to the cache when the run ends here. The server's layer takes
+    what changed with the message, in one command.
     """
+    group = group_name(question_id)
     if broadcasts_stay_in_process():
         _held[question_id] = (state, asyncio.get_running_loop())
+    elif isinstance(layer, SharedChannelLayer):
+        parts = _parts(state, changes)
+        await layer.group_send_with_parts(group, message, state_key(question_id), parts, STATE_TTL, fresh=changes.whole)
+        return
     else:
         cache.set(state_key(question_id), state, STATE_TTL)
+    await layer.group_send(group, message)
 
 
 def release(question_id: int) -> None:
@@ -122,12 +147,36 @@ def release(question_id: int) -> None:
         cache.set(state_key(question_id), held[0], STATE_TTL)
 
 
+def _parts(state: LiveState, changes: Changes) -> dict[str, bytes]:
+    """The state's changed parts: "seq" always; "head", the rest with the cards' keys in order;
+    "card:<key>" each."""
+    parts = {"seq": str(state.seq).encode()}
+    if changes.head or changes.whole:
+        parts["head"] = _pickled((replace(state, seq=0, cards={}), list(state.cards)))
+    cards = state.cards.keys() if changes.whole else changes.cards
+    parts |= {f"card:{key}": _pickled(state.cards[key]) for key in cards}
+    return parts
+
+
+def _joined(parts: dict[str, bytes]) -> LiveState | None:
+    if "head" not in parts:
+        return None  # absent, or expired
+    state, order = pickle.loads(parts["head"])
+    state.seq = int(parts["seq"])
+    state.cards = {key: pickle.loads(parts[f"card:{key}"]) for key in order}
+    return state
+
+
+def _pickled(value: object) -> bytes:
+    return pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+
+
 # question id -> (the running sink's state, the loop it runs on), for runs of this process.
 _held: dict[int, tuple[LiveState, asyncio.AbstractEventLoop]] = {}
 
 
 def _copy(state: LiveState) -> LiveState:
-    return pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))  # what the cache would hand back
+    return pickle.loads(_pickled(state))  # what the cache would hand back
 
 
 def _copied(state: LiveState, loop: asyncio.AbstractEventLoop) -> LiveState | None:

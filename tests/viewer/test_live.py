@@ -8,11 +8,12 @@ page must show every card's text exactly: nothing missing, nothing doubled.
 import asyncio
 import re
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+import redis
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
@@ -38,14 +39,16 @@ from debates.engine.events import (
 from debates.live import consumers, snapshot
 from debates.live.cards import dom_id
 from debates.live.consumers import QuestionConsumer
+from debates.live.layer import SharedChannelLayer
 from debates.live.sink import LiveSink
-from debates.live.state import LiveState, Totals, read_state, release, state_key, write_state
+from debates.live.state import Changes, LiveState, Totals, publish, read_state, release, state_key
 from debates.models import Contribution, Question, Round
 from debates.runs import execute, tasks
 from debates.runs.execute import Tee
 from debates.runs.recorder import Recorder
 from teorema.asgi import application
 from tests.fakes.provider_server import Script
+from tests.integration import cluster as deploy
 from tests.viewer.page import Page
 from tests.viewer.test_ledger_page import BLIND
 from tests.waiting import wait_for
@@ -697,15 +700,104 @@ async def test_a_run_resumed_without_its_state_is_followed_at_once_by_a_viewer_o
 
 def test_a_run_whose_loop_has_stopped_hands_over_nothing_and_keeps_no_reader_waiting(question):
     async def run_and_stop() -> None:  # a loop that ends without the sink closing
-        write_state(question.pk, LiveState(seq=7))
+        await publish(get_channel_layer(), question.pk, LiveState(seq=7), Changes(), {"type": "live.batch"})
 
     asyncio.run(run_and_stop())
     assert read_state(question.pk) is None
 
 
-async def test_with_a_layer_shared_by_processes_each_state_is_written_to_the_cache(question, settings):
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer"}}
-    write_state(question.pk, LiveState(seq=3))
+@pytest.fixture
+def redis_url() -> Iterator[str]:
+    """A Redis database of this test's own."""
+    deploy.require_services()
+    with deploy.redis_database() as url:
+        yield url
+
+
+@pytest.mark.services
+async def test_with_any_other_layer_shared_by_processes_the_cache_gets_each_state_whole(question, redis_url, settings):
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer", "CONFIG": {"hosts": [redis_url]}}
+    }
+    live = LiveSink(question.pk, Totals())
+    await start_round(Tee(Recorder(question.pk, {}), live))
     cached = await sync_to_async(cache.get)(state_key(question.pk))
-    assert isinstance(cached, LiveState)
-    assert cached.seq == 3
+    assert cached == live.state
+    assert read_state(question.pk) == live.state
+    await live.close()
+
+
+@pytest.fixture
+def shared(redis_url, settings) -> SharedChannelLayer:
+    """The server's channel layer, which keeps the live state."""
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": "debates.live.layer.SharedChannelLayer", "CONFIG": {"hosts": [redis_url]}}
+    }
+    return get_channel_layer()
+
+
+@pytest.mark.services
+async def test_a_shared_state_is_kept_in_parts_and_a_broadcast_writes_only_what_changed(question, shared, monkeypatch):
+    writes: list[tuple[list[str], bool]] = []
+    send = shared.group_send_with_parts
+
+    async def recorded(group, message, key, parts, ttl, *, fresh):
+        writes.append((sorted(parts), fresh))
+        await send(group, message, key, parts, ttl, fresh=fresh)
+
+    monkeypatch.setattr(shared, "group_send_with_parts", recorded)
+    channel = await shared.new_channel()
+    await shared.group_add(f"question-{question.pk}", channel)
+    live = LiveSink(question.pk, Totals())
+    await start_round(Tee(Recorder(question.pk, {}), live))
+    assert writes == [(["card:0:p1", "card:0:p2", "head", "seq"], True)]  # all of it, afresh
+    await live.emit(ContributionChunk(0, "p1", "Shard "))  # a voice's first words go at once
+    await live.emit(ContributionChunk(0, "p2", "Replicate "))
+    await live.emit(ContributionChunk(0, "p1", "by tenant."))
+    await live.emit(ContributionChunk(0, "p2", "twice."))
+    await live.flush()
+    assert writes[1:] == [
+        (["card:0:p1", "seq"], False),
+        (["card:0:p2", "seq"], False),
+        (["card:0:p1", "card:0:p2", "seq"], False),
+    ]
+    read = await asyncio.to_thread(read_state, question.pk)  # another thread, as a view reads it
+    assert read == live.state
+    assert list(read.cards) == list(live.state.cards)  # in the order the page shows them
+    await live.emit(LedgerUpdated({"claims": []}))
+    await live.flush()
+    assert writes[-1] == (["head", "seq"], False)
+    assert [(await shared.receive(channel))["seq"] for _ in writes] == list(range(1, len(writes) + 1))
+    await live.close()
+
+
+@pytest.mark.services
+async def test_after_a_failed_write_of_a_shared_state_the_next_writes_it_whole(question, shared, monkeypatch):
+    live = LiveSink(question.pk, Totals())
+    await start_round(Tee(Recorder(question.pk, {}), live))
+    send = shared.group_send_with_parts
+    afresh: list[bool] = []
+
+    async def down_once(group, message, key, parts, ttl, *, fresh):
+        afresh.append(fresh)
+        if len(afresh) == 1:
+            raise ConnectionError("Redis restarted")
+        await send(group, message, key, parts, ttl, fresh=fresh)
+
+    monkeypatch.setattr(shared, "group_send_with_parts", down_once)
+    await live.emit(ContributionChunk(0, "p1", "Shard "))  # its broadcast is lost: the run goes on
+    await live.emit(ContributionChunk(0, "p2", "Replicate."))
+    await live.flush()
+    assert afresh == [False, True]
+    assert read_state(question.pk) == live.state
+    await live.close()
+
+
+@pytest.mark.services
+async def test_a_restarted_redis_that_lost_the_script_is_sent_it_again(question, redis_url, shared):
+    live = LiveSink(question.pk, Totals())
+    await start_round(Tee(Recorder(question.pk, {}), live))
+    redis.Redis.from_url(redis_url).script_flush()
+    await live.emit(ContributionChunk(0, "p1", "Shard "))
+    assert read_state(question.pk).cards["0:p1"].text == "Shard "
+    await live.close()
