@@ -3,8 +3,8 @@
 The order is what makes the stream exact (docs/architecture.md): join the group first (so
 broadcasts queue up), then read the live state, then the DB; forward only broadcasts whose seq is
 above the snapshot's, and no streamed text of a card the snapshot already shows complete.
-With the single-process layer, broadcasts come straight into the consumer's mailbox instead of
-through its channel's queue (live.layer), and are handled in the same order.
+With our layers (live.layer), broadcasts come straight into the consumer's mailbox instead of
+through its channel's queue, and are handled in the same order.
 """
 
 import asyncio

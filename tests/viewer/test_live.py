@@ -39,7 +39,7 @@ from debates.engine.events import (
 from debates.live import consumers, snapshot
 from debates.live.cards import dom_id
 from debates.live.consumers import QuestionConsumer
-from debates.live.layer import SharedChannelLayer
+from debates.live.layer import Handoff, SharedChannelLayer
 from debates.live.sink import LiveSink
 from debates.live.state import Changes, LiveState, Totals, publish, read_state, release, state_key
 from debates.models import Contribution, Question, Round
@@ -800,4 +800,32 @@ async def test_a_restarted_redis_that_lost_the_script_is_sent_it_again(question,
     redis.Redis.from_url(redis_url).script_flush()
     await live.emit(ContributionChunk(0, "p1", "Shard "))
     assert read_state(question.pk).cards["0:p1"].text == "Shard "
+    await live.close()
+
+
+@pytest.mark.services
+async def test_on_a_server_broadcasts_go_from_redis_straight_to_each_viewers_mailbox(
+    question, shared, headers, alice, tab
+):
+    live = LiveSink(question.pk, Totals())
+    sink = Tee(Recorder(question.pk, {}), live)
+    await start_round(sink)
+    viewers = [tab(question.pk, headers(alice)) for _ in range(2)]
+    for viewer in viewers:
+        assert await viewer.open()
+
+    def handed_over() -> int:
+        return sum(isinstance(queue, Handoff) for queue in shared._get_layer().channels.values())
+
+    assert handed_over() == 2  # no queue and no task between Redis and a consumer
+    for word in ("Shard ", "by ", "tenant."):
+        await sink.emit(ContributionChunk(0, "p1", word))
+        await live.flush()
+    for viewer in viewers:
+        await viewer.shows("v0-p1", "Shard by tenant.")
+    await viewers[0].close()
+    assert handed_over() == 1
+    await sink.emit(ContributionChunk(0, "p1", " Twice."))
+    await live.flush()
+    await viewers[1].shows("v0-p1", "Shard by tenant. Twice.")
     await live.close()
