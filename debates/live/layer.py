@@ -181,6 +181,11 @@ class Handoff:
         self.layer = layer
         self.deliver = deliver
 
+    async def get(self) -> bytes:
+        """A receive that starts after the handover (Channels' starts before it) waits for
+        nothing: the messages go to the subscriber."""
+        return await asyncio.get_running_loop().create_future()
+
     def put_nowait(self, data: bytes) -> None:
         try:
             self.deliver(self.layer.deserialized(data))

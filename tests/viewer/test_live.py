@@ -829,3 +829,20 @@ async def test_on_a_server_broadcasts_go_from_redis_straight_to_each_viewers_mai
     await live.flush()
     await viewers[1].shows("v0-p1", "Shard by tenant. Twice.")
     await live.close()
+
+
+@pytest.mark.services
+async def test_a_receive_on_a_handed_over_channel_waits_and_its_cancel_drops_the_channel(shared):
+    channel = await shared.new_channel()
+    delivered: list[dict] = []
+    shared.subscribe(channel, delivered.append)
+    late = asyncio.create_task(shared.receive(channel))  # as if Channels asked after the handover
+    await shared.send(channel, {"type": "live.batch", "seq": 1})
+    await wait_for(lambda: delivered, "the message at the subscriber")
+    assert delivered == [{"type": "live.batch", "seq": 1}]
+    assert not late.done()
+    shared.unsubscribe(channel)
+    late.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await late
+    assert channel not in shared._get_layer().channels  # and its Redis subscription with it
