@@ -151,12 +151,15 @@ class SharedChannelLayer(RedisPubSubChannelLayer):
         channel = self.group_channel(group)
         shard = layer._get_shard(channel)
         args = (key, channel, self.serialize(message), ttl, int(fresh), *(x for part in parts.items() for x in part))
-        async with shard._lock:  # as channels_redis's own publish on this shard
-            shard._ensure_redis()
-            try:
-                await shard._redis.evalsha(PUBLISH_WITH_PARTS_SHA, 1, *args)
-            except redis.exceptions.NoScriptError:  # a new or restarted Redis: EVAL loads it
-                await shard._redis.eval(PUBLISH_WITH_PARTS, 1, *args)
+        # Not under the shard's lock, as channels_redis's publish is: that lock let one command
+        # at a time through for every run of the process, each waiting out the round trips
+        # ahead of it. The client's pool gives each its own connection; a run's broadcasts keep
+        # their order (its sink waits for each before the next).
+        shard._ensure_redis()
+        try:
+            await shard._redis.evalsha(PUBLISH_WITH_PARTS_SHA, 1, *args)
+        except redis.exceptions.NoScriptError:  # a new or restarted Redis: EVAL loads it
+            await shard._redis.eval(PUBLISH_WITH_PARTS, 1, *args)
 
     def parts(self, key: str, group: str) -> dict[str, bytes]:
         """Every part of the hash ``key`` kept with ``group``'s messages (none when it is absent)."""
