@@ -64,10 +64,7 @@ class LiveChannelLayer(InMemoryChannelLayer):
         expires = time.time() + self.expiry
         for channel in list(self.groups.get(group, ())):
             if (deliver := self.subscribers.get(channel)) is not None:
-                try:
-                    deliver(message)
-                except Exception:  # one viewer's fault is not the run's, nor the other viewers'
-                    log.exception("handing a message to %s failed", channel)
+                hand_over(deliver, message, channel)
                 continue
             queue = self.channels.get(channel)
             if queue is None:
@@ -76,6 +73,14 @@ class LiveChannelLayer(InMemoryChannelLayer):
                 queue.put_nowait((expires, message))
             except asyncio.QueueFull:
                 log.warning("channel %s is full: a viewer that stopped reading misses a message", channel)
+
+
+def hand_over[T](deliver: Callable[[T], None], message: T, channel: str) -> None:
+    """A message to a subscriber: one viewer's fault is not the run's, nor the other viewers'."""
+    try:
+        deliver(message)
+    except Exception:
+        log.exception("handing a message to %s failed", channel)
 
 
 def broadcasts_stay_in_process() -> bool:
@@ -122,7 +127,7 @@ class SharedChannelLayer(RedisPubSubChannelLayer):
         """As ``LiveChannelLayer.subscribe``: what reaches this process for ``channel`` (its
         groups' messages too) goes to ``deliver`` instead of the channel's queue, deserialized
         once for all of this process's viewers of a group."""
-        self._get_layer().channels[channel] = Handoff(self, deliver)
+        self._get_layer().channels[channel] = Handoff(self, channel, deliver)
 
     def unsubscribe(self, channel: str) -> None:
         """Back to a queue, which channels_redis drops, with the channel's Redis subscription,
@@ -180,8 +185,9 @@ class Handoff:
     waited three turns of the event loop (the consumer's receive, Channels' wait on it, the
     consumer's task) and was deserialized once per viewer."""
 
-    def __init__(self, layer: SharedChannelLayer, deliver: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(self, layer: SharedChannelLayer, channel: str, deliver: Callable[[dict[str, Any]], None]) -> None:
         self.layer = layer
+        self.channel = channel
         self.deliver = deliver
 
     async def get(self) -> bytes:
@@ -190,7 +196,7 @@ class Handoff:
         return await asyncio.get_running_loop().create_future()
 
     def put_nowait(self, data: bytes) -> None:
-        try:
-            self.deliver(self.layer.deserialized(data))
-        except Exception:  # one viewer's fault is not the other viewers'
-            log.exception("handing a message to a subscriber failed")
+        hand_over(self._deliver, data, self.channel)
+
+    def _deliver(self, data: bytes) -> None:
+        self.deliver(self.layer.deserialized(data))
