@@ -314,7 +314,8 @@ def main() -> None:
     print(f"{args.words} tokens per answer, {args.tps:g} tokens/s after {args.first_token:g} s; {os.cpu_count()} CPUs;")
     print(f"submitted {f'evenly over {args.stagger:g} s' if args.stagger else 'all at once'}.")
     pace = Pace(args.first_token, args.tps, args.words)
-    paces = dict.fromkeys(VOICES, pace) | {MODERATOR: Pace(args.first_token, args.tps, args.words, SYNTHESIS)}
+    synthesis = Pace(args.first_token, args.tps, args.words, SYNTHESIS, lead=True)
+    paces = dict.fromkeys(VOICES, pace) | {MODERATOR: synthesis}
     with FakeProcess(paces | {"it-idle": Pace(3600, 1, 1)}, suffix=SUFFIX) as fake:
         for mode in args.mode:
             if mode == "server" and (reason := deploy.services_unavailable()):

@@ -37,6 +37,10 @@ class Pace:
     tokens_per_second: float = 20.0
     words: int = 60
     prefix: str | None = None  # this model's own prefix instead of the common one
+    # The first unique word before the prefix, on a line of its own: the call's first written
+    # word is then one a client can follow (a voice's first words are shown at once, later ones
+    # within the coalescing window).
+    lead: bool = False
 
 
 @dataclass(frozen=True)
@@ -137,10 +141,11 @@ def serve(config: dict, port: int, report: Path) -> None:
     server = FakeProviderServer(port=port)
     for model, pace in config["paces"].items():
 
-        def answer(request, words=pace["words"], own=pace["prefix"]) -> str:
+        def answer(request, words=pace["words"], own=pace["prefix"], lead=pace["lead"]) -> str:
             arrived.append([request.model, request.number, time.time()])
-            text = " ".join(f"{request.model}.{request.number}.w{i}" for i in range(words))
-            return (prefix if own is None else own) + text + suffix
+            unique = [f"{request.model}.{request.number}.w{i}" for i in range(words)]
+            first = f"{unique.pop(0)}\n" if lead and unique else ""
+            return first + (prefix if own is None else own) + " ".join(unique) + suffix
 
         server.script(model, Script(answer=answer, first_token_delay=pace["first_token"],
                                     tokens_per_second=pace["tokens_per_second"]))  # fmt: skip
