@@ -606,6 +606,22 @@ async def test_a_voices_first_words_go_out_at_once_the_rest_in_the_next_flush(qu
     await viewer.shows("v0-p1", "Replicas first, then shard.")
 
 
+async def test_words_wait_one_window_after_the_last_broadcast_not_after_they_came(
+    question, headers, alice, tab, settings
+):
+    settings.TEOREMA = {**settings.TEOREMA, "FLUSH_INTERVAL_MS": 3_600_000}
+    live = LiveSink(question.pk, Totals())
+    sink = Tee(Recorder(question.pk, {}), live)
+    viewer = tab(question.pk, headers(alice))
+    assert await viewer.open()
+    await start_round(sink)
+    await sink.emit(ContributionChunk(0, "p1", "Replicas "))
+    await viewer.shows("v0-p1", "Replicas ")
+    live.sent_at -= live.interval  # a window has passed since that broadcast, with nothing to send
+    await sink.emit(ContributionChunk(0, "p1", "first."))  # so these words need not wait another
+    await viewer.shows("v0-p1", "Replicas first.")
+
+
 def lose_next_broadcast(monkeypatch) -> None:
     """The channel layer drops the next group send, as the Redis layer can when a receive is cancelled."""
     layer = get_channel_layer()
