@@ -588,13 +588,20 @@ async def test_a_cancel_keeps_every_card_with_what_it_had_written(
     assert (await sync_to_async(Round.objects.get)(question=question, index=cut.index)).status == "cancelled"
 
 
-async def test_a_voices_first_words_go_out_at_once_the_rest_in_the_next_flush(question, headers, alice, tab, settings):
-    settings.TEOREMA = {**settings.TEOREMA, "FLUSH_INTERVAL_MS": 3_600_000}  # a window no test outlasts
+@pytest.fixture
+async def watched(question, headers, alice, tab, settings):
+    """(the live sink, the run's sink, a viewer) for a round under way, with a window no test outlasts."""
+    settings.TEOREMA = {**settings.TEOREMA, "FLUSH_INTERVAL_MS": 3_600_000}
     live = LiveSink(question.pk, Totals())
     sink = Tee(Recorder(question.pk, {}), live)
     viewer = tab(question.pk, headers(alice))
     assert await viewer.open()
     await start_round(sink)
+    return live, sink, viewer
+
+
+async def test_a_voices_first_words_go_out_at_once_the_rest_in_the_next_flush(watched):
+    live, sink, viewer = watched
     await sink.emit(ContributionChunk(0, "p1", "Replicas "))
     await viewer.shows("v0-p1", "Replicas ")  # no window to wait for
     await sink.emit(ContributionChunk(0, "p1", "first, "))
@@ -606,15 +613,8 @@ async def test_a_voices_first_words_go_out_at_once_the_rest_in_the_next_flush(qu
     await viewer.shows("v0-p1", "Replicas first, then shard.")
 
 
-async def test_words_wait_one_window_after_the_last_broadcast_not_after_they_came(
-    question, headers, alice, tab, settings
-):
-    settings.TEOREMA = {**settings.TEOREMA, "FLUSH_INTERVAL_MS": 3_600_000}
-    live = LiveSink(question.pk, Totals())
-    sink = Tee(Recorder(question.pk, {}), live)
-    viewer = tab(question.pk, headers(alice))
-    assert await viewer.open()
-    await start_round(sink)
+async def test_words_wait_one_window_after_the_last_broadcast_not_after_they_came(watched):
+    live, sink, viewer = watched
     await sink.emit(ContributionChunk(0, "p1", "Replicas "))
     await viewer.shows("v0-p1", "Replicas ")
     live.sent_at -= live.interval  # a window has passed since that broadcast, with nothing to send
