@@ -10,7 +10,8 @@ writes each token; a websocket viewer per debate, in this process, stamps when t
 carrying it arrives. Per repetition, --debates debates are submitted at once through the JSON
 API, each watched until its socket closes (the run is over):
 
-- chunk-to-client latency: arrival - write for every token, p50 and p95; it includes the live
+- chunk-to-client latency: arrival - write for every token streamed to a viewer (not those
+  already in the snapshot it connected to: a count apart), p50 and p95; it includes the live
   sink's coalescing window (TEOREMA_FLUSH_INTERVAL_MS, 75 ms) for all but a voice's first words;
 - first token: the same for the first token of each call (what a person waits for beyond the
   provider's own time to first token);
@@ -18,6 +19,8 @@ API, each watched until its socket closes (the run is over):
   repetition / tokens written * 1000; PostgreSQL (postmaster with its reaped backends) and Redis
   apart in mode b (shared servers: upper bounds). With --sample, py-spy on each of Teorema's
   processes (bench/spy.py: the GIL holder's stack, 100 a second) splits that CPU by component;
+- machine busy at the start: the share of all CPUs not idle (/proc/stat) over the first
+  --start-window seconds after the first submission, when every debate starts at once;
 - debates per minute: debates / (last socket closed - first submission) * 60; websocket
   messages per 1,000 tokens; RSS per running debate (peak summed VmRSS while running - before) /
   debates, first batch after a warm-up debate.
@@ -35,7 +38,7 @@ submission to the fake's write, lag to the viewer, token] each (a call's first t
 ".w0"): where in a run the late ones are. Loopback only.
 
 Usage: python bench/bench_scale.py [--debates 50] [--repeat 3] [--viewers 0] [--mode single server] [--workers 1]
-       [--sample] [--stagger 0] [--words 60] [--dump FILE]
+       [--sample] [--stagger 0] [--start-window 2] [--words 60] [--dump FILE]
 """
 
 import argparse
@@ -95,6 +98,18 @@ def rss_mib(pid: int) -> float:
     return int(line.split()[1]) / 1024
 
 
+def machine_ticks() -> tuple[int, int]:
+    """(all, idle) CPU ticks of the whole machine so far (/proc/stat's first line; idle + iowait)."""
+    ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return sum(ticks), ticks[3] + ticks[4]
+
+
+def busy_share(before: tuple[int, int], after: tuple[int, int]) -> float:
+    """Percent of all CPUs busy between two machine_ticks()."""
+    total, idle = after[0] - before[0], after[1] - before[1]
+    return 100 * (1 - idle / total) if total else 0.0
+
+
 def load() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
@@ -152,15 +167,21 @@ async def run_batch(
     return await asyncio.wait_for(asyncio.gather(*(one(i) for i in range(count))), 900)
 
 
-def arrivals(viewers: list[Viewer]) -> dict[tuple[int, str], float]:
-    """(viewer, token) -> when the viewer first received it, in any message after the snapshot it
-    connected to (a streamed fragment, a whole card, or a later snapshot that made a gap good)."""
-    first: dict[tuple[int, str], float] = {}
+def arrivals(viewers: list[Viewer]) -> tuple[dict[tuple[int, str], float], set[tuple[int, str]]]:
+    """(viewer, token) -> when the viewer first received it streamed: in any message after the
+    snapshot it connected to (a fragment, a whole card, or a later snapshot that made a gap good);
+    and the (viewer, token) pairs that snapshot already held. Those are not streamed to that viewer:
+    a whole card at the end of the round repeats them, and counting that as their arrival made a
+    viewer that connected a moment late seem to wait seconds for words it had at once."""
+    streamed: dict[tuple[int, str], float] = {}
+    shown: set[tuple[int, str]] = set()
     for number, viewer in enumerate(viewers):
+        shown |= {(number, token) for token in TOKEN.findall(html.unescape(viewer.messages[0][1]))}
         for arrived, message in viewer.messages[1:]:
             for token in TOKEN.findall(html.unescape(message)):
-                first.setdefault((number, token), arrived)
-    return first
+                if (number, token) not in shown:
+                    streamed.setdefault((number, token), arrived)
+    return streamed, shown
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -191,6 +212,7 @@ async def measure_debates(
     sample: bool = False,
     stagger: float = 0.0,
     dump: Path | None = None,
+    start_window: float = 2.0,
 ) -> dict:
     pids = [p.pid for p in processes]
     extra = backing_pids() if len(processes) > 1 else {}
@@ -199,10 +221,12 @@ async def measure_debates(
         each0 = {p.name: cpu_seconds(p.pid) for p in processes}
         extra0 = {name: cpu_seconds(pid, children=True) for name, pid in extra.items()}
         rss0, peak = sum(rss_mib(pid) for pid in pids), 0.0
-        started = time.time()
+        started, machine0, start_busy = time.time(), machine_ticks(), None
         batch = asyncio.create_task(run_batch(web, credentials, count, stagger))
         while not batch.done():
             peak = max(peak, sum(rss_mib(pid) for pid in pids))
+            if start_busy is None and time.time() - started >= start_window:
+                start_busy = busy_share(machine0, machine_ticks())
             await asyncio.sleep(0.1)
         viewers = batch.result()
         each = {p.name: cpu_seconds(p.pid) - each0[p.name] for p in processes}
@@ -212,7 +236,7 @@ async def measure_debates(
     if not all(v.messages for v in viewers):
         raise RuntimeError(f"a viewer got nothing ({[v.close_code for v in viewers]}):\n{web.output()[-3000:]}")
     ended = max(v.messages[-1][0] for v in viewers)
-    seen = arrivals(viewers)
+    seen, shown = arrivals(viewers)
     timeline = sorted(
         (written[token] - started, at - written[token], token) for (_, token), at in seen.items() if token in written
     )
@@ -227,6 +251,7 @@ async def measure_debates(
         "chunk-to-client p95 ms": percentile(lags, 0.95) * 1000,
         "first token p50 ms": statistics.median(firsts) * 1000,
         "first token p95 ms": percentile(firsts, 0.95) * 1000,
+        f"machine busy, first {start_window:g} s %": start_busy if start_busy is not None else float("nan"),
         "CPU s/1k tokens": cpu / tokens * 1000,
     }
     if len(each) > 1:
@@ -246,7 +271,10 @@ async def measure_debates(
         "RSS MiB/debate": (peak - rss0) / count,
         "tokens streamed": tokens,
         "streams at once, at most": streams_at_once(written),
-        "tokens never at a viewer": sum(1 for token in written if not any((n, token) in seen for n in range(count))),
+        "tokens never at a viewer": sum(
+            1 for token in written if not any((n, token) in seen or (n, token) in shown for n in range(count))
+        ),
+        "tokens in a connect snapshot": len(shown),
         "finished": over,
     }
     return figures
@@ -277,7 +305,9 @@ async def bench_mode(mode: str, args: argparse.Namespace, fake: FakeProcess) -> 
     ):
         await measure_debates(web, processes, credentials, 1, fake)  # warm-up
         runs = [
-            await measure_debates(web, processes, credentials, args.debates, fake, args.sample, args.stagger, args.dump)
+            await measure_debates(
+                web, processes, credentials, args.debates, fake, args.sample, args.stagger, args.dump, args.start_window
+            )
             for _ in range(args.repeat)
         ]
     figures = {key: statistics.median(run.get(key, 0) for run in runs) for key in runs[0]}
@@ -307,6 +337,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="debate_worker processes in mode b")
     parser.add_argument("--sample", action="store_true", help="split Teorema's CPU by component (py-spy)")
     parser.add_argument("--stagger", type=float, default=0.0, help="seconds over which submissions spread; 0: at once")
+    parser.add_argument("--start-window", type=float, default=2.0, help="seconds of 'machine busy at the start'")
     parser.add_argument("--dump", type=Path, help="write each token's write time and lag here (JSON)")
     args = parser.parse_args()
     print(__doc__.split("Usage:")[0])
