@@ -1,8 +1,10 @@
 """The JSON API: token auth, the same validation as the form, the debate as JSON, no key."""
 
 import json
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from debates.models import ApiToken, Contribution, Question, Round
 from debates.tokens import assign_secret
@@ -44,6 +46,20 @@ def test_asking_needs_a_valid_token(client, offline_panel, no_runs, headers):
     response = post(client, {"text": "Shard?", "panel": "offline"}, **headers)
     assert response.status_code == 401
     assert "Bearer" in response.json()["error"]
+
+
+def test_a_tokens_last_use_is_written_once_a_minute_at_most(client, token, alice, offline_panel, make_question):
+    question = make_question(alice, offline_panel, status="done")
+    url = f"/api/questions/{question.pk}"
+    assert client.get(url, **token).status_code == 200
+    used = ApiToken.objects.get()
+    assert used.last_used_at is not None  # a first use is written at once
+
+    for ago, written in [(timedelta(seconds=30), False), (timedelta(minutes=2), True)]:
+        then = timezone.now() - ago
+        ApiToken.objects.update(last_used_at=then)
+        assert client.get(url, **token).status_code == 200
+        assert (ApiToken.objects.get().last_used_at != then) is written
 
 
 def test_a_browser_session_cannot_post_without_a_token(client, alice, offline_panel, no_runs):
