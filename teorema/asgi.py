@@ -13,6 +13,7 @@ from debates.live.origin import SameOriginOnly  # noqa: E402
 from debates.live.routing import websocket_urlpatterns  # noqa: E402
 from debates.live.viewers import viewer_auth  # noqa: E402  (needs the app registry)
 from debates.runs.tasks import ResumeOnFirstCall  # noqa: E402
+from teorema.heap import freeze_loaded  # noqa: E402
 
 application = ResumeOnFirstCall(
     ProtocolTypeRouter(
@@ -22,3 +23,4 @@ application = ResumeOnFirstCall(
         }
     )
 )
+freeze_loaded()  # the app is loaded: see teorema.heap

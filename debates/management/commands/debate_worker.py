@@ -23,6 +23,7 @@ from django_tasks_db.utils import exclusive_transaction
 
 from debates.live.layer import broadcasts_stay_in_process
 from debates.runs import execute, lease
+from teorema.heap import freeze_loaded
 
 log = logging.getLogger("debates.worker")
 
@@ -108,4 +109,5 @@ class Command(BaseCommand):
             raise CommandError("A worker needs REDIS_URL: its stream must reach viewers on the web processes.")
         if concurrency < 1 or interval <= 0 or drain < 0:
             raise CommandError("--concurrency must be at least 1, --interval positive, --drain not negative.")
+        freeze_loaded()
         uvloop.run(Worker(concurrency, interval, drain).serve())  # C event loop: see teorema/serve.py

@@ -1,0 +1,18 @@
+"""A server process's loaded heap, kept out of the garbage collector's full collections.
+
+A full collection walks every object the collector tracks, and the process stops meanwhile.
+Loaded, the web and the worker each hold 110-150 thousand such objects (Django, the app and
+their modules), which live as long as the process; with 50 debates submitted at once, each
+process ran a full collection in the first two seconds, 80-110 ms in which no viewer got a word.
+Frozen, those objects are never walked again. Interleaved pairs at 50 debates, first-token p95
+(medians): web + worker 33.6 -> 15.9 ms (8 pairs), single process 28.1 -> 19.8 ms (5 pairs),
+better in every pair (docs/benchmarks.md, ninth pass).
+"""
+
+import gc
+
+
+def freeze_loaded() -> None:
+    """Freeze what is alive now; collect first, so that no garbage is frozen with it."""
+    gc.collect()
+    gc.freeze()
