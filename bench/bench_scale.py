@@ -21,6 +21,9 @@ API, each watched until its socket closes (the run is over):
   processes (bench/spy.py: the GIL holder's stack, 100 a second) splits that CPU by component;
 - machine busy at the start: the share of all CPUs not idle (/proc/stat) over the first
   --start-window seconds after the first submission, when every debate starts at once;
+- garbage collections: every Teorema process starts with bench/gcwatch on its PYTHONPATH, which
+  logs each collection of 2 ms or more (a pause of the whole process, its event loop with it);
+  the longest during the batch, and how many took over 20 ms;
 - debates per minute: debates / (last socket closed - first submission) * 60; websocket
   messages per 1,000 tokens; RSS per running debate (peak summed VmRSS while running - before) /
   debates, first batch after a warm-up debate.
@@ -57,6 +60,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+GCWATCH = ROOT / "bench" / "gcwatch"  # put on the servers' PYTHONPATH: logs their collections
 sys.path.insert(0, str(ROOT))
 
 from bench.fakeproc import FakeProcess, Pace  # noqa: E402
@@ -110,6 +114,19 @@ def busy_share(before: tuple[int, int], after: tuple[int, int]) -> float:
     return 100 * (1 - idle / total) if total else 0.0
 
 
+def gc_pauses(processes: list, since: float, until: float) -> list[float]:
+    """Seconds each garbage collection of 2 ms or more took in Teorema's processes, of those that
+    ended between ``since`` and ``until`` (bench/gcwatch, in the deployment's folder)."""
+    pauses = []
+    for process in processes:
+        log = process.log.parent / "gc" / str(process.pid)
+        for line in log.read_text().splitlines() if log.exists() else []:
+            ended, took, _generation = line.split()
+            if since <= float(ended) <= until:
+                pauses.append(float(took))
+    return pauses
+
+
 def load() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
@@ -136,7 +153,9 @@ def deployment(mode: str, fake: FakeProcess, workdir: Path, debates: int, worker
         else:
             env = deploy.server_env(workdir / "data", "", "") | {"TEOREMA_RUN_IN_PROCESS": "1"}
             env = {k: v for k, v in env.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
-        env |= {"TEOREMA_QUESTIONS_PER_HOUR": "100000"}
+        (workdir / "gc").mkdir()
+        path = os.pathsep.join(filter(None, [str(GCWATCH), env.get("PYTHONPATH", "")]))
+        env |= {"TEOREMA_QUESTIONS_PER_HOUR": "100000", "PYTHONPATH": path, "TEOREMA_BENCH_GC_LOG": str(workdir / "gc")}
         cluster = deploy.Cluster(workdir, env)
         stack.callback(cluster.stop)
         cluster.manage("migrate", "--no-input")
@@ -236,6 +255,7 @@ async def measure_debates(
     if not all(v.messages for v in viewers):
         raise RuntimeError(f"a viewer got nothing ({[v.close_code for v in viewers]}):\n{web.output()[-3000:]}")
     ended = max(v.messages[-1][0] for v in viewers)
+    pauses = gc_pauses(processes, started, ended)
     seen, shown = arrivals(viewers)
     timeline = sorted(
         (written[token] - started, at - written[token], token) for (_, token), at in seen.items() if token in written
@@ -253,6 +273,8 @@ async def measure_debates(
         "first token p95 ms": percentile(firsts, 0.95) * 1000,
         f"machine busy, first {start_window:g} s %": start_busy if start_busy is not None else float("nan"),
         "CPU s/1k tokens": cpu / tokens * 1000,
+        "GC pause, longest ms": max(pauses, default=0) * 1000,
+        "GC pauses over 20 ms": sum(took > 0.02 for took in pauses),
     }
     if len(each) > 1:
         figures |= {f"  {name} process": seconds / tokens * 1000 for name, seconds in each.items()}
