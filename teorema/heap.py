@@ -7,12 +7,20 @@ process ran a full collection in the first two seconds, 80-110 ms in which no vi
 Frozen, those objects are never walked again. Interleaved pairs at 50 debates, first-token p95
 (medians): web + worker 33.6 -> 15.9 ms (8 pairs), single process 28.1 -> 19.8 ms (5 pairs),
 better in every pair (docs/benchmarks.md, ninth pass).
+
+The URLconf is loaded first. Django imports it on the first request, and with it every view's
+modules (277, the Telegram library's among them); left unfrozen, they were 20 of the 32
+thousand objects each later full collection walked.
 """
 
 import gc
 
+from django.urls import get_resolver
+
 
 def freeze_loaded() -> None:
-    """Freeze what is alive now; collect first, so that no garbage is frozen with it."""
+    """Load what the first request would, then freeze what is alive; collect first, so that no
+    garbage is frozen with it."""
+    get_resolver().url_patterns  # noqa: B018  (imports the URLconf and its views' modules)
     gc.collect()
     gc.freeze()

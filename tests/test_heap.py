@@ -29,8 +29,12 @@ def test_garbage_is_collected_before_the_rest_is_frozen() -> None:
 
 
 def test_the_web_process_freezes_the_app_once_loaded(tmp_path: Path) -> None:
-    """In a fresh interpreter, as Daphne loads it: the app's objects are frozen, few are left."""
-    code = "import gc, teorema.asgi; print(gc.get_freeze_count(), len(gc.get_objects()))"
+    """In a fresh interpreter, as Daphne loads it: the app's objects are frozen, few are left, and
+    the URLconf, which Django would import on the first request, is among the frozen."""
+    code = (
+        "import gc, sys, teorema.asgi\n"
+        "print(gc.get_freeze_count(), len(gc.get_objects()), 'teorema.urls' in sys.modules)"
+    )
     clean = {k: v for k, v in os.environ.items() if not k.startswith("TEOREMA_") and k != "DJANGO_SETTINGS_MODULE"}
     done = subprocess.run(
         [sys.executable, "-c", code],
@@ -41,5 +45,6 @@ def test_the_web_process_freezes_the_app_once_loaded(tmp_path: Path) -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    frozen, walked = map(int, done.stdout.split())
-    assert frozen > 10 * walked
+    frozen, walked, routed = done.stdout.split()
+    assert int(frozen) > 10 * int(walked)
+    assert routed == "True"
