@@ -1,4 +1,5 @@
-"""teorema.heap: a server's loaded objects are frozen out of full collections, garbage is not."""
+"""teorema.heap: a server's loaded objects are frozen out of full collections, garbage is not,
+and full collections are rarer."""
 
 import gc
 import os
@@ -10,6 +11,7 @@ from pathlib import Path
 from teorema.heap import freeze_loaded
 
 ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_THRESHOLDS = (700, 10, 10)  # CPython's
 
 
 class Node:
@@ -33,7 +35,7 @@ def test_the_web_process_freezes_the_app_once_loaded(tmp_path: Path) -> None:
     the URLconf, which Django would import on the first request, is among the frozen."""
     code = (
         "import gc, sys, teorema.asgi\n"
-        "print(gc.get_freeze_count(), len(gc.get_objects()), 'teorema.urls' in sys.modules)"
+        "print(gc.get_freeze_count(), len(gc.get_objects()), 'teorema.urls' in sys.modules, gc.get_threshold()[2])"
     )
     clean = {k: v for k, v in os.environ.items() if not k.startswith("TEOREMA_") and k != "DJANGO_SETTINGS_MODULE"}
     done = subprocess.run(
@@ -45,6 +47,7 @@ def test_the_web_process_freezes_the_app_once_loaded(tmp_path: Path) -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    frozen, walked, routed = done.stdout.split()
+    frozen, walked, routed, full_every = done.stdout.split()
     assert int(frozen) > 10 * int(walked)
     assert routed == "True"
+    assert int(full_every) == 10 * DEFAULT_THRESHOLDS[2]  # full collections a tenth as often
