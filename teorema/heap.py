@@ -3,7 +3,7 @@
 A full collection walks every object the collector tracks, and the process stops meanwhile.
 Loaded, the web and the worker each hold 110-150 thousand such objects (Django, the app and
 their modules), which live as long as the process; with 50 debates submitted at once, each
-process ran a full collection in the first two seconds, 80-110 ms in which no viewer got a word.
+process ran a full collection in the first two seconds, 78-112 ms in which no viewer got a word.
 Frozen, those objects are never walked again. Interleaved pairs at 50 debates, first-token p95
 (medians): web + worker 33.6 -> 15.9 ms (8 pairs), single process 28.1 -> 19.8 ms (5 pairs),
 better in every pair (docs/benchmarks.md, ninth pass).
