@@ -61,6 +61,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GCWATCH = ROOT / "bench" / "gcwatch"  # put on the servers' PYTHONPATH: logs their collections
+GC_LOGS = "gc"  # where they log them: a folder beside the processes' own logs
 sys.path.insert(0, str(ROOT))
 
 from bench.fakeproc import FakeProcess, Pace  # noqa: E402
@@ -119,7 +120,7 @@ def gc_pauses(processes: list, since: float, until: float) -> list[float]:
     ended between ``since`` and ``until`` (bench/gcwatch, in the deployment's folder)."""
     pauses = []
     for process in processes:
-        log = process.log.parent / "gc" / str(process.pid)
+        log = process.log.parent / GC_LOGS / str(process.pid)
         for line in log.read_text().splitlines() if log.exists() else []:
             ended, took, _generation = line.split()
             if since <= float(ended) <= until:
@@ -153,9 +154,10 @@ def deployment(mode: str, fake: FakeProcess, workdir: Path, debates: int, worker
         else:
             env = deploy.server_env(workdir / "data", "", "") | {"TEOREMA_RUN_IN_PROCESS": "1"}
             env = {k: v for k, v in env.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
-        (workdir / "gc").mkdir()
+        gc_logs = workdir / GC_LOGS
+        gc_logs.mkdir()
         path = os.pathsep.join(filter(None, [str(GCWATCH), env.get("PYTHONPATH", "")]))
-        env |= {"TEOREMA_QUESTIONS_PER_HOUR": "100000", "PYTHONPATH": path, "TEOREMA_BENCH_GC_LOG": str(workdir / "gc")}
+        env |= {"TEOREMA_QUESTIONS_PER_HOUR": "100000", "PYTHONPATH": path, "TEOREMA_BENCH_GC_LOG": str(gc_logs)}
         cluster = deploy.Cluster(workdir, env)
         stack.callback(cluster.stop)
         cluster.manage("migrate", "--no-input")
