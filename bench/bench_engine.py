@@ -43,6 +43,7 @@ from django.core.management import call_command  # noqa: E402
 
 from debates.engine import consensus  # noqa: E402
 from debates.engine.events import ContributionFinished  # noqa: E402
+from debates.engine.reading.ballot import Ballot  # noqa: E402
 from debates.engine.run import run  # noqa: E402
 from debates.engine.spec import RunSpec, Seat  # noqa: E402
 from debates.engine.vocabulary import Criticality, Method, Protocol  # noqa: E402
@@ -139,7 +140,7 @@ def simulate_votes(items: int, classes: int, seed: int) -> None:
             for rate in error_rates:
                 errs = rng.random() < (0.7 if hard else rate)
                 answers.append((wrong if hard else rng.choice([x for x in labels if x != truth])) if errs else truth)
-            ballots = [consensus.Ballot(f"Panelist {chr(65 + i)}", a, 0.8, "") for i, a in enumerate(answers)]
+            ballots = [Ballot(f"Panelist {chr(65 + i)}", a, 0.8, "") for i, a in enumerate(answers)]
             result = consensus.evaluate(ballots, criticality, 85)
             for answer in answers:  # every single-model error, as if that model had been alone
                 if answer == truth:

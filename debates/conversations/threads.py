@@ -11,7 +11,8 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Max, QuerySet
 from django.db.models.functions import Coalesce
 
-from debates.engine import prompts, synthesis
+from debates.engine import prompts
+from debates.engine.reading import synthesis
 from debates.models import Question, Status, Synthesis
 
 # A follow-up builds on a verdict: a run that failed or was cancelled has none to build on.

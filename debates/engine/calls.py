@@ -11,7 +11,6 @@ from decimal import Decimal
 from typing import Any
 
 from debates import providers
-from debates.engine import gates
 from debates.engine.events import (
     ContributionChunk,
     ContributionFinished,
@@ -21,6 +20,7 @@ from debates.engine.events import (
     ContributionStarted,
     Sink,
 )
+from debates.engine.reading import gates
 from debates.engine.spec import Seat
 from debates.engine.vocabulary import Outcome
 from debates.providers.base import Attempt, Chunk, Completion, Message, ProviderError, Queued, Retrying, Started

@@ -1,6 +1,6 @@
 """The claim ledger: who claims what, who attacked it, who conceded, who changed their mind.
 
-Each contribution's closing block is read once (engine.closing) into a record stored with it,
+Each contribution's closing block is read once (engine.reading.closing) into a record stored with it,
 so a resumed run keeps it; ``Ledger`` puts a run's records together: claims, what happened to
 each (an attack must name a claim that exists, else it is kept as unmatched, never counted),
 position changes, each voice's stance against the emerging answer, and the claim × voice matrix
@@ -16,7 +16,11 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from debates.engine import closing, consensus, gates
+from debates.engine import consensus, guards
+from debates.engine.reading import closing, gates
+from debates.engine.reading.ballot import Ballot
+from debates.engine.reading.text import normal
+from debates.engine.reading.words import normalise
 
 SHARED_SIMILARITY = 80  # token-sort similarity (0–100) at which two voices' claims may count as one
 
@@ -129,7 +133,7 @@ class Ledger:
 
     def emerging(self) -> tuple[str, tuple[str, ...]] | None:
         """The largest group of latest decisions, when one group is larger than every other."""
-        ballots = [consensus.Ballot(label, d, None, "") for label, d in self.decisions().items()]
+        ballots = [Ballot(label, d, None, "") for label, d in self.decisions().items()]
         groups, _ = consensus.group(ballots, self.similarity) if ballots else ([], [])
         if not groups or (len(groups) > 1 and len(groups[1][1]) == len(groups[0][1])):
             return None
@@ -286,16 +290,16 @@ def same_claim(a: str, b: str) -> bool:
     nearly the same in any order, the numbers identical ("90%" is not "60%"), and no negation
     or antonym ("long enough" / "too short") on one side only.
     """
-    if fuzz.token_sort_ratio(closing.normal(a), closing.normal(b)) < SHARED_SIMILARITY:
+    if fuzz.token_sort_ratio(normal(a), normal(b)) < SHARED_SIMILARITY:
         return False
-    words_a, words_b = set(consensus.normalise(a).split()), set(consensus.normalise(b).split())
+    words_a, words_b = set(normalise(a).split()), set(normalise(b).split())
     numbers = re.compile(r"\d")
     if {w for w in words_a if numbers.search(w)} != {w for w in words_b if numbers.search(w)}:
         return False
     differing = words_a ^ words_b
-    if differing & consensus.NEGATIONS:
+    if differing & guards.NEGATIONS:
         return False
-    return not any(consensus.opposite(x, y) for x in words_a - words_b for y in words_b - words_a)
+    return not any(guards.opposite(x, y) for x in words_a - words_b for y in words_b - words_a)
 
 
 # --- debate only where the panel splits ----------------------------------------------------------

@@ -58,3 +58,14 @@ def messages(step: str, method: str = Method.NONE, role: str = "panelist", **val
         raise ValueError(f"unknown role {role!r}")
     system = render(f"system_{role}", method=METHODS.get(method, ""))
     return [Message("system", system), Message("user", render(step, **values))]
+
+
+def options_block(options: tuple[str, ...]) -> str:
+    """The vote prompts' ``$options_block``: "" without options, else the list to copy from."""
+    if not options:
+        return ""
+    listed = "\n".join(f"- {option.strip()}" for option in options)
+    return (
+        "\nThe asker gave these options. Your decision must be one of them, copied exactly as "
+        f"written here (no other words):\n{listed}\n"
+    )

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
-from debates.engine import calls, closing, dossier, prompts, vote
+from debates.engine import calls, dossier, prompts, vote
 from debates.engine import ledger as ledgers
 from debates.engine.consensus import Consensus
 from debates.engine.events import (
@@ -29,6 +29,7 @@ from debates.engine.events import (
 )
 from debates.engine.policy import Lineup, RunStopped
 from debates.engine.protocols import Step, plan, planned_calls
+from debates.engine.reading import closing
 from debates.engine.spec import RunSpec, Seat
 from debates.engine.vocabulary import FailurePolicy, Outcome, Status
 from debates.providers.base import Message

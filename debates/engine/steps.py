@@ -4,15 +4,17 @@ Each takes the run and its step, calls voices through the run, and returns a Run
 the run ends there (a direct answer, the synthesis) or None to go on.
 """
 
-import json
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from debates.engine import calls, consensus, gates, prompts
+from debates.engine import calls, consensus, prompts
 from debates.engine import ledger as ledgers
-from debates.engine import synthesis as reader
 from debates.engine.events import ContributionResult, RoundFinished, RoundStarted, RunFinished
 from debates.engine.policy import RunStopped
+from debates.engine.reading import gates
+from debates.engine.reading import synthesis as reader
+from debates.engine.reading import triage as triage_reading
+from debates.engine.reading.ballot import Ballot
 from debates.engine.vocabulary import Criticality, DebateMode, Outcome, Protocol, Status
 from debates.providers.base import Message
 
@@ -59,7 +61,7 @@ def check_dissent(run: "Run", step: "Step") -> ledgers.DissentCheck:
     ledger = run.ledger()
     answered = run.results[step.index]
     decisions = ledger.decisions()
-    ballots = [consensus.Ballot(label, decision, None, "") for label, decision in decisions.items()]
+    ballots = [Ballot(label, decision, None, "") for label, decision in decisions.items()]
     groups, _ = consensus.group(ballots, run.spec.similarity) if ballots else ([], [])
     threshold = consensus.THRESHOLDS[run.spec.criticality]
     top = len(groups[0][1]) if groups else 0
@@ -169,7 +171,7 @@ async def triage(run: "Run", step: "Step") -> RunFinished | None:
             criticality=spec.criticality,
         ),
     )
-    verdict = parse_triage(result.text) if result.ok else None
+    verdict = triage_reading.read(result.text) if result.ok else None
     if verdict is None or verdict.get("panel", True) or verdict.get("stakes") != "low":
         return None  # unclear or high stakes: the panel is worth its cost
     direct = str(verdict.get("direct_answer") or "").strip()
@@ -186,14 +188,6 @@ async def triage(run: "Run", step: "Step") -> RunFinished | None:
         sections=[["Answer", direct], ["Triage", note]],
         reveal=run.lineup.reveal(),
     )
-
-
-def parse_triage(text: str) -> dict[str, Any] | None:
-    try:
-        found = json.loads(text[text.index("{") : text.rindex("}") + 1])
-    except ValueError:
-        return None
-    return found if isinstance(found, dict) else None
 
 
 async def synthesis(run: "Run", step: "Step") -> RunFinished:

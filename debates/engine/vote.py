@@ -9,8 +9,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from debates.engine import consensus, dossier, gates, prompts, steps
+from debates.engine import consensus, dossier, prompts, steps
 from debates.engine.events import ConsensusEvaluated, ContributionResult, RunFinished
+from debates.engine.reading import gates
+from debates.engine.reading.ballot import Ballot, VoteParseError, parse_ballot
 from debates.engine.vocabulary import Method, Status
 from debates.providers.base import Message
 
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
 
 def enrich(run: "Run", result: ContributionResult) -> ContributionResult:
     """Structured fields of a ballot, and the sycophancy flag of a changed vote, before storing."""
-    parsed = consensus.parse_ballot(result.label, result.text, run.spec.options)
+    parsed = parse_ballot(result.label, result.text, run.spec.options)
     result = replace(result, decision=parsed.decision, confidence=parsed.confidence, reasoning=parsed.reasoning)
     earlier = run.latest("vote", "revote")
     before = run.results[earlier.index].get(result.seat) if earlier else None
@@ -34,7 +36,7 @@ def enrich(run: "Run", result: ContributionResult) -> ContributionResult:
 def ballot_prompt(run: "Run", step_kind: str, method: str = Method.NONE, **values: str) -> list[Message]:
     role = "tiebreaker" if step_kind == "tiebreak" else "panelist"
     return prompts.messages(step_kind, method, role=role, brief=run.brief(),
-                            options_block=consensus.options_block(run.spec.options), **values)  # fmt: skip
+                            options_block=prompts.options_block(run.spec.options), **values)  # fmt: skip
 
 
 async def vote(run: "Run", step: "Step") -> RunFinished | None:
@@ -155,13 +157,13 @@ def ballot_problem(run: "Run") -> Callable[[str], str]:
 
     def check(text: str) -> str:
         try:
-            consensus.parse_ballot("", text, run.spec.options)
-        except consensus.VoteParseError as error:
+            parse_ballot("", text, run.spec.options)
+        except VoteParseError as error:
             return f"unusable vote: {error}"
         return ""
 
     return check
 
 
-def ballot(result: ContributionResult) -> consensus.Ballot:
-    return consensus.Ballot(result.label, result.decision, result.confidence, result.reasoning)
+def ballot(result: ContributionResult) -> Ballot:
+    return Ballot(result.label, result.decision, result.confidence, result.reasoning)

@@ -1,9 +1,9 @@
 """What a model answered, read the way a grader would, and whether it matches the expected answer.
 
 An item is compared one of three ways, chosen from its expected answer (``kind_of``): by
-**option** when it has options (a letter, a number or the option's text: consensus.match_option),
+**option** when it has options (a letter, a number or the option's text: reading.ballot.match_option),
 as a **number** when the expected answer is one (whole numbers exactly, others within a relative
-tolerance of 1e-6), else as **text** (consensus.normalise: case, spacing, punctuation, articles
+tolerance of 1e-6), else as **text** (reading.words.normalise: case, spacing, punctuation, articles
 and markdown aside).
 
 Numbers are read as models write them: "1,234", "−7", "7.0", "x = 7", "The answer is **7**.",
@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 
-from debates.engine import consensus
+from debates.engine.reading.ballot import match_option
+from debates.engine.reading.text import clean_value, without_thinking
+from debates.engine.reading.words import normalise
 
 TOLERANCE = Decimal("1e-6")  # relative: 0.3333333 matches 1/3 written as 0.333333
 MINUS = "-−–"
@@ -56,14 +58,14 @@ def kind_of(expected: str, options: tuple[str, ...]) -> Kind:
     """Option with options; number when the expected answer is a bare number; else text."""
     if options:
         return Kind.OPTION
-    bare = consensus.clean_decision(expected).strip("$ ")
+    bare = clean_value(expected).strip("$ ")
     match = NUMBER.search(bare)
     return Kind.NUMBER if match and match.group(0) == bare else Kind.TEXT
 
 
 def read_number(text: str, whole: bool = False) -> Decimal | None:
     """The number a statement gives as its answer (``whole``: a whole response, read from its end)."""
-    body = consensus.without_thinking(text)
+    body = without_thinking(text)
     for boxed in reversed(BOXED.findall(body)):
         if (number := _first(boxed)) is not None:
             return number
@@ -106,8 +108,8 @@ def number_text(value: Decimal) -> str:
 
 def read_option(text: str, options: tuple[str, ...], whole: bool = False) -> int | None:
     """The index of the option a statement names; a whole text is read for its last mention."""
-    body = consensus.without_thinking(text)
-    if not whole and (index := consensus.match_option(consensus.clean_decision(body), options)) is not None:
+    body = without_thinking(text)
+    if not whole and (index := match_option(clean_value(body), options)) is not None:
         return index
     mentions: list[tuple[int, int]] = []  # (position, option index)
     for match in LETTER.finditer(body):
@@ -129,11 +131,11 @@ def canonical(text: str, kind: Kind, options: tuple[str, ...], whole: bool = Fal
     if kind == Kind.OPTION:
         index = read_option(text, options, whole)
         return options[index].strip() if index is not None else ""
-    body = consensus.without_thinking(text)
+    body = without_thinking(text)
     if whole:
         lines = [line for line in body.splitlines() if line.strip()]
         body = MARKER.sub("", lines[-1], count=1) if lines else ""
-    return consensus.clean_decision(body)
+    return clean_value(body)
 
 
 def read(answer_line: str, text: str, kind: Kind, options: tuple[str, ...]) -> Reading:
@@ -155,4 +157,4 @@ def same(read_answer: str, expected: str, kind: Kind) -> bool:
         return abs(a - b) <= TOLERANCE * max(abs(b), Decimal(1))
     if kind == Kind.OPTION:
         return read_answer == expected
-    return consensus.normalise(read_answer) == consensus.normalise(expected)
+    return normalise(read_answer) == normalise(expected)

@@ -19,7 +19,7 @@ from django import forms
 from django.conf import settings
 from django.template.defaultfilters import filesizeformat
 
-from debates.engine import consensus
+from debates.engine.reading.ballot import match_option
 from debates.evaluation.answers import Kind, canonical, kind_of
 from debates.forms import OptionsField
 
@@ -195,7 +195,7 @@ def _item(where: str, line: int, row: dict[str, Any]) -> Item:
         raise DatasetError(f"{where}: “id” is longer than {MAX_ID_CHARS} characters")
     kind = kind_of(answer, options)
     if kind == Kind.OPTION:
-        index = consensus.match_option(answer, options)
+        index = match_option(answer, options)
         if index is None:
             raise DatasetError(f"{where}: “answer” “{answer}” is none of the options (give its letter or its text)")
         expected = options[index]

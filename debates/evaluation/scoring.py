@@ -12,6 +12,7 @@ from typing import Any
 from django.conf import settings
 
 from debates.engine import consensus
+from debates.engine.reading.ballot import Ballot
 from debates.evaluation import answers
 from debates.evaluation.models import EvaluationItem
 from debates.models import Contribution, Outcome, Question, Status
@@ -68,7 +69,7 @@ def blind_answers(question: Question, kind: answers.Kind, options: tuple[str, ..
 
 def majority_of(readings: list[dict[str, Any]]) -> tuple[str, bool]:
     """The largest group of read answers, and whether another group is as large (a tie: no majority)."""
-    ballots = [consensus.Ballot(r["name"], r["read"], None, "") for r in readings if r["read"]]
+    ballots = [Ballot(r["name"], r["read"], None, "") for r in readings if r["read"]]
     if not ballots:
         return "", False
     groups, _notes = consensus.group(ballots, settings.TEOREMA["VOTE_SIMILARITY"])

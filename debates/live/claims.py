@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from debates.engine.closing import claim_prefix
+from debates.engine.reading.closing import claim_prefix
 
 # A voice's word on a claim -> (symbol, words, what it means), in the legend's order.
 MARKS = {

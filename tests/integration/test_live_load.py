@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from debates.engine.synthesis import read
+from debates.engine.reading.synthesis import read
 from debates.render import markdown
 from tests.fakes.provider_server import FakeProviderServer, FakeRequest, Script
 from tests.integration.cluster import API_KEY_ENV, Cluster, Credentials, Process, ask, create_user

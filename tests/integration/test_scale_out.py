@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import pytest
 
-from debates.engine.synthesis import read
+from debates.engine.reading.synthesis import read
 from debates.render import markdown
 from tests.integration.cluster import Cluster, Process, ask
 from tests.integration.debate import PANEL, VOICES, Deployment, Store, StoredVote, requests_about, step_of

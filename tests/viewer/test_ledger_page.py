@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from debates.engine import closing
 from debates.engine import ledger as ledgers
+from debates.engine.reading import closing
 from debates.live.sink import fragment
 from debates.live.state import LiveState
 from debates.models import Contribution, Round

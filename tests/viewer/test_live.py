@@ -21,7 +21,6 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
-from debates.engine import closing
 from debates.engine import ledger as ledgers
 from debates.engine.events import (
     ContributionChunk,
@@ -36,6 +35,7 @@ from debates.engine.events import (
     RoundStarted,
     RunFinished,
 )
+from debates.engine.reading import closing
 from debates.live import consumers, snapshot
 from debates.live.cards import dom_id
 from debates.live.consumers import QuestionConsumer

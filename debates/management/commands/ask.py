@@ -16,7 +16,7 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from debates.engine import synthesis
+from debates.engine.reading import synthesis
 from debates.engine.vocabulary import DebateMode
 from debates.forms import AskForm
 from debates.live.cards import FINISHED_STATUSES

@@ -13,15 +13,13 @@ the contribution an answer with its claims marked unreadable — never a phantom
 tests/corpus/ledger/ holds what real models send.
 """
 
-import ast
 import re
-import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-import json5
-
-from debates.engine import consensus
+from debates.engine.reading import confidence as confidences
+from debates.engine.reading import gates, jsonish
+from debates.engine.reading.text import SLOT, clean_value, fold, normal, without_thinking
 
 MAX_CLAIMS = 8
 MAX_ITEMS = 30
@@ -99,11 +97,6 @@ FALSIFIER = re.compile(
 KIND_FIELD = re.compile(r"\b(?:type|kind|tag|tipo|typ|category)\s*[:=]\s*(?P<v>[^\W\d_]+)", re.IGNORECASE)
 BRACKETED = re.compile(r"[(\[](?P<inner>[^()\[\]\n]{1,40})[)\]]")
 BRACKETED_CONFIDENCE = re.compile(r"\d{1,3}(?:[.,]\d+)?\s*%|0?\.\d+")
-# A slot of our own template left unfilled ("<your answer in a few words>", "<0–100>", "<…>"); not
-# an HTML tag a voice wrote ("<b>", "<a href=…>"), which is its text, shown escaped.
-PLACEHOLDER = re.compile(
-    r"(?<![\w<])<(?:…|\.\.\.|[\d.]+\s*[–-]\s*[\d.]+|(?=\S)[^<>\n=/]{0,200}\s[^<>\n=/]{0,200}(?<=\S))>(?!>)"
-)
 NO_CLAIM = re.compile(r"^(?:n/?a|none|nothing|nessuna|ninguna|aucune|keine)\s*(?:$|[—–:.;,(-])", re.IGNORECASE)
 EVIDENCE_LABEL = re.compile(r"\b(?:evidence|evidenza|evidencia|preuve|beleg)\s*:", re.IGNORECASE)
 NEGATION = re.compile(r"(?:\bnot|\bnon|\bno|\bnicht|\bpas)\s+$", re.IGNORECASE)
@@ -127,7 +120,7 @@ def read(kind: str, text: str, label: str) -> dict[str, Any]:
     change, answer. debate and dissent: ``verdicts`` (confirm / correct / refute per claim),
     change, answer. A vote carries its claims in the ballot's JSON (``claims``).
     """
-    body = consensus.without_thinking(text)
+    body = without_thinking(text)
     blocks = _blocks(body)
     record: dict[str, Any] = {}
     json_answer = ""
@@ -145,17 +138,6 @@ def read(kind: str, text: str, label: str) -> dict[str, Any]:
     if kind != "vote" and (answer := _one_line(blocks.get("answer", [])) or json_answer):
         record["answer"] = answer
     return record
-
-
-def normal(word: str) -> str:
-    """A word or phrase as compared: NFKC, case-folded, one space between words."""
-    return " ".join(unicodedata.normalize("NFKC", word).casefold().replace("’", "'").split())
-
-
-def _fold(text: str) -> str:
-    """``text`` without its accents ("concédée" → "concedee"), where that keeps every position."""
-    folded = "".join(ch for ch in unicodedata.normalize("NFD", text) if not unicodedata.combining(ch))
-    return folded if len(folded) == len(text) else text
 
 
 HEADING_OF = {normal(word): name for name, words in HEADINGS.items() for word in words}
@@ -245,8 +227,8 @@ def _items(lines: list[str]) -> list[str]:
 
 
 def _one_line(lines: list[str]) -> str:
-    first = next((line for line in (PLACEHOLDER.sub("", line) for line in lines) if line.strip()), "")
-    return consensus.clean_decision(first)[:MAX_FIELD]
+    first = next((line for line in (SLOT.sub("", line) for line in lines) if line.strip()), "")
+    return clean_value(first)[:MAX_FIELD]
 
 
 def _claims(blocks: dict[str, list[str]], body: str, label: str) -> tuple[list[dict[str, Any]], str, str]:
@@ -285,7 +267,7 @@ def _table(lines: list[str]) -> list[dict[str, str]]:
 
 def _claim(item: str) -> dict[str, Any] | None:
     """One claim line: its text, and the tag, confidence and falsifier wherever the voice put them."""
-    text = PLACEHOLDER.sub("", item)
+    text = SLOT.sub("", item)
     falsifier = ""
     if split := FALSIFIER.search(text):
         falsifier, text = _trim(text[split.end() :]), text[: split.start()]
@@ -304,7 +286,9 @@ def _claim(item: str) -> dict[str, Any] | None:
     text = _trim(re.sub(r"\(\s*\)|\[\s*\]", "", text))
     if not _says_something(text):
         return None
-    return {"text": text[:MAX_FIELD], "kind": kind, "confidence": confidence, "falsifier": falsifier[:MAX_FIELD]}
+    return _calibrated(
+        {"text": text[:MAX_FIELD], "kind": kind, "confidence": confidence, "falsifier": falsifier[:MAX_FIELD]}
+    )
 
 
 def _written_tag(text: str) -> tuple[str, str]:
@@ -362,48 +346,28 @@ def _json_claims(text: str, bare_lists: bool = True) -> tuple[list[dict[str, Any
     """Claims given as JSON: under a "claims" key (with the object's "answer"), or (under a CLAIMS
     heading) a bare list."""
     for fenced in [m["body"] for m in FENCE.finditer(text)] or [text]:
-        for start in [i for i, ch in enumerate(fenced) if ch in "[{"][-consensus.MAX_STARTS :]:  # the block is last
-            value = _literal(fenced[start : _matching(fenced, start)])
-            answer: object = ""
-            if isinstance(value, dict):
-                fields = {normal(str(k)).replace(" ", "_"): v for k, v in value.items()}
-                answer = fields.get("answer", fields.get("final_answer", ""))
-                value = next((v for k, v in fields.items() if k in ("claims", "claim")), None)
-            elif not bare_lists:
-                continue
-            if isinstance(value, list) and value:
-                answer = answer if isinstance(answer, str | int | float) else ""
-                claims = [c for c in map(_json_claim, value[:MAX_CLAIMS]) if c]
-                return claims, consensus.clean_decision(PLACEHOLDER.sub("", str(answer)))[:MAX_FIELD]
+        for value in jsonish.values(fenced, "[{"):
+            found = _claims_in(value, bare_lists)
+            if found is not None:
+                listed, answer = found
+                claims = [c for c in map(_json_claim, listed[:MAX_CLAIMS]) if c]
+                return claims, clean_value(SLOT.sub("", answer))[:MAX_FIELD]
     return [], ""
 
 
-def _literal(span: str) -> object:
-    """A JSON, JSON5 or Python literal (models that think in Python print ``None``), or None."""
-    for load in (json5.loads, ast.literal_eval):
-        try:
-            return load(span)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            continue
-    return None
-
-
-def _matching(text: str, start: int) -> int:
-    """The end of the bracketed span opening at ``start`` (quotes respected), or the text's end."""
-    depth, quote = 0, ""
-    for i in range(start, min(len(text), start + 20_000)):
-        ch = text[i]
-        if quote:
-            quote = "" if ch == quote and text[i - 1] != "\\" else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "[{":
-            depth += 1
-        elif ch in "]}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return len(text)
+def _claims_in(value: object, bare_lists: bool, depth: int = 0) -> tuple[list[Any], str] | None:
+    """(the claims, the answer beside them) in a JSON value: a "claims" list, at any depth, or a bare list."""
+    if isinstance(value, list):
+        return (value, "") if bare_lists and value else None
+    if not isinstance(value, dict):
+        return None
+    fields = {normal(str(k)).replace(" ", "_"): v for k, v in value.items()}
+    listed = next((v for k, v in fields.items() if k in ("claims", "claim")), None)
+    if isinstance(listed, list) and listed:
+        answer = fields.get("answer", fields.get("final_answer", ""))
+        return listed, str(answer) if isinstance(answer, str | int | float) else ""
+    nested = (_claims_in(v, False, depth + 1) for v in value.values() if isinstance(v, dict) and depth < 3)
+    return next((found for found in nested if found is not None), None)
 
 
 def _json_claim(value: object) -> dict[str, Any] | None:
@@ -413,37 +377,45 @@ def _json_claim(value: object) -> dict[str, Any] | None:
         return None
     fields = {normal(str(k)).replace(" ", "_"): v for k, v in value.items()}
     text = next((fields[k] for k in ("claim", "text", "statement", "content") if k in fields), "")
-    text = _trim(PLACEHOLDER.sub("", text)) if isinstance(text, str) else ""
+    text = _trim(SLOT.sub("", text)) if isinstance(text, str) else ""
     if not _says_something(text):
         return None
     kind = next((fields[k] for k in ("kind", "type", "tag", "category") if k in fields), "")
     falsifier = next((fields[k] for k in fields if k.startswith("falsif") or k in ("fails_if", "wrong_if")), "")
-    return {
-        "text": text[:MAX_FIELD],
-        "kind": _match_word(str(kind), KINDS) or "",
-        "confidence": _confidence(fields.get("confidence")),
-        "falsifier": _trim(PLACEHOLDER.sub("", str(falsifier or "")))[:MAX_FIELD],
-    }
+    return _calibrated(
+        {
+            "text": text[:MAX_FIELD],
+            "kind": _match_word(str(kind), KINDS) or "",
+            "confidence": _confidence(fields.get("confidence")),
+            "falsifier": _trim(SLOT.sub("", str(falsifier or "")))[:MAX_FIELD],
+        }
+    )
+
+
+def _calibrated(claim: dict[str, Any]) -> dict[str, Any]:
+    """A claim whose confidence has no specific falsification condition keeps it only as stated:
+    confidence theatre counts as missing, claim by claim ("if new evidence emerges" is no condition)."""
+    if claim["confidence"] is None or gates.specific(claim["falsifier"]):
+        return claim
+    why = "a vague falsification condition" if claim["falsifier"] else "no falsification condition"
+    return claim | {"confidence": None, "stated": claim["confidence"], "void": why}
 
 
 def _confidence(value: object) -> float | None:
     if isinstance(value, str):
         value = value.strip(SEPARATORS + "()")
-    try:
-        return consensus.read_confidence(value)
-    except consensus.VoteParseError:
-        return None
+    return confidences.value(value)
 
 
 def _words(text: str, table: Mapping[str, tuple[str, ...]]) -> list[tuple[int, int, int, str]]:
     """(start, rank, end, entry) of each word of ``text`` that a stem of ``table`` starts (so
     "factual" finds "fact"), accents and case aside; rank is the entry's place in the table."""
-    folded = _fold(text)
+    folded = fold(text)
     return [
         (m.start(), rank, m.end(), name)
         for rank, (name, stems) in enumerate(table.items())
         for stem in stems
-        for m in re.finditer(rf"(?<!\w){re.escape(_fold(stem))}\w*", folded, re.IGNORECASE)
+        for m in re.finditer(rf"(?<!\w){re.escape(fold(stem))}\w*", folded, re.IGNORECASE)
     ]
 
 
@@ -472,7 +444,7 @@ def _reference(item: str) -> tuple[str, str] | None:
 
 def _attack(item: str) -> dict[str, Any] | None:
     """An attack; its kind is read before the quote and the evidence, never in them."""
-    filled = PLACEHOLDER.sub("", item)
+    filled = SLOT.sub("", item)
     found = _reference(filled)
     if found is None:
         return None
@@ -507,7 +479,7 @@ def _answered(item: str, table: Mapping[str, tuple[str, ...]]) -> dict[str, Any]
     there qualifies any other word ("concessa in parte"), and a negated word reads as its
     opposite where that is unambiguous ("not conceded"), else as no verdict.
     """
-    filled = PLACEHOLDER.sub("", item)
+    filled = SLOT.sub("", item)
     found = _reference(filled)
     if found is None:
         return None
@@ -532,7 +504,7 @@ def _answered(item: str, table: Mapping[str, tuple[str, ...]]) -> dict[str, Any]
 
 def _change(lines: list[str]) -> dict[str, Any]:
     """``{"degree": none | partial | total | "", "reason": …}``; "" when no change line was read."""
-    text = PLACEHOLDER.sub("", " ".join(line.strip() for line in lines[:4]))
+    text = SLOT.sub("", " ".join(line.strip() for line in lines[:4]))
     head = REASON_SPLIT.split(text, maxsplit=1)
     degree = ""
     for name in ("partial", "total", "none"):  # "not total" is rare; "partial" before "none" ("no, partial")

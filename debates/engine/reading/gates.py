@@ -8,8 +8,9 @@ substantive reason, confidence without a specific falsification condition and cr
 target no claim; they are shown to the user and the moderator, never used to drop a voice.
 """
 
-import json
 import re
+
+from debates.engine.reading import jsonish
 
 MIN_ANSWER_CHARS = 20
 WORD = re.compile(r"\w{4,}", re.UNICODE)
@@ -54,7 +55,6 @@ FILLER_CLAUSE = re.compile(
     r"id\s*[\w-]+|)"
 )
 CLAUSE_BREAK = re.compile(r"\.\.\.|[.!?…,;:\n()\[\]{}—–|]+|\s-\s")
-CODE_FENCE_OPEN = re.compile(r"```\w*\s*")
 
 # --- the gate: error dumps ------------------------------------------------------------
 EXPLAINED = re.compile(
@@ -121,7 +121,7 @@ SENTENCE_END = re.compile(r"\s(?:(?<=[.!?]\s)\s*|(?<=\n)\n*)")
 
 def _status(text: str) -> str:
     """'status' or 'error' when the text is only a status or error message, else ''."""
-    body = _json(text)
+    body = jsonish.whole(text)
     if (
         isinstance(body, dict)
         and body
@@ -145,28 +145,12 @@ def _status(text: str) -> str:
     return kind
 
 
-def _unfenced(text: str) -> str:
-    """``text`` stripped and out of its code fence, with string tests: a regex for the closing
-    fence would be tried at every position of the text."""
-    body = text.strip()
-    if opening := CODE_FENCE_OPEN.match(body):
-        body = body[opening.end() :]
-    return body[:-3].rstrip() if body.endswith("```") else body
-
-
-def _json(text: str) -> object:
-    try:
-        return json.loads(_unfenced(text))
-    except ValueError:
-        return None
-
-
 def _error_dump(text: str) -> bool:
     """Only an error body, an error page or traceback lines, with no prose explaining them."""
-    body = _json(text)
+    body = jsonish.whole(text)
     if isinstance(body, dict) and {"error", "errors", "fault"} & {str(k).casefold() for k in body}:
         return True
-    stripped = _unfenced(text)
+    stripped = jsonish.unfenced(text)
     if re.match(r"(?i)\{\s*['\"](?:error|errors|detail)['\"]\s*:", stripped) and stripped.endswith("}"):
         return True  # a Python repr of an error body: single quotes, not JSON
     if re.match(r"(?i)<!doctype html|<html", stripped) and re.search(r"(?i)</html>\s*$", stripped):
@@ -367,16 +351,17 @@ _VAGUE_WORDS = (
 VAGUE = frozenset(_VAGUE_WORDS.split())
 
 
+def specific(condition: str) -> bool:
+    """Whether a falsification condition names an input, a number, a source or an observation."""
+    return bool(SPECIFIC.search(condition)) or _content_words(condition, VAGUE) >= 2
+
+
 def _falsification(text: str) -> str:
     """'specific', 'vague' (only conditions like "if new evidence emerges") or '' (none)."""
     found = ""
     for trigger in FALSIFIED_IF.finditer(text):
         condition = _clause(text, trigger.end())
-        if (
-            "counter" in trigger.group(0).casefold()
-            or SPECIFIC.search(condition)
-            or _content_words(condition, VAGUE) >= 2
-        ):
+        if "counter" in trigger.group(0).casefold() or specific(condition):
             return "specific"
         found = "vague"
     return found

@@ -15,9 +15,9 @@ from django.template.loader import render_to_string
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from debates.engine.synthesis import Reading, confidence, headline, read, role
+from debates.engine.reading.synthesis import Reading, headline, read, role
 
-CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "syntheses"
+CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "syntheses"
 TEOREMA = ("Consensus", "Disagreements", "Verdict")
 
 
@@ -230,6 +230,8 @@ def test_the_verdict_is_what_the_moderator_wrote_as_its_verdict_or_nothing(name)
 @pytest.mark.parametrize("name", [n for n, e in EXPECTED.items() if e.closing])
 def test_the_closing_block_is_never_shown_in_the_sections(name):
     reading = read(corpus_text(name))
+    assert reading.sections, "the text around the closing block is shown"
+    assert re.search(r"(?i)\b(?:verdict|confidence|verdetto|fiducia|urteil|veredito)\b", reading.closing)
     for _heading, body in reading.sections:
         assert not re.search(r"(?im)^\W*(VERDICT|CONFIDENCE|VERDETTO|FIDUCIA|URTEIL|VEREDITO)\W*:\s*[^<\s]", body)
         assert '"confidence"' not in body
@@ -302,12 +304,15 @@ def test_section_roles_are_recognised_in_six_languages(heading, expected):
 
 @pytest.mark.parametrize(
     ("written", "expected"),
-    [("0.7", 0.7), ("70%", 0.7), ("70 %", 0.7), ("0,7", 0.7), ("7/10", 0.7), ("7", 0.7), ("85", 0.85),
-     ("high", 0.8), ("Alta", 0.8), ("moderate", 0.5), ("niedrig", 0.2), ("**0.9**", 0.9), ("1.5", 0.15),
-     ("unknown", None), ("250", None)],
-)  # fmt: skip
-def test_confidence_is_read_as_models_write_it(written, expected):
-    assert confidence(written) == expected
+    [
+        *[("0.7", 0.7), ("70%", 0.7), ("70 %", 0.7), ("0,7", 0.7), ("7/10", 0.7), ("85", 0.85), ("high", 0.8)],
+        *[("Alta", 0.8), ("moderate", 0.5), ("niedrig", 0.3), ("**0.9**", 0.9), ("very high", 0.95)],
+        *[("7", None), ("1.5", None), ("unknown", None), ("250", None)],
+    ],
+)
+def test_the_closing_confidence_is_read_by_the_one_confidence_rule(written, expected):
+    reading = read(f"## Verdict\nShip it.\n\nVERDICT: Ship it.\nCONFIDENCE: {written}\n")
+    assert reading.confidence == (pytest.approx(expected) if expected is not None else None)
 
 
 def test_a_closing_block_with_windows_line_ends_is_read():

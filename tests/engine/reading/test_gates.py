@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from debates.engine.gates import flags, gate, phantom, substantive
+from debates.engine.reading.gates import flags, gate, phantom, substantive
 
 QUESTION = "Should we shard the Postgres database or add read replicas for the reporting workload?"
-CORPUS = Path(__file__).parents[1] / "corpus"
+CORPUS = Path(__file__).parents[2] / "corpus"
 
 # What the gate must say of each answer: the start of its reason, or "" when it is an answer.
 ANSWERS = {

@@ -16,9 +16,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from debates.engine import closing as ledger
+from debates.engine.reading import closing as ledger
+from debates.engine.reading.gates import specific
+from debates.engine.reading.text import SLOT
 
-CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "ledger"
+CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "ledger"
 
 
 class Claim(NamedTuple):
@@ -308,7 +310,9 @@ def test_answers_are_read_as_their_author_meant(name):
     assert [c["id"] for c in record["claims"]] == [f"B{i}" for i in range(1, expected.count + 1)]
     for number, claim in expected.claims.items():
         got = record["claims"][number - 1]
-        read = Claim(same_words(got["text"]), got["kind"], got["confidence"], same_words(got["falsifier"]))
+        stated = got.get("stated", got["confidence"])  # a confidence without a real falsifier is void
+        read = Claim(same_words(got["text"]), got["kind"], stated, same_words(got["falsifier"]))
+        assert (got["confidence"] is None) == (stated is None or not specific(got["falsifier"]))
         assert read == claim._replace(confidence=pytest.approx(claim.confidence) if claim.confidence else None)
 
 
@@ -342,7 +346,7 @@ def test_debates_confirm_correct_or_refute_the_claims_they_name(name):
     assert (change["degree"], bool(change["reason"]), record.get("answer")) == expected[1:]
 
 
-PROMPTS = Path(__file__).resolve().parent.parent.parent / "debates" / "prompts"
+PROMPTS = Path(__file__).resolve().parents[3] / "debates" / "prompts"
 # The slots of our own templates ("<your answer in a few words…>", "<…>"), as the prompts write them.
 SLOTS = {slot for f in PROMPTS.glob("*.md") for slot in re.findall(r"<[^<>\n]*[\s…][^<>\n]*>", f.read_text())}
 
@@ -384,5 +388,27 @@ BLOCKISH = [
 def test_reading_junk_never_crashes_and_never_keeps_an_unfilled_slot(text, folder):
     record = ledger.read(folder.removesuffix("s"), text, "Panelist A")
     said = [record.get("answer", "")] + [c["text"] for c in record.get("claims", [])]
-    assert not any(ledger.PLACEHOLDER.search(words) for words in said)
+    assert not any(SLOT.search(words) for words in said)
     assert record.get("claims_status", "ok") in ("ok", "missing", "unreadable")
+
+
+@pytest.mark.parametrize(
+    ("falsifier", "void"),
+    [
+        ("", "no falsification condition"),
+        ("if new evidence emerges", "a vague falsification condition"),
+        ("unless something changes", "a vague falsification condition"),
+    ],
+)
+def test_a_claims_confidence_without_a_specific_falsifier_counts_as_missing(falsifier, void):
+    tail = f" | falsified if: {falsifier}" if falsifier else ""
+    text = f"Reasoning.\n\nANSWER: Replicas\nCLAIMS:\n1. [fact] Reads dominate the load | confidence: 90%{tail}\n"
+    (claim,) = ledger.read("answer", text, "Panelist A")["claims"]
+    assert (claim["confidence"], claim["stated"], claim["void"]) == (None, pytest.approx(0.9), void)
+
+
+def test_a_claim_with_a_specific_falsifier_keeps_its_confidence():
+    text = "ANSWER: Replicas\nCLAIMS:\n1. [fact] Reads dominate | confidence: 90% | falsified if: writes exceed 30%\n"
+    (claim,) = ledger.read("answer", text, "Panelist A")["claims"]
+    assert claim["confidence"] == pytest.approx(0.9)
+    assert "void" not in claim

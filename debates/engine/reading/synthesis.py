@@ -13,13 +13,16 @@ sections so it is not shown twice. Everything else the moderator wrote stays in 
 section, in order; the verdict is only ever what the moderator wrote as its verdict.
 """
 
-import json
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+
+from debates.engine.reading import confidence as confidences
+from debates.engine.reading import jsonish
+from debates.engine.reading.text import heading_key as normal
+from debates.engine.reading.text import placeholder, words
 
 VERDICT_CHARS = 400
 MARKDOWN = MarkdownIt("commonmark")
@@ -58,11 +61,6 @@ CONFIDENCE_WORDS = (
     "confidence", "fiducia", "confianza", "confiance", "confianca", "konfidenz", "zuversicht",
     "vertrauen", "sicherheit", "certezza", "certeza", "certitude",
 )  # fmt: skip
-CONFIDENCE_LEVELS = {
-    **dict.fromkeys(("high", "alta", "alto", "elevee", "haute", "elevata", "elevato", "hoch"), 0.8),
-    **dict.fromkeys(("medium", "moderate", "media", "medio", "moyenne", "mittel", "moderata"), 0.5),
-    **dict.fromkeys(("low", "bassa", "basso", "baja", "bajo", "faible", "niedrig", "baixa", "baixo"), 0.2),
-}
 PLAIN_FENCES = {"", "text", "txt", "plaintext", "json", "yaml", "yml", "md", "markdown", "ini", "toml"}
 
 LABEL_LINE = re.compile(
@@ -75,7 +73,6 @@ RULE = re.compile(r"^\s{0,3}([-*_=])(\s*\1){2,}\s*$")
 HEADING = re.compile(r"^\s{0,3}#{1,6}(\s.*)?$")
 FENCE_MARK = re.compile(r"^\s*(```|~~~)")
 LIST_MARK = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+]|\d{1,3}[.)])\s+)?")
-PLACEHOLDER = re.compile(r"^(<[^>]*>|\[[^\]]*\]|\.\.\.|…)$")
 
 
 @dataclass(frozen=True)
@@ -171,16 +168,6 @@ def names_verdict(heading: str, most: int) -> bool:
     return rank is not None and rank <= most
 
 
-def normal(text: str) -> str:
-    """Lower case, no accents, no numbering or punctuation: "## **3. Verdetto:**" → "verdetto"."""
-    plain = unicodedata.normalize("NFKD", text.casefold()).encode("ascii", "ignore").decode()
-    return " ".join(w for w in re.split(r"[^a-z0-9]+", plain) if w and not w.isdigit())
-
-
-def words(text: str) -> list[str]:
-    return re.findall(r"[^\W_]+", text)
-
-
 # --- the closing block ----------------------------------------------------------------------
 def closing_block(lines: list[str], tokens: list[Token]) -> Block | None:
     """The last machine-readable block that gives a verdict: label lines, a fenced block or JSON."""
@@ -232,9 +219,9 @@ def from_labels(lines: list[str], strict: bool) -> tuple[str, float | None] | No
     for line in lines:
         if labelled := label_of(line):
             kind, label, value = labelled
-            placeholder = bool(PLACEHOLDER.match(value))
-            items.append([kind, label, "" if placeholder else value])
-            going_on = kind == "verdict" and not placeholder
+            echo = placeholder(value)
+            items.append([kind, label, "" if echo else value])
+            going_on = kind == "verdict" and not echo
         elif line.strip() and going_on:
             items[-1][2] = f"{items[-1][2]} {line.strip()}".strip()
         elif line.strip():
@@ -242,11 +229,11 @@ def from_labels(lines: list[str], strict: bool) -> tuple[str, float | None] | No
         elif items and items[-1][2]:
             going_on = False  # a blank line ends a verdict, unless it is still to come ("VERDICT:", blank, text)
     verdicts = [value for kind, _label, value in items if kind == "verdict" and value]
-    confidences = [confidence(value) for kind, _label, value in items if kind == "confidence"]
-    loud = any(label.isupper() for _kind, label, _value in items) or any(c is not None for c in confidences)
+    levels = [confidences.value(value) for kind, _label, value in items if kind == "confidence"]
+    loud = any(label.isupper() for _kind, label, _value in items) or any(c is not None for c in levels)
     if not verdicts or (strict and not loud):
         return None
-    return verdicts[-1], next((c for c in reversed(confidences) if c is not None), None)
+    return verdicts[-1], next((c for c in reversed(levels) if c is not None), None)
 
 
 def label_runs(lines: list[str], fenced: set[int]) -> list[Block]:
@@ -299,38 +286,17 @@ def json_tails(lines: list[str], fenced: set[int]) -> list[Block]:
 
 def from_json(text: str) -> tuple[str, float | None] | None:
     """Verdict and confidence of a JSON object whose keys are labels in any of our languages."""
-    body = text.strip()
-    if not (body.startswith("{") and body.endswith("}")):
-        return None
-    try:
-        data = json.loads(re.sub(r",\s*([}\]])", r"\1", body))
-    except ValueError:
-        return None
+    data = jsonish.whole(text)
     if not isinstance(data, dict):
         return None
     verdict, level = "", None
     for key, value in data.items():
         labelled = label_of(f"{str(key).replace('_', ' ')}: x")
-        if labelled and labelled[0] == "verdict" and isinstance(value, str) and not PLACEHOLDER.match(value):
+        if labelled and labelled[0] == "verdict" and isinstance(value, str) and not placeholder(value):
             verdict = value.strip()
         elif labelled and labelled[0] == "confidence":
-            level = confidence(str(value))
+            level = confidences.value(value)
     return verdict, level
-
-
-def confidence(value: str) -> float | None:
-    """0.7, "70%", "7/10", "0,7" or "high" as a number from 0 to 1; None when it says none."""
-    text = value.strip("*_`\"' ").casefold().replace(",", ".")
-    if match := re.match(r"(\d+(?:\.\d+)?)\s*%", text):
-        number = float(match[1]) / 100
-    elif match := re.match(r"(\d+(?:\.\d+)?)\s*/\s*(\d+)", text):
-        number = float(match[1]) / float(match[2]) if float(match[2]) else -1
-    elif match := re.match(r"(\d+(?:\.\d+)?)", text):
-        number = float(match[1])
-        number = number if number <= 1 else number / 10 if number <= 10 else number / 100
-    else:
-        return next((level for word, level in CONFIDENCE_LEVELS.items() if word in normal(text).split()), None)
-    return round(number, 4) if 0 <= number <= 1 else None
 
 
 def previous_line(lines: list[str], before: int) -> int | None:
@@ -451,4 +417,4 @@ def first_paragraph(body: str) -> str:
 def echoed(line: str) -> bool:
     """A line of the prompt's closing block that the model copied with its placeholder."""
     labelled = label_of(line)
-    return bool(labelled and PLACEHOLDER.match(labelled[2]))
+    return bool(labelled and placeholder(labelled[2]))

@@ -1,0 +1,110 @@
+"""A ballot read: the decision, the confidence and the reasons in a voter's JSON, wherever it sits.
+
+The vote is the last JSON-like object holding a "decision" (at any depth: some models nest it),
+after any ``<think>`` block. With the asker's options a decision must name one of them (its text,
+letter or number); one that names none is a vote for none of the options, said so, never a
+guess at the nearest. A confidence that cannot be read keeps the vote, with none stored and a
+note saying why (the one confidence rule, ``reading.confidence``).
+"""
+
+import re
+from dataclasses import dataclass
+
+from debates.engine.reading import confidence as confidences
+from debates.engine.reading import jsonish
+from debates.engine.reading.text import clean_value, placeholder, without_thinking
+from debates.engine.reading.words import normalise
+
+DECISION_KEYS = {"decision", "finaldecision"}
+CONFIDENCE_KEYS = ("confidence", "confidencelevel", "confidencescore")
+REASONING_KEYS = ("reasoning", "reason", "rationale", "justification", "explanation")
+NONE_OF_THE_OPTIONS = "none of the options"
+
+
+class VoteParseError(ValueError):
+    """The answer holds no usable decision; the message says why, for the user."""
+
+
+@dataclass(frozen=True)
+class Ballot:
+    label: str
+    decision: str
+    confidence: float | None  # None when the voter gave none, or gave one that could not be read
+    reasoning: str
+    note: str = ""  # what the reader could not take as written (an unreadable confidence, no option named)
+
+    @property
+    def off_options(self) -> bool:
+        return self.decision == NONE_OF_THE_OPTIONS
+
+
+def parse_ballot(label: str, text: str, options: tuple[str, ...] = ()) -> Ballot:
+    """The vote in an answer; with ``options``, the option it names (as the asker wrote it)."""
+    body = without_thinking(text)
+    for obj in reversed(jsonish.objects(body)):  # the vote is at the end
+        fields = _vote_fields(obj)
+        if fields is None:
+            continue
+        decision = _decision(fields[next(k for k in fields if k in DECISION_KEYS)])
+        notes = []
+        if options:
+            index = match_option(decision, options)
+            if index is None:
+                notes.append(f"{label}'s decision “{decision}” is none of the options: a vote for none of them")
+                decision = NONE_OF_THE_OPTIONS
+            else:
+                decision = options[index].strip()
+        stated = confidences.read(next((fields[k] for k in CONFIDENCE_KEYS if k in fields), None), body)
+        if stated.problem:
+            notes.append(f"{label}'s {stated.problem}")
+        reasoning = next((fields[k] for k in REASONING_KEYS if k in fields), "")
+        if isinstance(reasoning, list):
+            reasoning = " ".join(map(str, reasoning))
+        return Ballot(label, decision, stated.value, str(reasoning or "").strip(), "; ".join(notes))
+    raise VoteParseError('no JSON object with a "decision" field was found in the answer')
+
+
+def _vote_fields(obj: dict[object, object], depth: int = 0) -> dict[str, object] | None:
+    """The object's fields by normalised key, or those of a nested object holding the decision."""
+    fields = jsonish.keyed(obj)
+    if DECISION_KEYS & fields.keys():
+        return fields
+    if depth < 3:
+        for value in obj.values():
+            if isinstance(value, dict) and (nested := _vote_fields(value, depth + 1)) is not None:
+                return nested
+    return None
+
+
+def _decision(value: object) -> str:
+    if isinstance(value, list):
+        named = {clean_value(str(v)) for v in value if str(v).strip()}
+        if len({" ".join(v.casefold().split()) for v in named}) > 1:
+            raise VoteParseError(f"the decision names several choices ({', '.join(sorted(named))}); give one")
+        value = min(named, default="")
+    if isinstance(value, bool):
+        value = "yes" if value else "no"
+    if not isinstance(value, str | int | float):
+        raise VoteParseError('the "decision" field is empty or not text')
+    decision = clean_value(str(value))
+    if not decision:
+        raise VoteParseError('the "decision" field is empty or not text')
+    if placeholder(decision):
+        raise VoteParseError(f"the decision {decision!r} is the prompt's placeholder, not a decision")
+    return decision
+
+
+def match_option(decision: str, options: tuple[str, ...]) -> int | None:
+    """The index of the option a decision names: its text (case, spacing and punctuation aside),
+    or its letter or number ("B", "2", "Option B", "B) PostgreSQL"); None when it names none."""
+    key = normalise(decision)
+    keys = [normalise(o) for o in options]
+    if key in keys:
+        return keys.index(key)
+    match = re.fullmatch(r"(?:option )?([a-z]|\d+)(?: (.+))?", key)
+    if not match:
+        return None
+    index = int(match[1]) - 1 if match[1].isdigit() else ord(match[1]) - ord("a")
+    if not 0 <= index < len(options) or (match[2] and match[2] != keys[index]):
+        return None
+    return index

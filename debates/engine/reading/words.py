@@ -1,0 +1,59 @@
+"""The words of a short answer, as compared: a decision, an ANSWER line, an option.
+
+Case, markdown, punctuation and articles go, contractions are spelled out ("don't" → "do not"),
+and leading words that only introduce a choice ("Use", "I'd recommend", "Go with") are dropped:
+"Use PostgreSQL." and "postgresql" have the same words.
+"""
+
+import re
+import unicodedata
+
+
+def wordset(words: str) -> frozenset[str]:
+    """A set of words written as one string: long word lists stay readable and compact."""
+    return frozenset(words.split())
+
+
+TOKEN = re.compile(r"\d+(?:[.,]\d+)+|[^\W_]+[+#]*")
+CONTRACTIONS = [
+    (re.compile(p), r) for p, r in ((r"\bwon't\b", "will not"), (r"\bcan't\b", "can not"), (r"n't\b", " not"))
+]
+# Leading words that introduce a choice without being part of it ("Use X", "I'd go with X").
+LEADING_FILLER = wordset(
+    "i we d ll would should will strongly recommend recommends suggest vote for to go going with choose "
+    "pick select adopt use using opt prefer my our final decision answer is let s"
+)
+# Words whose presence on one side only does not change the decision ("X it", "option B" / "B").
+FILLER = LEADING_FILLER | wordset("it this that them option choice approach please definitely")
+ARTICLES = frozenset({"the", "a", "an"})
+
+
+def tokens(text: str) -> list[str]:
+    """The words of ``text`` that carry the decision, in order."""
+    folded = unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
+    for pattern, replacement in CONTRACTIONS:
+        folded = pattern.sub(replacement, folded)
+    found = TOKEN.findall(folded)
+    # An article before a word goes; a lone letter stays ("option a", "plan a").
+    found = [
+        w
+        for i, w in enumerate(found)
+        if not (w in ARTICLES and i + 1 < len(found) and len(found[i + 1]) > 1 and found[i + 1].isalpha())
+    ]
+    start = 0
+    while start < len(found) and found[start] in LEADING_FILLER:
+        start += 1
+    return found[start:] if start < len(found) else found
+
+
+def normalise(text: str) -> str:
+    """A decision's comparison key: its words, lower case, one space apart."""
+    return " ".join(tokens(text))
+
+
+def stem(word: str) -> str:
+    """A crude stem, enough to see "approved" and "approve" as one word."""
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
