@@ -86,7 +86,7 @@ moderator = "it-idle"
 """
 # The gates drop an answer sharing no term with the question: name its subject, after the
 # unique tokens, so that a call's first token is one the bench can follow.
-SUFFIX = " Replicas or sharding."
+SUFFIX = " Replicas or sharding.\n\nANSWER: Add read replicas"  # one answer line: no judge needed, 7 calls
 SYNTHESIS = "## Verdict\nReplicas.\n\n## Disagreements\nNone.\n\n## Consensus\n"
 TOKEN = re.compile(r"it-\w+\.\d+\.w\d+")
 TICK = os.sysconf("SC_CLK_TCK")

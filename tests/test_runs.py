@@ -59,8 +59,8 @@ async def test_submit_runs_the_debate_outside_the_request_and_stores_every_step(
     await sync_to_async(tasks.submit)(question)
     done = await finished(question.pk)
     assert done.status == Status.DONE
-    assert done.calls == 7
-    assert await Contribution.objects.filter(round__question=done, status="done").acount() == 7
+    assert done.calls == 9  # 3 + 3 + 1, and the judge's call after each round of answers
+    assert await Contribution.objects.filter(round__question=done, status="done").acount() == 9
     assert ["Verdict", "Use read replicas."] in (await Synthesis.objects.aget(question=done)).sections
     assert done.verdict == "Use read replicas."
     assert done.lease_owner == ""
@@ -120,7 +120,7 @@ async def test_a_run_held_by_another_runner_is_not_run_twice(scripted):
     question = await sync_to_async(make_question)(await panel_on(scripted))
     first, second = await asyncio.gather(execute.execute(question.pk), execute.execute(question.pk))
     assert {first, second} == {None, Status.DONE}
-    assert len(scripted.requests) == 7
+    assert len(scripted.requests) == 9
 
 
 @SERVER_SETUP
@@ -139,7 +139,7 @@ async def test_the_worker_runs_queued_debates_and_resumes_orphans(scripted):
     finally:
         worker.stopping.set()
         await serving
-    assert len(scripted.requests) == 14
+    assert len(scripted.requests) == 18
 
 
 KILLED_HOLDING_THE_LEASE = {"status": Status.RUNNING, "lease_owner": "dead:1"}
@@ -193,7 +193,7 @@ async def test_a_question_without_maths_skips_the_grounding_step(scripted):
     question = await sync_to_async(make_question)(await panel_on(scripted))
     assert await execute.execute(question.pk) == Status.DONE
     assert not await Contribution.objects.filter(round__question=question, kind="grounding").aexists()
-    assert len(scripted.requests) == 7
+    assert len(scripted.requests) == 9
     assert all("Verified facts" not in r.prompt for r in scripted.requests)
 
 

@@ -22,7 +22,7 @@ from debates.engine.events import (
 )
 from debates.engine.reading import gates
 from debates.engine.spec import Seat
-from debates.engine.vocabulary import Outcome
+from debates.engine.vocabulary import Outcome, StepKind
 from debates.providers.base import Attempt, Chunk, Completion, Message, ProviderError, Queued, Retrying, Started
 
 # A gated answer is asked again once: two failures and the voice is out.
@@ -36,7 +36,7 @@ class Tally:
 
     seat: Seat
     round: int
-    kind: str
+    kind: StepKind
     started: float = field(default_factory=time.monotonic)
     attempts: list[dict[str, Any]] = field(default_factory=list)
     tokens_in: int = 0
@@ -64,9 +64,19 @@ class Tally:
 
 
 async def call(
-    sink: Sink, round_index: int, seat: Seat, kind: str, messages: list[Message], check: Callable[[str], str]
+    sink: Sink,
+    round_index: int,
+    seat: Seat,
+    kind: StepKind,
+    messages: list[Message],
+    check: Callable[[str], str],
+    ask_again: Callable[[str], str] = lambda _text: "",
 ) -> ContributionResult:
-    """Run one contribution; ``check(text)`` returns why the text is not acceptable, or ""."""
+    """Run one contribution; ``check(text)`` says why the text is not acceptable, or "".
+
+    ``ask_again(text)`` says why a text is worth asking for once more (a ballot naming none of the
+    options): the voice is asked again, and what it says the second time is kept.
+    """
     await sink.emit(ContributionStarted(round_index, seat.key, seat.label, kind))
     tally = Tally(seat, round_index, kind)
     for gate_try in range(1, GATE_TRIES + 1):
@@ -92,7 +102,7 @@ async def call(
             tally.add(error.attempts)
             return tally.result(Outcome.FAILED, error=error.message)
         tally.add(completion.attempts, completion)
-        reason = check(completion.text)
+        reason = check(completion.text) or (ask_again(completion.text) if gate_try < GATE_TRIES else "")
         if not reason:
             cut = (TRUNCATED.format(limit=seat.voice.max_tokens),) if completion.finish_reason == "length" else ()
             return tally.result(

@@ -54,6 +54,7 @@ class Consensus:
     escalation: str = ""  # "", "human_review", "tie_breaker"
     notes: tuple[str, ...] = field(default=())
     seats: int = 0  # voters on the panel, when the caller says (a failed voter does not vote)
+    grouped_by: str = ""  # "judge" or "wording" for free-text decisions; "" for the asker's options
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -70,6 +71,7 @@ class Consensus:
             "dissenters": list(self.dissenters),
             "escalation": self.escalation,
             "notes": list(self.notes),
+            "grouped_by": self.grouped_by,
         }
 
 
@@ -138,7 +140,7 @@ def group(ballots: list[Ballot], similarity: float) -> tuple[list[tuple[str, lis
     for ballot in ballots:
         by_key.setdefault(normalise(ballot.decision), []).append(ballot)
     keys = sorted(by_key, key=lambda k: (-len(by_key[k]), k))
-    form = {k: _common_form(by_key[k]) for k in keys}
+    form = {k: common_form(by_key[k]) for k in keys}
     relations = {(a, b): relation(form[a], form[b], similarity) for a, b in combinations(keys, 2)}
     same = {frozenset(pair) for pair, rel in relations.items() if rel.same}
     clusters: list[list[str]] = []
@@ -149,7 +151,7 @@ def group(ballots: list[Ballot], similarity: float) -> tuple[list[tuple[str, lis
         else:
             home.append(key)
     groups = [[b for k in cluster for b in by_key[k]] for cluster in clusters]
-    shown = [(_common_form(members), members) for members in groups]
+    shown = [(common_form(members), members) for members in groups]
     shown.sort(key=lambda g: (-len(g[1]), g[0].casefold(), g[0]))
     cluster_of = {k: i for i, cluster in enumerate(clusters) for k in cluster}
     notes = []
@@ -163,10 +165,20 @@ def group(ballots: list[Ballot], similarity: float) -> tuple[list[tuple[str, lis
     return [(d, sorted(m, key=lambda b: b.label)) for d, m in shown], sorted(notes)[:MAX_NOTES]
 
 
-def _common_form(ballots: list[Ballot]) -> str:
+def common_form(ballots: list[Ballot]) -> str:
     """The form most voters wrote; ties go to the shortest, then the alphabetically first."""
     counts = Counter(clean_value(b.decision) for b in ballots)
     return min(counts, key=lambda f: (-counts[f], len(f), f))
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """Ballots already grouped by meaning, largest first, with the votes that count toward no group."""
+
+    groups: tuple[tuple[str, tuple[Ballot, ...]], ...]
+    weightless: tuple[Ballot, ...] = ()
+    method: str = ""  # how they were grouped: by the judge, or by wording only
+    notes: tuple[str, ...] = ()
 
 
 def evaluate(
@@ -175,27 +187,42 @@ def evaluate(
     similarity: float = 85.0,
     options: tuple[str, ...] = (),
     seats: int = 0,
+    grouping: Grouping | None = None,
 ) -> Consensus:
     """Consensus when the largest group's share of the counted votes reaches the threshold.
 
     ``similarity`` (0–100) is how alike two words must be to count as one spelled two ways.
     With ``options``, a ballot counts for the option it names, or for none of them: a panel that
-    agrees on none of the options reaches no decision. ``seats`` (the panel's voters) is only
+    agrees on none of the options reaches no decision. Without, ``grouping`` gives the ballots
+    already grouped by meaning (the round's agreement), else they are grouped by wording; its
+    ``weightless`` votes are cast but count toward no group. ``seats`` (the panel's voters) is only
     reported: the threshold applies to the votes cast.
     """
     threshold = THRESHOLDS[criticality]
+    weightless: tuple[Ballot, ...] = ()
     if options:
-        grouped, grouping = _by_option(ballots, options)
+        grouped, found = _by_option(ballots, options)
+    elif grouping is not None:
+        grouped, found, weightless = (
+            [(d, list(m)) for d, m in grouping.groups if m],
+            list(grouping.notes),
+            grouping.weightless,
+        )
     else:
-        grouped, grouping = group(ballots, similarity) if ballots else ([], [])
-    notes = [b.note for b in sorted(ballots, key=lambda b: b.label) if b.note] + grouping
-    counted = sum(len(members) for _, members in grouped)
+        grouped, found = group(ballots, similarity) if ballots else ([], [])
+    notes = [b.note for b in sorted(ballots, key=lambda b: b.label) if b.note] + found
+    notes += [
+        f"{b.label} changed its vote without a reason of substance: its vote counts toward no group" for b in weightless
+    ]
+    counted = sum(len(members) for _, members in grouped) + len(weightless)
     if not counted:
         return Consensus(False, None, Fraction(0), threshold, 0, (), notes=(*notes, "no valid votes"), seats=seats)
-    top_decision, top = grouped[0]
+    top_decision, top = grouped[0] if grouped else ("", [])
     agreement = Fraction(len(top), counted)
     tied = len(grouped) > 1 and len(grouped[1][1]) == len(top)
-    reached = counted >= MIN_VOTES and agreement >= threshold and not tied and top_decision != NONE_OF_THE_OPTIONS
+    reached = (
+        counted >= MIN_VOTES and agreement >= threshold and not tied and top_decision not in ("", NONE_OF_THE_OPTIONS)
+    )
     if counted < MIN_VOTES:
         notes.append(f"only {counted} valid vote: at least {MIN_VOTES} needed")
     escalation = "" if reached else ("human_review" if criticality == Criticality.HIGH else "tie_breaker")
@@ -206,10 +233,11 @@ def evaluate(
         threshold,
         counted,
         tuple((d, tuple(b.label for b in members)) for d, members in grouped),
-        tuple(b.label for _, members in grouped[1:] for b in members),
+        tuple(b.label for _, members in grouped[1:] for b in members) + tuple(b.label for b in weightless),
         escalation,
         tuple(notes),
         seats,
+        grouping.method if grouping is not None and not options else "",
     )
 
 

@@ -59,7 +59,7 @@ _I_AM = (
 )
 # Speaking in a role: "As …", "Come …", "Como …", "Als …", "En tant que …".
 _AS = r"(?=[abceis])(?<!such\s)(?:as|being|speaking\s+as|come|in\s+quanto|como|als|en\s+tant\s+que)"
-_ARTICLE = r"(?:an?|the|un|una|uno|il|lo|el|ein|eine|einem|einer|le|la|o)"
+_ARTICLE = r"(?:an?|the|un|una|uno|il|lo|el|ein|eine|einem|einer|le|la|o|um|uma)"
 _AI_NOUN = (
     r"(?:AI|A\.I\.|IA|KI|artificial\s+intelligence|(?:large\s+)?language\s+models?|LLM|model|assistant|chatbot|"
     r"modell[oi]\s+(?:linguistic[oi]|di\s+linguaggio)|modelo\s+de\s+lenguaje|modèle\s+de\s+langage|"
@@ -119,6 +119,11 @@ def _patterns(names: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str], 
         rf"(?m)^[\s*_]*this\s+is\s+(?P<name>{model})(?=[\s*_]*[.,!:—–-])",
         rf"\A[\s*_]*(?P<name>{model})[\s*_]*:",
         rf"(?m)^\s*[—–-]+\s*(?P<name>{model})\s*$",
+        # A role phrase, then an apposition naming the maker, once the name itself is gone: "As
+        # [identity removed], a large language model trained by Google", "Als …, ein von Google
+        # entwickeltes Sprachmodell", "Come …, un modello addestrato da Google".
+        rf"(?<![\w'’]){_AS}\s+(?:{model}|{re.escape(REDACTED)})\s*,\s*{_ARTICLE}\s+(?:[^,.!?\n]{{0,60}}?"
+        rf"(?<![\w'’])(?:{_MADE}\s+{_BY}|{_AI_NOUN}\s+(?:from|of|by|di|de|von|bei))\s+{_TEAM}|(?:von|vom)\s+){listed}",
     )
     return roster, re.compile(rf"(?i){anyone}"), tuple(re.compile(rf"(?i){p}") for p in self_ids)
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Protocol
 
-from debates.engine.vocabulary import Outcome, Status
+from debates.engine.vocabulary import NOT_CALLS, Outcome, Status, StepKind
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class PhaseChanged(Event):
 @dataclass(frozen=True)
 class RoundStarted(Event):
     index: int
-    kind: str  # grounding, triage, answer, critique, final, debate, vote, revote, tiebreak, synthesis
+    kind: StepKind
     title: str
     seats: tuple[str, ...]
     labels: tuple[str, ...]
@@ -43,7 +43,7 @@ class ContributionStarted(Event):
     round: int
     seat: str
     label: str
-    kind: str
+    kind: StepKind
 
 
 @dataclass(frozen=True)
@@ -75,12 +75,6 @@ class ContributionRetrying(Event):
     discard: bool
 
 
-# Contributions that are not model calls (the one rule for the calls counted, stored and live).
-NOT_CALLS = frozenset({"grounding"})
-# Contributions that are ballots: they carry a decision (asked in JSON) and are counted for consensus.
-BALLOT_KINDS = frozenset({"vote", "revote", "tiebreak"})
-
-
 @dataclass(frozen=True)
 class ContributionResult:
     """A completed (or failed, or gated-out) contribution: what a Contribution row holds."""
@@ -88,7 +82,7 @@ class ContributionResult:
     round: int
     seat: str
     label: str
-    kind: str
+    kind: StepKind
     status: Outcome
     text: str = ""
     error: str = ""
@@ -159,6 +153,7 @@ class RunFinished(Event):
     sections: list[list[str]] = field(default_factory=list)  # [heading, body] pairs, in the order written
     evidence_strength: str = ""
     confidence: float | None = None  # the moderator's, when its closing block gives one
+    stances: dict[str, str] = field(default_factory=dict)  # label -> the moderator's word on its stance
     reveal: dict[str, dict[str, str]] = field(default_factory=dict)  # label -> {"name", "model", "family", "provider"}
 
 

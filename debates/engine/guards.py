@@ -73,7 +73,7 @@ WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|\d+(?:[.,]\d+)*")
 
 
 @dataclass(frozen=True)
-class Reading:
+class Polarity:
     """What the guards read in one answer: its words by polarity, its lead yes/no, its quantities."""
 
     affirmed: frozenset[str]  # stems
@@ -116,7 +116,7 @@ def _prefixed(a: str, b: str) -> bool:
     return len(short) >= 3 and any(long == prefix + short for prefix in NEGATING_PREFIXES)
 
 
-def read(text: str) -> Reading:
+def read(text: str) -> Polarity:
     """Polarity per word, the lead yes/no, the quantities.
 
     A negation covers the run of content words right after it, within its clause: "do not increase the
@@ -145,10 +145,10 @@ def read(text: str) -> Reading:
                 (negated if negating else affirmed).add(stem(word))
                 reached = reached or negating
     names = frozenset(re.findall(r"\b[a-z]+-?\d+[a-z]*\b", plain))
-    return Reading(frozenset(affirmed), frozenset(negated), written, lead, quantities(text), names)
+    return Polarity(frozenset(affirmed), frozenset(negated), written, lead, quantities(text), names)
 
 
-def _numbers_differ(a: Reading, b: Reading) -> str:
+def _numbers_differ(a: Polarity, b: Polarity) -> str:
     for dimension in {d for d, _ in a.quantities} & {d for d, _ in b.quantities}:
         only_a = sorted(v for d, v in a.quantities if d == dimension and not _near(v, b.quantities, d))
         only_b = sorted(v for d, v in b.quantities if d == dimension and not _near(v, a.quantities, d))

@@ -4,8 +4,10 @@ Each contribution's closing block is read once (engine.reading.closing) into a r
 so a resumed run keeps it; ``Ledger`` puts a run's records together: claims, what happened to
 each (an attack must name a claim that exists, else it is kept as unmatched, never counted),
 position changes, each voice's stance against the emerging answer, and the claim × voice matrix
-the page draws. ``dissent`` decides, after the blind round, whether debate = on_dissent skips
-the debate or debates only the contested claims.
+the page draws. Who gives the same answer, and which claims say the same thing, come from the
+round's ``Agreement`` (the judge's, checked by the guards), else from the wording alone.
+``dissent`` decides, after the blind round, whether debate = on_dissent skips the debate or
+debates only the contested claims.
 """
 
 import re
@@ -16,12 +18,15 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from debates.engine import agreement as agreements
 from debates.engine import consensus, guards
 from debates.engine.reading import closing, gates
-from debates.engine.reading.ballot import Ballot
 from debates.engine.reading.text import normal
 from debates.engine.reading.words import normalise
+from debates.engine.vocabulary import JUDGED_KINDS, StepKind
 
+# Contributions that state a voice's position, with an ANSWER line or a decision, or in their text.
+POSITIONS = JUDGED_KINDS | {StepKind.DISSENT}
 SHARED_SIMILARITY = 80  # token-sort similarity (0–100) at which two voices' claims may count as one
 
 
@@ -38,6 +43,12 @@ class Entry:
     record: Mapping[str, Any]
     decision: str = ""  # a ballot's decision (vote protocol)
     reasoning: str = ""
+    seat: str = ""
+
+    @property
+    def answer(self) -> str:
+        """The position it states: a ballot's decision, or its ANSWER line ("" without one)."""
+        return self.decision or str(self.record.get("answer", ""))
 
 
 @dataclass
@@ -46,6 +57,7 @@ class Ledger:
 
     entries: list[Entry]
     similarity: float = 85.0
+    agreement: agreements.Agreement | None = None  # the latest round's, when it was judged
     claims: dict[str, dict[str, Any]] = field(default_factory=dict)
     events: list[dict[str, Any]] = field(default_factory=list)
     unmatched: list[dict[str, Any]] = field(default_factory=list)
@@ -73,8 +85,6 @@ class Ledger:
             self._event(entry, verdict["target"], verdict["verdict"], verdict.get("reason", ""))
         if (change := record.get("change")) and (change.get("degree") or change.get("reason")):
             self.changes[entry.label] = {**change, "round": entry.round, "kind": entry.kind}
-        if entry.kind == "revote" and entry.decision:
-            self._revote(entry)
 
     def _event(self, entry: Entry, target: str, what: str, reason: str, **extra: str) -> None:
         event = {"round": entry.round, "by": entry.label, "target": target, "what": what, "reason": reason, **extra}
@@ -101,60 +111,77 @@ class Ledger:
             self.flags.append(f"{entry.label} conceded {target} without a reason of substance")
         self.events.append(event)
 
-    def _revote(self, entry: Entry) -> None:
-        earlier = [e for e in self.entries if e.label == entry.label and e.round < entry.round and e.decision]
-        before = earlier[-1] if earlier else None
-        if before is None:
-            return
-        same = consensus.relation(before.decision, entry.decision, self.similarity).same
-        self.changes[entry.label] = {"degree": "none" if same else "total", "reason": "" if same else entry.reasoning,
-                                     "round": entry.round, "kind": entry.kind}  # fmt: skip
-
     # --- what the page, the API and the moderator read ------------------------------------------
     def labels(self) -> list[str]:
         return sorted({e.label for e in self.entries}, key=_label_order)
 
     def decisions(self) -> dict[str, str]:
         """Each voice's latest decision: its ballot, or the ANSWER line of its latest contribution."""
-        latest: dict[str, str] = {}
+        return {label: entry.answer for label, entry in self.positions().items() if entry.answer}
+
+    def positions(self) -> dict[str, Entry]:
+        """Each voice's latest contribution that states its position (its answer, or its ballot), or
+        that gives one without an ANSWER line (the judge reads its text)."""
+        latest: dict[str, Entry] = {}
         for entry in self.entries:
-            decision = entry.decision or str(entry.record.get("answer", ""))
-            if decision:
-                latest[entry.label] = decision
+            answered = entry.label in latest and latest[entry.label].answer
+            if entry.answer or (entry.kind in POSITIONS and not answered):
+                latest[entry.label] = entry
         return latest
 
     def first_decisions(self) -> dict[str, str]:
         first: dict[str, str] = {}
         for entry in self.entries:
-            decision = entry.decision or str(entry.record.get("answer", ""))
-            if decision:
-                first.setdefault(entry.label, decision)
+            if entry.answer:
+                first.setdefault(entry.label, entry.answer)
         return first
 
+    def unexplained(self) -> list[str]:
+        """Voices whose latest change of position gave no reason of substance, even when asked for one."""
+        return sorted(label for label, change in self.changes.items() if change.get("unexplained"))
+
+    def claim_texts(self) -> dict[str, tuple[str, str]]:
+        """Claim id -> (author, text), for the judge and its claim matches."""
+        return {claim_id: (claim["author"], claim["text"]) for claim_id, claim in self.claims.items()}
+
+    def grouping(self) -> agreements.Agreement:
+        """Who gives the same answer: the judged agreement, else the wording's."""
+        if self.agreement is not None:
+            return self.agreement
+        answers = {label: entry.answer for label, entry in self.positions().items()}
+        return agreements.by_wording(answers, self.similarity, unexplained=self.unexplained())
+
     def emerging(self) -> tuple[str, tuple[str, ...]] | None:
-        """The largest group of latest decisions, when one group is larger than every other."""
-        ballots = [Ballot(label, d, None, "") for label, d in self.decisions().items()]
-        groups, _ = consensus.group(ballots, self.similarity) if ballots else ([], [])
-        if not groups or (len(groups) > 1 and len(groups[1][1]) == len(groups[0][1])):
-            return None
-        return groups[0][0], tuple(b.label for b in groups[0][1])
+        """The largest group of latest answers, when one group is larger than every other."""
+        largest = self.grouping().largest
+        return (largest.answer, largest.labels) if largest else None
 
     def stances(self) -> dict[str, dict[str, str]]:
-        """Each voice against the emerging verdict: agrees, partly, disagrees (or unknown)."""
-        emerging = self.emerging()
+        """Each voice against the emerging answer: agrees, partly, disagrees, unexplained or unknown."""
+        grouping = self.grouping()
+        largest = grouping.largest
         decisions = self.decisions()
         out: dict[str, dict[str, str]] = {}
         for label in self.labels():
-            change = self.changes.get(label, {})
-            if label not in decisions or emerging is None:
-                why = "no answer line to compare" if label not in decisions else "the panel is split evenly"
+            group = grouping.group_of(label)
+            said = decisions.get(label) or (group.answer if group else "")
+            if label in grouping.unexplained:
+                out[label] = {"stance": "unexplained", "why": "changed its position without a reason of substance"}
+            elif label in grouping.off_topic:
+                out[label] = {"stance": "unknown", "why": "answers another question (the judge's reading)"}
+            elif group is None:
+                out[label] = {"stance": "unknown", "why": "no answer line to compare"}
+            elif largest is None:
+                why = "the panel is split evenly" if grouping.split_evenly else "no answer stands out"
                 out[label] = {"stance": "unknown", "why": why}
-            elif label not in emerging[1]:
-                out[label] = {"stance": "disagrees", "why": f"answers “{decisions[label]}”"}
-            elif self._reservations(label, emerging[1]) or change.get("degree") == "partial":
+            elif label not in largest.labels:
+                out[label] = {"stance": "disagrees", "why": f"answers “{said}”"}
+            elif reservation := grouping.reservation(label):
+                out[label] = {"stance": "partly", "why": f"same answer, with a reservation: {reservation}"}
+            elif self._reservations(label, largest.labels) or self.changes.get(label, {}).get("degree") == "partial":
                 out[label] = {"stance": "partly", "why": "same answer, with reservations on claims of the majority"}
             else:
-                out[label] = {"stance": "agrees", "why": f"answers “{decisions[label]}”"}
+                out[label] = {"stance": "agrees", "why": f"answers “{said}”"}
         return out
 
     def _reservations(self, label: str, majority: tuple[str, ...]) -> bool:
@@ -186,7 +213,13 @@ class Ledger:
     def _shared_start(self, claim: Mapping[str, Any], label: str, first: Mapping[str, str]) -> str:
         """Round 0: another voice supports a claim when one of its own claims says the same."""
         theirs = [c for c in self.claims.values() if c["author"] == label]
-        return "supported" if any(same_claim(claim["text"], c["text"]) for c in theirs) else ""
+        return "supported" if any(self.alike(claim, c) for c in theirs) else ""
+
+    def alike(self, a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+        """Two claims that say the same thing: matched by the judge (within the guards), or in nearly
+        the same words."""
+        matched = any(a["id"] in ids and b["id"] in ids for ids in self.grouping().same_claims)
+        return matched or same_claim(a["text"], b["text"])
 
     def _end(self, claim_id: str, claim: Mapping[str, Any], label: str, start: str) -> str:
         said = [e for e in self.events if e["target"] == claim_id and e["by"] == label]
@@ -209,20 +242,23 @@ class Ledger:
         return "contested" if any(e["what"] == "attacked" for e in said) else "standing"
 
     def change_flags(self) -> list[str]:
-        """The sycophancy signal: a total change with no reason of substance; and unstated changes."""
+        """The sycophancy signals of the position changes, and changes a voice did not state."""
         found = []
         first, latest = self.first_decisions(), self.decisions()
         for label, change in self.changes.items():
-            if change.get("degree") == "total" and not gates.substantive(change.get("reason", "")):
-                found.append(f"{label} changed its position entirely without a reason (sycophancy signal)")
+            if flag := gates.change_flag(change.get("degree", ""), change.get("reason", "")):
+                found.append(f"{label}: {flag}")
+            if change.get("unexplained"):
+                found.append(f"{label}: asked for the basis of its change, it gave none: the change weighs nothing")
             moved = (
                 label in first
                 and label in latest
                 and not consensus.relation(first[label], latest[label], self.similarity).same
             )
             if change.get("degree") == "none" and moved:
-                found.append(f"{label} says it did not change, but its answer went from “{first[label]}” "
-                             f"to “{latest[label]}”")  # fmt: skip
+                found.append(
+                    f"{label} says it did not change, but its answer went from “{first[label]}” to “{latest[label]}”"
+                )
         return found
 
     def as_dict(self) -> dict[str, Any]:
@@ -234,6 +270,7 @@ class Ledger:
             "changes": self.changes,
             "stances": self.stances(),
             "emerging": (self.emerging() or ("", ()))[0],
+            "agreement": self.grouping().as_dict(),
             "unreadable": self.unreadable,
             "flags": [*self.flags, *self.change_flags()],
             "labels": self.labels(),
@@ -299,7 +336,9 @@ def same_claim(a: str, b: str) -> bool:
     differing = words_a ^ words_b
     if differing & guards.NEGATIONS:
         return False
-    return not any(guards.opposite(x, y) for x in words_a - words_b for y in words_b - words_a)
+    return not any(guards.opposite(x, y) for x in words_a - words_b for y in words_b - words_a) and not (
+        guards.conflict(a, b)
+    )
 
 
 # --- debate only where the panel splits ----------------------------------------------------------
@@ -311,13 +350,17 @@ class DissentCheck:
 
     skip: bool
     reason: str
-    agreement: str = ""  # "3/3"
-    threshold: str = ""
-    contested: tuple[str, ...] = ()  # claim ids
+    agreement: str = ""  # "3/3": voices giving the largest answer, of those that answered
+    method: str = ""  # how the answers were grouped: "judge" (by meaning) or "wording"
+    contested: tuple[str, ...] = ()  # claim ids, the dissenters' first
     shared: tuple[str, ...] = ()
-    calls_saved: int = 0
+    calls_skipped: int = 0  # the debate's calls not made, and their judge's
+    calls_saved: int = 0  # net of the judge's call that decided it
     tokens_saved: int = 0
     cost_saved: Decimal = Decimal("0")
+    judge_calls: int = 0
+    judge_tokens: int = 0
+    judge_cost: Decimal = Decimal("0")
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -325,17 +368,23 @@ class DissentCheck:
             "skipped": self.skip,
             "reason": self.reason,
             "agreement": self.agreement,
-            "threshold": self.threshold,
+            "threshold": "every voice that answered",
+            "grouped_by": self.method,
             "contested": list(self.contested),
             "shared": list(self.shared),
+            "calls_skipped": self.calls_skipped,
             "calls_saved": self.calls_saved,
             "tokens_saved": self.tokens_saved,
             "cost_saved": str(self.cost_saved),
+            "judge": {"calls": self.judge_calls, "tokens": self.judge_tokens, "cost": str(self.judge_cost)},
         }
 
 
 def shared_claims(ledger: Ledger) -> tuple[list[str], list[str]]:
-    """(contested, shared) claim ids: a claim is shared when every other voice made one like it."""
+    """(contested, shared) claim ids: a claim is shared when every other voice made one like it.
+
+    Contested claims come the dissenters' first: a lone dissent is what a debate is for.
+    """
     by_voice: dict[str, list[dict[str, Any]]] = {}
     for claim in ledger.claims.values():
         by_voice.setdefault(claim["author"], []).append(claim)
@@ -343,24 +392,32 @@ def shared_claims(ledger: Ledger) -> tuple[list[str], list[str]]:
     shared: list[str] = []
     for claim_id, claim in sorted(ledger.claims.items(), key=lambda item: _claim_order(item[0])):
         others = [label for label in by_voice if label != claim["author"]]
-        alike = others and all(any(same_claim(claim["text"], c["text"]) for c in by_voice[o]) for o in others)
+        alike = others and all(any(ledger.alike(claim, c) for c in by_voice[o]) for o in others)
         (shared if alike else contested).append(claim_id)
+    largest = ledger.grouping().largest
+    majority = set(largest.labels) if largest else set()
+    contested.sort(key=lambda claim_id: ledger.claims[claim_id]["author"] in majority)  # stable: dissenters first
     return contested, shared
 
 
-def dissent(
-    ledger: Ledger, agreed: bool, agreement: str, threshold: str, heterogeneous: bool, contradicted: Iterable[str]
-) -> DissentCheck:
-    """Skip the debate only when a heterogeneous panel agrees and no claim contradicts the verified facts."""
+def dissent(ledger: Ledger, heterogeneous: bool, contradicted: Iterable[str], adversarial: bool) -> DissentCheck:
+    """Skip the debate only when every voice that answered gives one answer, on a heterogeneous panel,
+    with no claim contradicting the verified facts, and never the critique of an adversarial panel
+    (agreement without new arguments is a failed round there): otherwise debate the contested claims."""
+    grouping = ledger.grouping()
     contested, shared = shared_claims(ledger)
-    contradicted = list(contradicted)
-    if agreed and heterogeneous and not contradicted:
-        return DissentCheck(True, f"the panel agreed ({agreement} on the same answer, threshold {threshold})",
-                            agreement, threshold, tuple(contested), tuple(shared))  # fmt: skip
-    if not agreed:
-        why = f"the panel split ({agreement} on the largest answer, threshold {threshold})"
+    top = len(grouping.groups[0].members) if grouping.groups else 0
+    share = f"{top}/{grouping.answered()}"
+    how = "grouped by meaning by the judge" if grouping.method == agreements.JUDGE else "grouped by wording only"
+    found = (share, grouping.method, tuple(contested), tuple(shared))
+    if grouping.unanimous and heterogeneous and not list(contradicted) and not adversarial:
+        return DissentCheck(True, f"every voice that answered gives one answer ({share}, {how})", *found)
+    if not grouping.unanimous:
+        why = f"the panel is not unanimous ({share} give the largest answer, {how})"
+    elif adversarial:
+        why = "the panel agrees, but an adversarial panel's critique always runs: it covers the contested claims"
     elif not heterogeneous:
-        why = "the panel agreed, but its voices share a model family: agreement is weak evidence"
+        why = "the panel agrees, but its voices share a model family: agreement is weak evidence"
     else:
         why = "claims contradict the verified facts"
-    return DissentCheck(False, why, agreement, threshold, tuple(contested), tuple(shared))
+    return DissentCheck(False, why, *found)

@@ -11,10 +11,10 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from debates.engine.events import BALLOT_KINDS, ContributionResult
+from debates.engine.events import ContributionResult
 from debates.engine.prompts import PROMPTS_VERSION
 from debates.engine.spec import RunSpec, Seat
-from debates.engine.vocabulary import FailurePolicy, Method, Outcome
+from debates.engine.vocabulary import BALLOT_KINDS, FailurePolicy, Method, Outcome, StepKind
 
 if TYPE_CHECKING:
     from debates.engine.protocols import Step
@@ -39,9 +39,34 @@ def small_model(seat: Seat) -> bool:
     return bool(counts) and max(counts) <= SMALL
 
 
+# A failure's kind in words that name no provider, model or error text (the attempts' ``fault``).
+FAULTS = {
+    "auth": "its provider refused the key",
+    "rate_limited": "its provider rate-limited it",
+    "overloaded": "its provider was overloaded",
+    "server": "a server error at its provider",
+    "bad_request": "its provider rejected the request",
+    "connect_timeout": "its provider could not be reached",
+    "connect": "its provider could not be reached",
+    "stall": "its stream stalled",
+    "timeout": "it did not finish in time",
+    "dropped": "the connection dropped mid-answer",
+    "malformed": "its provider sent a reply that could not be read",
+    "empty": "it returned no text",
+    "blocked": "its provider withheld the answer",
+    "unavailable": "its model cannot run here",
+}
+
+
 def reason(result: ContributionResult) -> str:
-    """Why a voice failed, for reports that reach prompts: a gated text's quote stays out of them."""
-    return "its text was not an answer (gated out)" if result.status == Outcome.GATED else result.error or result.status
+    """Why a voice failed, for reports that reach prompts and the page while identities are hidden: the
+    kind of failure, never the provider, the model or the error's text (a gated text's quote stays out too)."""
+    if result.status == Outcome.GATED:
+        return "its text was not an answer (gated out)"
+    if result.error.startswith("cancelled:"):
+        return "stopped when another voice failed"
+    fault = next((a.get("fault", "") for a in reversed(result.attempts) if a.get("fault")), "")
+    return FAULTS.get(fault, "its call failed")
 
 
 class RunStopped(Exception):
@@ -80,7 +105,7 @@ class Lineup:
                 "is not the panel you asked for."
             )
         # A ballot is one model's vote: a stand-in on another voter's model would vote twice.
-        stand_in_allowed = step.kind == "answer" and not seat.key.endswith("~")
+        stand_in_allowed = step.kind == StepKind.ANSWER and not seat.key.endswith("~")
         if self.spec.failure_policy == FailurePolicy.DEGRADE and stand_in_allowed:
             donors = [s for s in self.active if s.key in survivors]
             if donors:

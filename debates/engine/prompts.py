@@ -1,15 +1,23 @@
 """The one place that decides what a prompt contains: template files in ``debates/prompts/``."""
 
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from string import Template
+from typing import TYPE_CHECKING
 
-from debates.engine.vocabulary import Method
+from debates.engine import dossier
+from debates.engine.events import ContributionResult
+from debates.engine.reading import closing
+from debates.engine.vocabulary import Method, StepKind
 from debates.providers.base import Message
+
+if TYPE_CHECKING:
+    from debates.engine.ledger import DissentCheck, Ledger
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 # Bump when a template changes meaning; recorded with each run.
-PROMPTS_VERSION = 3
+PROMPTS_VERSION = 4
 
 METHODS: dict[str, str] = {
     Method.NONE: "",
@@ -34,9 +42,15 @@ def render(name: str, **values: str) -> str:
     return template(name).substitute(**values).strip() + "\n"
 
 
-def brief(question: str, context: str = "", grounding: str = "") -> str:
-    """The self-contained brief every voice gets: question, context, verified facts."""
+def brief(question: str, context: str = "", grounding: str = "", restated: str = "") -> str:
+    """The self-contained brief every voice gets: the asker's question and context, the
+    facilitator's restatement of them when it wrote one, verified facts."""
     context_block = f"\n# Context\n{context.strip()}\n" if context.strip() else ""
+    if restated.strip():
+        context_block += (
+            "\n# The facilitator's brief (the question restated, with its constraints and the output wanted; "
+            f"where it and the asker's words differ, the asker's words win)\n{restated.strip()}\n"
+        )
     grounding_block = (
         f"\n# Verified facts (computed by SymPy before the panel; a claim contradicting them is wrong)\n"
         f"{grounding.strip()}\n"
@@ -46,7 +60,7 @@ def brief(question: str, context: str = "", grounding: str = "") -> str:
     return render("brief", question=question.strip(), context_block=context_block, grounding_block=grounding_block)
 
 
-ROLES = ("panelist", "moderator", "facilitator", "tiebreaker")
+ROLES = ("panelist", "moderator", "facilitator", "tiebreaker", "judge")
 
 
 def messages(step: str, method: str = Method.NONE, role: str = "panelist", **values: str) -> list[Message]:
@@ -68,4 +82,98 @@ def options_block(options: tuple[str, ...]) -> str:
     return (
         "\nThe asker gave these options. Your decision must be one of them, copied exactly as "
         f"written here (no other words):\n{listed}\n"
+    )
+
+
+def dossier_of(
+    results: Iterable[ContributionResult], names: Iterable[str], exclude: str = "", rotation: int = 0
+) -> str:
+    """Contributions as a dossier: each one's text with its claims numbered by label, scrubbed and
+    fenced, in the order of a reader at ``rotation`` (``exclude``: the reader's own seat)."""
+    entries = [(r.label, closing.with_claims(r.text, r.ledger)) for r in results if r.seat != exclude]
+    return dossier.dossier(entries, names, rotation=rotation)
+
+
+DECIDE = """Decide whether this question deserves the panel. Judge by the STAKES — what a wrong answer
+would cost the asker — never by how confident you feel about answering it. Important, controversial
+or verifiable questions get the panel; trivial or low-stakes ones get a direct answer.
+
+The asker rated this question's criticality **{criticality}** (of low, medium, high): that is the
+asker telling you the stakes. Give a direct answer only when a wrong answer would cost the asker
+almost nothing. Either way:
+"""
+DECIDED = "The panel will run: the asker asked for it. Do not judge whether it should."
+TRIAGE_SHAPE = (
+    '{"stakes": "low" | "high", "panel": true | false, "reason": "<one sentence>", '
+    '"direct_answer": "<your answer if panel is false, else empty>", "brief": "<the brief>"}'
+)
+BRIEF_SHAPE = '{"brief": "<the brief>"}'
+
+
+def triage(brief_text: str, calls: int, criticality: str, decide: bool) -> list[Message]:
+    """The facilitator's call: whether the panel is worth its cost (when ``decide``), and the brief."""
+    return messages(
+        "triage",
+        role="facilitator",
+        brief=brief_text,
+        calls=str(calls),
+        decide=DECIDE.format(criticality=criticality) if decide else DECIDED,
+        shape=TRIAGE_SHAPE if decide else BRIEF_SHAPE,
+    )
+
+
+def examples(label: str, labels: Iterable[str]) -> dict[str, str]:
+    """Claim ids for a closing block's examples, from this reader's panel: ``own1``/``own2`` are
+    its own claims, ``other1``/``other2`` another voice's, so a model that copies the example
+    copies an id that exists and is the right kind."""
+    own = closing.claim_prefix(label)
+    others = [closing.claim_prefix(other) for other in sorted(labels) if other != label] or [own]
+    return {
+        "own1": f"{own}1",
+        "own2": f"{own}2",
+        "other1": f"{others[0]}1",
+        "other2": f"{others[-1]}2",
+    }
+
+
+def claims_note(
+    ledger: "Ledger", dissent: "DissentCheck | None", source: StepKind | None, reader: str, attacking: bool = False
+) -> str:
+    """The claims a debate works on: only the contested ones when the blind round did not find one
+    answer (debate = on_dissent), the dissenters' first; a critique (``attacking``) lists only the
+    others' claims, a debate marks the reader's own; else those of the blind answers when the
+    dossier no longer shows them (a later debate round)."""
+    claims = ledger.claims
+    if dissent is not None and dissent.contested:
+        ids = [c for c in dissent.contested if c in claims and not (attacking and claims[c]["author"] == reader)]
+        mine = " (your own: defend or correct it)"
+        listed = "\n".join(f"- {c}: {claims[c]['text']}{mine if claims[c]['author'] == reader else ''}" for c in ids)
+        settled = (
+            f"The blind answers agree on {', '.join(dissent.shared)}: do not relitigate them. "
+            if dissent.shared
+            else ""
+        )
+        if not listed:
+            return f"\n{settled}No claim of the others is contested: test the agreement itself.\n"
+        what = "Attack only these contested claims of the others" if attacking else "Debate only these contested claims"
+        return f"\n{settled}{what}, in this order (the dissenting answers' first):\n{listed}\n"
+    if source is not None and source != StepKind.ANSWER and claims:
+        listed = "\n".join(f"- {c}: {claim['text']}" for c, claim in claims.items())
+        return f"\nThe claims of the blind answers:\n{listed}\n"
+    return ""
+
+
+def block(title: str, lines: list[str]) -> str:
+    """A titled list for a prompt; "" when there is nothing to list."""
+    return f"\n{title}:\n" + "\n".join(f"- {line}" for line in lines) + "\n" if lines else ""
+
+
+def ledger_block(ledger: "Ledger") -> str:
+    """The claim ledger in words, for the synthesis prompt; "" when it holds nothing."""
+    text = ledger.for_moderator()
+    return (
+        f"\nThe claim ledger (read by the program from the panelists' closing blocks; build the audit "
+        f"trail of attacks accepted and rejected from it, and check it against the text):\n{text}\n"
+        if text
+        else ""
     )

@@ -60,8 +60,15 @@ class RunSpec:
     options: tuple[str, ...] = ()  # the asker's options: voters pick one verbatim
     fallback_moderator: Seat | None = None  # writes the synthesis if the moderator fails
     debate: DebateMode = DebateMode.ALWAYS  # on_dissent: skip the debate when a mixed panel agrees
+    judge: Seat | None = None  # groups each round's answers by meaning; None: the moderator's model does
+    facilitator_brief: bool = False  # the facilitator restates the question as a brief before the panel
+
+    @property
+    def judging_seat(self) -> Seat:
+        """The seat whose model judges agreement: the panel's judge, else the moderator's model."""
+        return self.judge or replace(self.moderator, key="judge", label="Judge")
 
     def all_names(self) -> set[str]:
-        extras = (self.tie_breaker, self.fallback_moderator)
+        extras = (self.tie_breaker, self.fallback_moderator, self.judge)
         seats = [*self.seats, self.moderator, *(s for s in extras if s is not None)]
         return set().union(*(seat.names() for seat in seats))

@@ -67,6 +67,50 @@ class Method(Labelled):
     REPRODUCE = "reproduce", "Reproduce verifiable claims"
 
 
+class StepKind(Labelled):
+    """What one step of a run is (engine/protocols.py plans them), and so what its contributions are.
+
+    Two kinds are contributions inside another step's round: the judge's grouping of the round's
+    answers (``AGREEMENT``), and a voice asked for the basis of a change it gave no reason for (``BASIS``).
+    """
+
+    GROUNDING = "grounding", "Verified maths (SymPy)"
+    TRIAGE = "triage", "Triage"
+    ANSWER = "answer", "Blind answers"
+    DEBATE = "debate", "Debate"
+    CRITIQUE = "critique", "Cross-critique"
+    FINAL = "final", "Final positions"
+    CRITIQUE_FINAL = "critique_final", "Critique and final positions"
+    VOTE = "vote", "Vote"
+    DISSENT = "dissent", "Debate on the dissent"
+    REVOTE = "revote", "Re-vote"
+    TIEBREAK = "tiebreak", "Tie-breaker"
+    SYNTHESIS = "synthesis", "Synthesis"
+    AGREEMENT = "agreement", "The judge's grouping of the answers"
+    BASIS = "basis", "The basis of a change"
+
+
+# Contributions that are ballots: they carry a decision (asked in JSON) and are counted for consensus.
+BALLOT_KINDS = frozenset({StepKind.VOTE, StepKind.REVOTE, StepKind.TIEBREAK})
+# Contributions that are not model calls (the one rule for the calls counted, stored and live).
+NOT_CALLS = frozenset({StepKind.GROUNDING})
+# Contributions whose closing block feeds the claim ledger (a re-vote's ballot feeds it by its decision).
+LEDGER_KINDS = frozenset(
+    {StepKind.ANSWER, StepKind.CRITIQUE, StepKind.FINAL, StepKind.CRITIQUE_FINAL, StepKind.DEBATE}
+    | {StepKind.DISSENT, StepKind.VOTE}
+)
+# The debate rounds of teorema and adversarial (what debate = on_dissent may skip or narrow).
+DEBATE_KINDS = frozenset({StepKind.DEBATE, StepKind.CRITIQUE, StepKind.FINAL, StepKind.CRITIQUE_FINAL})
+# Contributions whose closing block has a CHANGE line: a position that may have moved.
+CHANGE_KINDS = frozenset({StepKind.FINAL, StepKind.CRITIQUE_FINAL, StepKind.DEBATE, StepKind.DISSENT})
+# The rounds whose answers the judge groups by meaning: they give each voice's latest answer.
+JUDGED_KINDS = frozenset(
+    {StepKind.ANSWER, StepKind.DEBATE, StepKind.FINAL, StepKind.CRITIQUE_FINAL, StepKind.VOTE, StepKind.REVOTE}
+)
+# Contributions that state a voice's position: an ANSWER line, or a ballot's decision.
+POSITION_KINDS = frozenset({StepKind.ANSWER, StepKind.VOTE})
+
+
 class Status(Labelled):
     """Where a question stands; a run ends on one of the FINISHED ones."""
 

@@ -1,92 +1,120 @@
 """The vote protocol's steps: structured votes, consensus, debate of the dissent, escalation.
 
 Plain functions over a ``Run`` like every protocol's steps. A failed voter does not vote: the
-threshold applies to the votes cast, and the result says how many that was.
+threshold applies to the votes cast, and the result says how many that was. Free-text decisions
+are grouped by meaning (the round's agreement, judged); the asker's options are counted exactly.
+A change of vote without a reason of substance counts toward no group.
 """
 
 import json
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from debates.engine import consensus, dossier, prompts, steps
+from debates.engine.context import Run
 from debates.engine.events import ConsensusEvaluated, ContributionResult, RunFinished
-from debates.engine.reading import gates
+from debates.engine.protocols import Step
 from debates.engine.reading.ballot import Ballot, VoteParseError, parse_ballot
-from debates.engine.vocabulary import Method, Status
+from debates.engine.vocabulary import Method, Status, StepKind
 from debates.providers.base import Message
 
-if TYPE_CHECKING:
-    from debates.engine.protocols import Step
-    from debates.engine.run import Run
 
-
-def enrich(run: "Run", result: ContributionResult) -> ContributionResult:
-    """Structured fields of a ballot, and the sycophancy flag of a changed vote, before storing."""
+def enrich(run: Run, result: ContributionResult) -> ContributionResult:
+    """A ballot's fields before it is stored, and a changed vote as a change of position."""
     parsed = parse_ballot(result.label, result.text, run.spec.options)
+    record: dict[str, Any] = {"note": parsed.note} if parsed.note else {}
     result = replace(result, decision=parsed.decision, confidence=parsed.confidence, reasoning=parsed.reasoning)
-    earlier = run.latest("vote", "revote")
+    earlier = run.latest(StepKind.VOTE, StepKind.REVOTE)
     before = run.results[earlier.index].get(result.seat) if earlier else None
-    changed = before is not None and not consensus.relation(before.decision, result.decision, run.spec.similarity).same
-    if result.kind == "revote" and changed and not gates.substantive(result.reasoning):
-        result = replace(result, flags=(*result.flags, "sycophancy: changed vote without giving reasons"))
-    return result
+    if result.kind == StepKind.REVOTE and before is not None:
+        changed = not consensus.relation(before.decision, result.decision, run.spec.similarity).same
+        record["change"] = {
+            "degree": "total" if changed else "none",
+            "reason": result.reasoning if changed else "",
+            "before": before.decision,
+            "after": result.decision,
+        }
+    return replace(result, ledger={**result.ledger, **record})
 
 
-def ballot_prompt(run: "Run", step_kind: str, method: str = Method.NONE, **values: str) -> list[Message]:
-    role = "tiebreaker" if step_kind == "tiebreak" else "panelist"
-    return prompts.messages(step_kind, method, role=role, brief=run.brief(),
-                            options_block=prompts.options_block(run.spec.options), **values)  # fmt: skip
+def ballot_prompt(run: Run, step_kind: StepKind, method: str = Method.NONE, **values: str) -> list[Message]:
+    role = "tiebreaker" if step_kind == StepKind.TIEBREAK else "panelist"
+    options = prompts.options_block(run.spec.options)
+    return prompts.messages(step_kind, method, role=role, brief=run.brief(), options_block=options, **values)
 
 
-async def vote(run: "Run", step: "Step") -> RunFinished | None:
+async def vote(run: Run, step: Step) -> RunFinished | None:
     """Every voter decides on its own."""
-    results = await run.panel_round(
-        step, lambda seat, _position: ballot_prompt(run, "vote", method=seat.method), check=ballot_problem(run)
+    await run.panel_round(
+        step,
+        lambda seat, _position: ballot_prompt(run, StepKind.VOTE, method=seat.method),
+        check=ballot_problem(run),
+        ask_again=off_options(run),
     )
-    return await judge(run, results)
+    return await tally(run, step)
 
 
-async def dissent(run: "Run", step: "Step") -> None:
+async def dissent(run: Run, step: Step) -> None:
     """No consensus yet: every voter reads the latest ballots with their reasons and argues."""
-    await steps.discuss(run, step, run.latest("vote", "revote", before=step))
+    await steps.discuss(run, step, run.latest(StepKind.VOTE, StepKind.REVOTE, before=step))
 
 
-async def revote(run: "Run", step: "Step") -> RunFinished | None:
+async def revote(run: Run, step: Step) -> RunFinished | None:
     """Vote again after the debate of the dissent."""
-    arguments = run.latest("dissent", before=step)
-    results = await run.panel_round(
+    arguments = run.latest(StepKind.DISSENT, before=step)
+    await run.panel_round(
         step,
         lambda seat, position: ballot_prompt(
-            run, "revote", method=seat.method, dossier=run.fenced(arguments, rotation=position)
+            run, StepKind.REVOTE, method=seat.method, dossier=run.fenced(arguments, rotation=position)
         ),
         check=ballot_problem(run),
+        ask_again=off_options(run),
     )
-    return await judge(run, results)
+    return await tally(run, step)
 
 
-async def judge(run: "Run", results: dict[str, ContributionResult]) -> RunFinished | None:
-    """The run ends here when the ballots reach the threshold; otherwise the next step decides."""
-    ballots = [ballot(r) for r in results.values()]
+async def tally(run: Run, step: Step) -> RunFinished | None:
+    """The run ends here when the ballots reach the threshold; otherwise the next step decides.
+
+    Without the asker's options the ballots are grouped as the round's agreement groups them (by
+    meaning where the judge could); a voter whose change of vote has no reason of substance casts
+    a vote that counts toward no group, so a sycophantic flip cannot turn a tie into a consensus.
+    """
+    ballots = {r.label: ballot(r) for r in run.results[step.index].values()}
+    agreement = run.agreements.get(step.index)
+    grouping = None
+    if agreement is not None:
+        # A group is named as most of its voters wrote their decision, not in the judge's words.
+        members = [[ballots[label] for label in g.labels if label in ballots] for g in agreement.groups]
+        groups = [(consensus.common_form(voters), tuple(voters)) for voters in members if voters]
+        groups += [(ballots[label].decision, (ballots[label],)) for label in agreement.unplaced if label in ballots]
+        weightless = tuple(ballots[label] for label in agreement.unexplained if label in ballots)
+        grouping = consensus.Grouping(tuple(groups), weightless, agreement.method, agreement.notes)
     run.consensus = consensus.evaluate(
-        ballots, run.spec.criticality, run.spec.similarity, options=run.spec.options, seats=len(run.spec.seats)
+        list(ballots.values()),
+        run.spec.criticality,
+        run.spec.similarity,
+        options=run.spec.options,
+        seats=len(run.spec.seats),
+        grouping=grouping,
     )
     await run.sink.emit(ConsensusEvaluated(run.consensus.as_dict()))
     return decided(run, run.consensus.decision or "", "") if run.consensus.reached else None
 
 
-async def tiebreak(run: "Run", step: "Step") -> RunFinished:
+async def tiebreak(run: Run, step: Step) -> RunFinished:
     """No consensus after every vote: a tie-breaker decides, or (high criticality) a person."""
     if run.consensus is not None and run.consensus.escalation == "tie_breaker":
         return await escalate(run, step)
     return review(run)
 
 
-async def escalate(run: "Run", step: "Step") -> RunFinished:
+async def escalate(run: Run, step: Step) -> RunFinished:
     breaker = run.spec.tie_breaker
     if breaker is None:
         return review(run, "no tie-breaker is configured for this panel")
-    ballots_step = run.latest("vote", "revote")
+    ballots_step = run.latest(StepKind.VOTE, StepKind.REVOTE)
     assert ballots_step is not None, "the tie-breaker runs only after a vote step"
     votes = "\n\n".join(
         dossier.fence(b.label, json.dumps({"decision": b.decision, "reasoning": b.reasoning}, ensure_ascii=False))
@@ -95,7 +123,7 @@ async def escalate(run: "Run", step: "Step") -> RunFinished:
     result = await run.solo(
         step,
         breaker,
-        ballot_prompt(run, "tiebreak", dossier=dossier.scrub(votes, run.spec.all_names())),
+        ballot_prompt(run, StepKind.TIEBREAK, dossier=dossier.scrub(votes, run.spec.all_names())),
         check=ballot_problem(run),
     )
     if not result.ok:
@@ -113,7 +141,7 @@ async def escalate(run: "Run", step: "Step") -> RunFinished:
     return decided(run, decided_by.decision, " (decided by the tie-breaker: no consensus)")
 
 
-def decided(run: "Run", decision: str, suffix: str) -> RunFinished:
+def decided(run: Run, decision: str, suffix: str) -> RunFinished:
     summary = summary_of(run)
     return RunFinished(
         Status.DONE,
@@ -124,7 +152,7 @@ def decided(run: "Run", decision: str, suffix: str) -> RunFinished:
     )
 
 
-def review(run: "Run", why: str = "") -> RunFinished:
+def review(run: Run, why: str = "") -> RunFinished:
     summary = summary_of(run)
     reason = why or (
         f"agreement {summary['agreement']} is below the {run.spec.criticality} threshold {summary['threshold']}"
@@ -138,7 +166,7 @@ def review(run: "Run", why: str = "") -> RunFinished:
     )
 
 
-def summary_of(run: "Run") -> dict[str, Any]:
+def summary_of(run: Run) -> dict[str, Any]:
     """The consensus of the latest ballots: every vote step evaluates it before a later step reads it."""
     assert run.consensus is not None, "no vote step has evaluated the consensus yet"
     return run.consensus.as_dict()
@@ -152,7 +180,7 @@ def counted(summary: dict[str, Any]) -> str:
     return line + "."
 
 
-def ballot_problem(run: "Run") -> Callable[[str], str]:
+def ballot_problem(run: Run) -> Callable[[str], str]:
     """The gate of a ballot step: a text with no usable decision is not a vote."""
 
     def check(text: str) -> str:
@@ -165,5 +193,17 @@ def ballot_problem(run: "Run") -> Callable[[str], str]:
     return check
 
 
+def off_options(run: Run) -> Callable[[str], str]:
+    """Why a ballot is worth asking for once more: it names none of the asker's options (kept the
+    second time, as a vote for none of them)."""
+
+    def check(text: str) -> str:
+        if run.spec.options and parse_ballot("", text, run.spec.options).off_options:
+            return "the decision is none of the options: copy one exactly"
+        return ""
+
+    return check
+
+
 def ballot(result: ContributionResult) -> Ballot:
-    return Ballot(result.label, result.decision, result.confidence, result.reasoning)
+    return Ballot(result.label, result.decision, result.confidence, result.reasoning, result.ledger.get("note", ""))

@@ -46,7 +46,7 @@ class Kind(StrEnum):
 
 
 @dataclass(frozen=True)
-class Reading:
+class ReadAnswer:
     """A model's answer as written (``answer``: its ANSWER line, if any), as read, and from where."""
 
     answer: str
@@ -138,12 +138,12 @@ def canonical(text: str, kind: Kind, options: tuple[str, ...], whole: bool = Fal
     return clean_value(body)
 
 
-def read(answer_line: str, text: str, kind: Kind, options: tuple[str, ...]) -> Reading:
+def read(answer_line: str, text: str, kind: Kind, options: tuple[str, ...]) -> ReadAnswer:
     """A model's answer: its ANSWER line when it wrote one, else what its whole text ends on."""
     if answer_line.strip():
-        return Reading(answer_line, canonical(answer_line, kind, options), "answer line")
+        return ReadAnswer(answer_line, canonical(answer_line, kind, options), "answer line")
     found = canonical(text, kind, options, whole=True)
-    return Reading("", found, "text" if found else "none")
+    return ReadAnswer("", found, "text" if found else "none")
 
 
 def same(read_answer: str, expected: str, kind: Kind) -> bool:

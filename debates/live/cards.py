@@ -16,7 +16,7 @@ from django.utils.safestring import SafeString
 from django.utils.text import slugify
 
 from debates.engine.events import ContributionResult
-from debates.engine.vocabulary import Outcome
+from debates.engine.vocabulary import Outcome, StepKind
 from debates.live.claims import Voice
 from debates.render import markdown
 
@@ -103,7 +103,7 @@ class Card:
         """What the run had of this voice when the asker cancelled it: kept, with its text so far."""
         since = int(time.time() * 1000) - self.started_ms if self.started_ms else 0
         return ContributionResult(
-            round=self.round, seat=self.seat, label=self.label, kind=self.kind, status=Outcome.CANCELLED,
+            round=self.round, seat=self.seat, label=self.label, kind=StepKind(self.kind), status=Outcome.CANCELLED,
             text=self.text, error="the debate was cancelled before this voice finished", latency_ms=since,
         )  # fmt: skip
 

@@ -1,5 +1,6 @@
 """Anthropic Messages: the system prompt travels apart, the answer arrives as typed events."""
 
+import json
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -8,7 +9,13 @@ from debates.providers.client import decode_json, ended_early, post_sse
 from debates.providers.faults import status_error
 
 VERSION = "2023-06-01"
-FINISH = {"end_turn": STOP, "stop_sequence": STOP, "max_tokens": TRUNCATED, "model_context_window_exceeded": TRUNCATED}
+FINISH = {
+    "end_turn": STOP,
+    "stop_sequence": STOP,
+    "tool_use": STOP,  # the reply was the structure asked for, as a forced tool call
+    "max_tokens": TRUNCATED,
+    "model_context_window_exceeded": TRUNCATED,
+}
 # Error events mid-stream carry a type, not a status; map them so they fault like the HTTP ones.
 ERROR_STATUS = {
     "invalid_request_error": 400,
@@ -26,12 +33,14 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
     """One streamed call: text chunks, then the Usage from message_start and message_delta.
 
     ``voice.json_output`` changes nothing here: the Messages API has no JSON mode (only tools or
-    a prefilled "{", and a prefill breaks with thinking models), so the prompt alone asks.
+    a prefilled "{", and a prefill breaks with thinking models), so the prompt alone asks. A
+    ``voice.structure`` becomes the one tool the model must call: its input, streamed as JSON
+    deltas, is the reply's text.
     """
     endpoint = voice.endpoint
     system, conversation = split_system(messages)
     headers = {"x-api-key": endpoint.api_key, "anthropic-version": VERSION}
-    body = {
+    body: dict[str, Any] = {
         "model": voice.model,
         "max_tokens": voice.max_tokens,
         "temperature": voice.temperature,
@@ -40,6 +49,15 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
     }
     if system:
         body["system"] = system
+    if voice.structure is not None:
+        body["tools"] = [
+            {
+                "name": voice.structure.name,
+                "description": "Record your reply in exactly this structure.",
+                "input_schema": json.loads(voice.structure.schema),
+            }
+        ]
+        body["tool_choice"] = {"type": "tool", "name": voice.structure.name}
     url = f"{endpoint.base_url.rstrip('/')}/v1/messages"
     tokens_in = tokens_out = None
     finish, done = "", False
@@ -50,6 +68,8 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
             delta = data.get("delta") or {}
             if delta.get("type") == "text_delta" and delta.get("text"):
                 yield Chunk(delta["text"])
+            elif delta.get("type") == "input_json_delta" and delta.get("partial_json"):
+                yield Chunk(delta["partial_json"])
         elif kind == "message_start":
             usage = (data.get("message") or {}).get("usage") or {}
             tokens_in = usage.get("input_tokens", tokens_in)

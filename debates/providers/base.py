@@ -25,6 +25,15 @@ class Endpoint:
 
 
 @dataclass(frozen=True)
+class Structure:
+    """A JSON Schema the reply must follow, asked for natively where the wire has a way (OpenAI
+    ``response_format``, Gemini ``responseSchema``, an Anthropic tool the model must call)."""
+
+    name: str
+    schema: str  # the JSON Schema as JSON text: a frozen value stays hashable
+
+
+@dataclass(frozen=True)
 class Voice:
     """One model on one endpoint, with its sampling settings and prices ($ per 1M tokens)."""
 
@@ -38,6 +47,7 @@ class Voice:
     # Ask for a JSON object where the wire has a mode for it (OpenAI, Gemini, llama.cpp);
     # Anthropic has none, so there the prompt alone asks for JSON.
     json_output: bool = False
+    structure: Structure | None = None  # a JSON Schema the reply must follow
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """Google Gemini generateContent, streamed as SSE. The key goes in a header, never in the URL
 (URLs end up in logs)."""
 
+import json
 import re
 from collections.abc import AsyncGenerator
 from typing import Any
@@ -33,6 +34,25 @@ def output_budget(model: str, max_tokens: int) -> int:
     return max_tokens + THINKING_ALLOWANCE if THINKING_MODEL.match(model) else max_tokens
 
 
+def response_schema(schema: Any) -> Any:
+    """A JSON Schema in the OpenAPI subset Gemini's ``responseSchema`` takes: types in capitals, and
+    only the keywords it knows (it has no ``additionalProperties``)."""
+    if isinstance(schema, list):
+        return [response_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    converted: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "type":
+            converted["type"] = str(value).upper()
+        elif key == "properties":
+            converted["properties"] = {name: response_schema(sub) for name, sub in value.items()}
+            converted["propertyOrdering"] = list(value)
+        elif key in ("items", "enum", "required", "description", "nullable", "maxItems", "minItems", "format"):
+            converted[key] = response_schema(value)
+    return converted
+
+
 async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncGenerator[Chunk | Usage, None]:
     """One streamed call: text chunks, then the Usage from the last usageMetadata."""
     endpoint = voice.endpoint
@@ -46,8 +66,10 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
             "maxOutputTokens": output_budget(voice.model, voice.max_tokens),
         },
     }
-    if voice.json_output:
+    if voice.json_output or voice.structure is not None:
         body["generationConfig"]["responseMimeType"] = "application/json"
+    if voice.structure is not None:
+        body["generationConfig"]["responseSchema"] = response_schema(json.loads(voice.structure.schema))
     if system:
         body["systemInstruction"] = {"parts": [{"text": system}]}
     model = voice.model.removeprefix("models/")

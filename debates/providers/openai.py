@@ -1,6 +1,7 @@
 """OpenAI chat completions, and every server that speaks it (DeepSeek, Mistral, xAI, Perplexity,
 OpenRouter, Ollama, vLLM, LM Studio, llama.cpp server)."""
 
+import json
 import re
 from collections.abc import AsyncGenerator
 from typing import Any
@@ -15,12 +16,26 @@ REASONING_MODEL = re.compile(r"^(?:openai/)?(?:o\d|gpt-5)")
 FINISH = {"length": TRUNCATED, "max_tokens": TRUNCATED, "model_length": TRUNCATED, "eos": STOP, "eos_token": STOP}
 # Servers that refuse {"type": "json_object"} (Perplexity takes only a JSON schema): the prompt asks instead.
 NO_JSON_MODE = ("api.perplexity.ai",)
+# Servers that take a JSON object but no JSON schema (DeepSeek): the prompt carries the shape instead.
+NO_JSON_SCHEMA = ("api.deepseek.com",)
 
 
 def sampling(voice: Voice) -> dict[str, int | float]:
     if REASONING_MODEL.match(voice.model):
         return {"max_completion_tokens": voice.max_tokens + THINKING_ALLOWANCE}
     return {"temperature": voice.temperature, "max_tokens": voice.max_tokens}
+
+
+def response_format(voice: Voice) -> dict[str, Any] | None:
+    """A JSON Schema where the server takes one (OpenAI, Ollama, vLLM, LM Studio, llama.cpp server,
+    Perplexity), else a JSON object where it takes that (OpenAI wants "JSON" in the prompt: ours say it)."""
+    url = voice.endpoint.base_url
+    if voice.structure is not None and not any(host in url for host in NO_JSON_SCHEMA):
+        schema = json.loads(voice.structure.schema)
+        return {"type": "json_schema", "json_schema": {"name": voice.structure.name, "strict": True, "schema": schema}}
+    if (voice.json_output or voice.structure is not None) and not any(host in url for host in NO_JSON_MODE):
+        return {"type": "json_object"}
+    return None
 
 
 async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncGenerator[Chunk | Usage, None]:
@@ -34,8 +49,8 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
         "stream": True,
         "stream_options": {"include_usage": True},
     }
-    if voice.json_output and not any(host in endpoint.base_url for host in NO_JSON_MODE):
-        body["response_format"] = {"type": "json_object"}  # OpenAI wants "JSON" in the prompt: ours says it
+    if (found := response_format(voice)) is not None:
+        body["response_format"] = found
     url = f"{endpoint.base_url.rstrip('/')}/chat/completions"
     finish, usage, done = "", None, False
     citations: dict[str, None] = {}  # ordered and unique

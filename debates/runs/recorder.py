@@ -13,7 +13,6 @@ from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
 from debates.engine.events import (
-    NOT_CALLS,
     ConsensusEvaluated,
     ContributionFinished,
     ContributionResult,
@@ -25,6 +24,7 @@ from debates.engine.events import (
     RoundStarted,
     RunFinished,
 )
+from debates.engine.vocabulary import NOT_CALLS
 from debates.models import Contribution, Question, Round, Status, Synthesis
 
 # Events that move the page along: the live state carries them, so they are shown without

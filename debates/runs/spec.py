@@ -88,5 +88,5 @@ def spec_for(question: Question) -> RunSpec:
 
 def prior_for(question_id: int) -> dict[tuple[int, str], ContributionResult]:
     """The stored contributions of a run, as the engine replays them on resume."""
-    votes = Contribution.objects.filter(round__question_id=question_id).select_related("round")
-    return {(vote.round.index, vote.seat): vote.as_result() for vote in votes}
+    stored = Contribution.objects.filter(round__question_id=question_id).select_related("round")
+    return {(row.round.index, row.seat): row.as_result() for row in stored}

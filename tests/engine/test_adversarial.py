@@ -39,8 +39,11 @@ async def test_an_adversarial_run_has_triage_blind_critique_final_and_synthesis(
     assert finished.status == "done"
     assert [heading for heading, _ in finished.sections] == ["Agreement", "Conflicts", "Conclusion"]
     kinds = [e.result.kind for e in sink.of(ContributionFinished)]
-    assert kinds == ["triage", "answer", "answer", "critique", "critique", "final", "final", "synthesis"]
-    assert len(fake_provider.requests) == 1 + 2 * 3 + 1
+    assert kinds == [
+        *["triage", "answer", "answer", "agreement", "critique", "critique"],
+        *["final", "final", "agreement", "synthesis"],
+    ]  # the judge groups the blind answers and the final positions; a critique carries no answer
+    assert len(fake_provider.requests) == 1 + 2 * 3 + 2 + 1
 
 
 async def test_a_low_stakes_question_gets_a_direct_answer_and_the_offer_of_a_panel(fake_provider, spec_factory, sink):
@@ -52,11 +55,13 @@ async def test_a_low_stakes_question_gets_a_direct_answer_and_the_offer_of_a_pan
     assert len(fake_provider.requests) == 1
 
 
-async def test_always_run_the_panel_skips_triage(fake_provider, spec_factory, sink):
+async def test_always_run_the_panel_asks_the_facilitator_only_for_the_brief(fake_provider, spec_factory, sink):
     script(fake_provider, triage=LOW_STAKES)
     finished = await run(spec_factory(2, protocol="adversarial", force_panel=True), sink)
     assert finished.status == "done"
-    assert not any("facilitator of an expert panel" in r.prompt for r in fake_provider.requests)
+    (triage,) = [r for r in fake_provider.requests if "facilitator of an expert panel" in r.prompt]
+    assert "The panel will run: the asker asked for it" in triage.prompt
+    assert "Decide whether this question deserves the panel" not in triage.prompt
 
 
 async def test_critique_prompts_hold_the_others_answers_but_not_ones_own(fake_provider, spec_factory, sink):

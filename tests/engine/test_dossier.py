@@ -189,3 +189,27 @@ def test_each_answer_sits_once_in_every_position_across_reviewers(exclude_own, n
 def test_without_a_rotation_the_dossier_is_in_label_order():
     text = dossier([("Panelist C", "c"), ("Panelist A", "a"), ("Panelist B", "b")], [])
     assert re.findall(r"<<<BEGIN (Panelist \w)", text) == ["Panelist A", "Panelist B", "Panelist C"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "As Claude, a large language model trained by Anthropic, I think replicas are enough.",
+        "As Gemini, a large language model trained by Google, I would shard.",
+        "As GPT-4o, an AI assistant developed by OpenAI, I recommend replicas.",
+        "Come Gemini, un modello linguistico addestrato da Google, ritengo che le repliche bastino.",
+        "Como Claude, un modelo de lenguaje entrenado por Anthropic, creo que sí.",
+        "En tant que Claude, un modèle de langage entraîné par Anthropic, je pense que oui.",
+        "Als Gemini, ein von Google entwickeltes Sprachmodell, denke ich: ja.",
+        "Como Gemini, um modelo de linguagem treinado pelo Google, acho que sim.",
+    ],
+)
+def test_a_role_phrase_with_an_apposition_loses_the_maker_too(text):
+    scrubbed = scrub(text, [])
+    assert not re.search(r"Claude|Gemini|GPT|Anthropic|Google|OpenAI", scrubbed), scrubbed
+    assert scrubbed.count("[identity removed]") == 2
+
+
+def test_a_maker_named_as_a_subject_after_a_role_phrase_stays():
+    text = "As a result, a model trained by Google on this data would overfit."
+    assert scrub(text, []) == text

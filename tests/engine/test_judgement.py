@@ -125,8 +125,9 @@ async def test_triage_is_told_the_criticality_and_a_high_one_always_opens_the_pa
     low_stakes = json.dumps({"stakes": "low", "panel": False, "reason": "trivia", "direct_answer": "Paris."})
     marking.script("model-moderator", lambda r: low_stakes if "facilitator of an expert" in r.prompt else SYNTHESIS)
     finished = await run(spec_factory(2, protocol="adversarial", criticality="high"), sink)
-    assert finished.status == "done"
-    assert not any("facilitator of an expert" in r.prompt for r in marking.requests_for("model-moderator"))
+    assert finished.status == "done"  # the facilitator's "low stakes, Paris." does not end a high-stakes run
+    (triage,) = [r for r in marking.requests_for("model-moderator") if "facilitator of an expert" in r.prompt]
+    assert "Decide whether this question deserves the panel" not in triage.prompt
 
 
 async def test_the_tie_breaker_is_told_it_is_the_tie_breaker(fake_provider, spec_factory, sink):

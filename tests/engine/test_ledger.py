@@ -11,6 +11,7 @@ import pytest
 from debates.engine import ledger as ledgers_module
 from debates.engine.events import ContributionFinished, LedgerUpdated, PanelChanged, RoundStarted
 from debates.engine.run import run
+from tests.fakes import judge
 from tests.fakes.answers import SYNTHESIS
 
 WIRES = ["openai", "anthropic", "gemini"]
@@ -48,11 +49,16 @@ AGREE_C = answer_block(
 LONG_NO_LINE = "Read replicas, surely: the workload is dominated by reads and replicas scale reads cheaply."
 
 
-def voice(answer: str, later: str = "") -> object:
-    """A voice that answers the blind round with ``answer`` and every later round with ``later``."""
-    return lambda r: (
-        answer if "on your own" in r.prompt else later or "I keep my answer. CHANGE: none | no new evidence"
-    )
+def voice(answer: str, later: str = "", basis: str = "none") -> object:
+    """A voice that answers the blind round with ``answer``, every later round with ``later``, and
+    the question of the basis of a change with ``basis``."""
+
+    def reply(r) -> str:
+        if "basis of the change" in r.prompt:
+            return f"BASIS: {basis}"
+        return answer if "on your own" in r.prompt else later or "I keep my answer. CHANGE: none | no new evidence"
+
+    return reply
 
 
 @pytest.fixture
@@ -93,8 +99,9 @@ async def test_teorema_records_claims_confirmations_refutations_and_changes(pane
     assert claims["A1"]["cells"]["Panelist B"]["start"] == "supported"  # B's own B1 says the same at round 0
     assert claims["C2"]["cells"]["Panelist C"]["end"] == "changed"
     assert ledger["changes"]["Panelist C"]["degree"] == "total"
-    assert any("Panelist C changed its position entirely without a reason" in f for f in ledger["flags"])
-    assert ledger["stances"]["Panelist C"]["stance"] == "agrees"  # C moved to replicas
+    assert ledger["changes"]["Panelist C"]["unexplained"] is True  # asked for its basis, it gave none
+    assert any("Panelist C: sycophancy: changed its position entirely" in f for f in ledger["flags"])
+    assert ledger["stances"]["Panelist C"]["stance"] == "unexplained"  # its move to replicas weighs nothing
     assert ledger["stances"]["Panelist A"]["stance"] == "partly"  # attacked C2, which nobody conceded
     # Later rounds name claims by number; the moderator builds its audit trail from the ledger.
     debate_prompt = next(r.prompt for r in fake_provider.requests_for("model-beta") if "Now debate" in r.prompt)
@@ -104,6 +111,21 @@ async def test_teorema_records_claims_confirmations_refutations_and_changes(pane
     assert "The claim ledger" in moderator
     assert "Panelist A attacked C2 (refute): growth is 15%/yr" in moderator
     assert "Panelist C: total — no reason given" in moderator
+    assert "Panelist C: changed position without a reason of substance: weighs nothing" in moderator
+    (basis,) = [r for r in fake_provider.requests_for("model-gamma") if "basis of the change" in r.prompt]
+    assert "before: “Shard the database”; now: “Add read replicas”" in basis.prompt
+
+
+async def test_a_total_change_with_a_basis_of_substance_given_when_asked_is_accepted(panel, fake_provider, sink):
+    debate_c = "ON CLAIMS:\n- A1 confirm | the 90% figure holds\nCHANGE: total\nANSWER: Add read replicas"
+    reason = "A1's 90% read share means sharding buys nothing replicas do not"
+    spec = panel([voice(REPLICAS_A), voice(REPLICAS_B), voice(SHARD_C, debate_c, basis=reason)])
+    await run(spec, sink)
+    ledger = ledgers(sink)[-1]
+    assert ledger["changes"]["Panelist C"]["reason"] == reason
+    assert "unexplained" not in ledger["changes"]["Panelist C"]
+    assert ledger["stances"]["Panelist C"]["stance"] == "agrees"
+    assert not any("Panelist C" in f and "sycophancy" in f for f in ledger["flags"])
 
 
 async def test_the_ledger_is_emitted_after_every_panel_round_and_stored_with_each_contribution(panel, sink):
@@ -146,6 +168,8 @@ async def test_adversarial_records_attacks_replies_and_the_sycophancy_signal(pan
 
     def speaks(answer: str, critique: str = "", final: str = ""):
         def respond(r):
+            if "basis of the change" in r.prompt:
+                return "BASIS: none, the others outnumber me"
             if "on your own" in r.prompt:
                 return answer
             if "State your final position" not in r.prompt:
@@ -170,7 +194,8 @@ async def test_adversarial_records_attacks_replies_and_the_sycophancy_signal(pan
     assert attack["kind"] == "logical_gap"
     assert attack["quote"] == "Replicas halve the primary's load"
     assert ledger["changes"]["Panelist B"]["degree"] == "total"
-    assert any("Panelist B changed its position entirely without a reason" in f for f in ledger["flags"])
+    assert any("Panelist B: sycophancy: changed its position entirely" in f for f in ledger["flags"])
+    assert ledger["stances"]["Panelist B"]["stance"] == "unexplained"
     # The critique prompt numbers the others' claims so an attack can name one; a voice's own is left out.
     critique = next(r.prompt for r in fake_provider.requests_for("model-beta") if "Cross-critique" in r.prompt)
     assert "A2 (inference, 70%" in critique
@@ -201,8 +226,13 @@ async def test_the_vote_protocol_records_claims_from_ballots_and_changes_on_revo
         "C1": "Hosting is cheaper",
     }
     assert ledger["changes"]["Panelist B"] == {
-        "degree": "total", "reason": "A showed the cost gap is under 5%", "round": 3, "kind": "revote",
-    }  # fmt: skip
+        "degree": "total",
+        "reason": "A showed the cost gap is under 5%",
+        "before": "MySQL",
+        "after": "PostgreSQL",
+        "round": 3,
+        "kind": "revote",
+    }
     assert ledger["changes"]["Panelist C"]["degree"] == "none"
     assert any(e["what"] == "attacked" and e["target"] == "A1" for e in ledger["events"])
 
@@ -223,11 +253,12 @@ async def test_on_dissent_skips_the_debate_when_a_mixed_panel_agrees(panel, fake
     report = sink.of(PanelChanged)[-1].panel_run["debate"]
     assert report["skipped"] is True
     assert report["agreement"] == "3/3"
-    assert report["threshold"] == "3/4"
-    assert report["calls_saved"] == 6  # two debate rounds of three voices
+    assert report["threshold"] == "every voice that answered"
+    assert report["calls_saved"] == 6  # two debate rounds of three voices; the same words needed no judge
+    assert report["judge"]["calls"] == 0
     assert report["tokens_saved"] > 0
     moderator = fake_provider.requests_for("model-moderator")[0].prompt
-    assert "No debate ran: the panel agreed (3/3" in moderator
+    assert "No debate ran: every voice that answered gives one answer (3/3, grouped by wording only)" in moderator
 
 
 async def test_on_dissent_debates_only_the_contested_claims_when_the_panel_splits(panel, fake_provider, sink):
@@ -240,9 +271,10 @@ async def test_on_dissent_debates_only_the_contested_claims_when_the_panel_split
     assert report["agreement"] == "2/3"
     assert set(report["contested"]) == {"A2", "B2", "C2"}
     assert set(report["shared"]) == {"A1", "B1", "C1"}
-    listed = debates[0].split("Debate only these contested claims:", 1)[1].split("Now debate", 1)[0]
+    listed = debates[0].split("Debate only these contested claims, in this order", 1)[1].split("Now debate", 1)[0]
     assert "- A2: Replicas halve" in listed
     assert "- C2: The dataset outgrows" in listed
+    assert listed.index("- C2") < listed.index("- A2")  # the dissenter's claims first
     assert "A1:" not in listed
     assert "The blind answers agree on A1, B1, C1" in debates[0]
 
@@ -257,18 +289,23 @@ async def test_on_dissent_still_debates_when_the_agreeing_panel_is_one_family(pa
     assert "share a model family" in sink.of(PanelChanged)[-1].panel_run["debate"]["reason"]
 
 
-async def test_on_dissent_counts_a_voice_without_an_answer_line_as_not_agreeing(panel, fake_provider, sink):
-    spec = panel([voice(REPLICAS_A), voice(REPLICAS_B), voice(LONG_NO_LINE)], debate="on_dissent",
-                 criticality="low")  # fmt: skip
+async def test_on_dissent_skips_only_when_the_judge_reads_a_voice_without_an_answer_line_as_agreeing(
+    panel, fake_provider, sink
+):
+    spec = panel([voice(REPLICAS_A), voice(REPLICAS_B), voice(LONG_NO_LINE)], debate="on_dissent", criticality="low")
+    await run(spec, sink)  # the default fake judge groups by words: the long answer stands alone
+    report = sink.of(PanelChanged)[-1].panel_run["debate"]
+    assert (report["agreement"], report["skipped"]) == ("2/3", False)  # 2 of 3 is not every voice
+    assert any("Now debate" in r.prompt for r in fake_provider.requests)
+    fake_provider.reset()
+    fake_provider.script_judge(judge.grouping({LONG_NO_LINE: "add read replicas"}))
+    spec = panel([voice(REPLICAS_A), voice(REPLICAS_B), voice(LONG_NO_LINE)], debate="on_dissent", criticality="low")
     await run(spec, sink)
-    # 2 of 3 reach the low threshold (2/3) only among the voices that answered with a line: all three count.
-    assert sink.of(PanelChanged)[-1].panel_run["debate"]["agreement"] == "2/3"
-    assert sink.of(PanelChanged)[-1].panel_run["debate"]["skipped"] is True  # 2/3 >= 2/3
-    spec = panel([voice(REPLICAS_A), voice(LONG_NO_LINE), voice(LONG_NO_LINE)], debate="on_dissent",
-                 criticality="low")  # fmt: skip
-    fake_provider.requests.clear()
-    await run(spec, sink)
-    assert any("Now debate" in r.prompt for r in fake_provider.requests)  # 1/3: a split, whatever the others think
+    report = sink.of(PanelChanged)[-1].panel_run["debate"]
+    assert (report["agreement"], report["skipped"], report["grouped_by"]) == ("3/3", True, "judge")
+    assert report["judge"]["calls"] == 1
+    assert report["calls_saved"] == 3 + 1 - 1  # the debate and its judge's call, less the call that decided it
+    assert not any("Now debate" in r.prompt for r in fake_provider.requests)
 
 
 async def test_always_mode_reports_nothing_about_skipping(panel, sink):

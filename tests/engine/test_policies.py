@@ -83,3 +83,25 @@ async def test_transient_faults_are_retried_by_the_provider_layer_and_recorded(p
     beta = next(e.result for e in sink.of(ContributionFinished) if e.result.seat == "p2")
     assert len(beta.attempts) == 2
     assert beta.attempts[0]["error"]
+
+
+@pytest.mark.parametrize(
+    ("fault", "words"),
+    [
+        ("server", "a server error at its provider"),
+        ("auth", "its provider refused the key"),
+        ("phantom", "its text was not an answer (gated out)"),
+    ],
+)
+async def test_the_moderator_learns_a_voice_failed_and_how_never_which_provider_or_the_error(
+    panel, spec_factory, sink, fault, words
+):
+    failing = Script(status=500, error="Gemini had a server error: upstream boom") if fault == "server" else None
+    panel.script("model-beta", failing or FAULTS[fault])
+    spec = spec_factory(3, failure_policy="quorum", quorum=2)
+    finished = await run(spec, sink)
+    assert finished.status == "done"
+    moderator = next(r for r in panel.requests_for("model-moderator") if "moderator" in r.system)
+    assert f"Panelist B dropped in Round 0 — independent answers: {words}." in moderator.prompt
+    for leak in ("Gemini", "boom", "500", "401", "Processing", "beta", "Beta", "Fake"):
+        assert leak not in moderator.prompt + moderator.system, leak

@@ -39,13 +39,16 @@ async def test_a_teorema_run_goes_blind_round_debate_moderator(scripted, spec_fa
     assert finished.status == "done"
     assert finished.verdict == "Use read replicas."
     assert [heading for heading, _ in finished.sections] == ["Consensus", "Disagreements", "Verdict"]
-    assert len(scripted.requests) == 3 + 3 + 1
+    assert len(scripted.requests) == 3 + 1 + 3 + 1 + 1  # the judge groups each round of answers
     assert sink.of(RunFinished) == [finished]
 
 
-async def test_a_five_voice_run_makes_eleven_calls_and_the_blind_round_is_parallel(scripted, spec_factory, sink):
+async def test_a_five_voice_run_makes_eleven_calls_and_two_judge_calls_and_the_blind_round_is_parallel(
+    scripted, spec_factory, sink
+):
     await run(spec_factory(5), sink)
-    assert len(scripted.requests) == 11
+    assert len(scripted.requests) == 11 + 2
+    assert len(scripted.judge_requests) == 2
     assert scripted.max_in_flight == 5
 
 

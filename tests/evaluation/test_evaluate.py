@@ -37,7 +37,9 @@ EXPECTED_ROWS = [
     ("majority", "Majority vote", 4, 6),
     ("verdict", "Verdict after debate", 5, 6),
 ]
-CALLS_PER_ITEM = 3 + 3 + 1  # blind round, one debate round, the moderator
+# Blind round, one debate round, the moderator, and the judge after each round: the voices' answers
+# differ on every item, so the judge groups them each time.
+CALLS_PER_ITEM = 3 + 1 + 3 + 1 + 1
 
 
 def stored_rows(evaluation: Evaluation) -> list[tuple]:
@@ -189,9 +191,10 @@ async def test_a_question_stopped_mid_debate_resumes_through_its_lease_without_r
     assert notes == [held + "waiting for it to finish or for its lease to lapse"]
     later = fake_provider.requests[before:]
     on_planet = asked(later, "planet")
-    assert [r.model for r in on_planet] == ["model-alpha", "model-moderator"]  # only the calls that never finished
+    # Only the calls that never finished: alpha's debate, then the judge and the moderator (on its model).
+    assert [r.model for r in on_planet] == ["model-alpha", "model-moderator", "model-moderator"]
     assert "on your own" not in on_planet[0].prompt
-    assert len(later) == 2 + 2 * CALLS_PER_ITEM
+    assert len(later) == 3 + 2 * CALLS_PER_ITEM
     finished = await Evaluation.objects.aget(pk=evaluation.pk)
     assert stored_rows(finished) == EXPECTED_ROWS
 

@@ -19,7 +19,14 @@ Scripting, per model name (any other model gets ``server.default``)::
     server.script("m", Script(fault="drop", after_chunks=3))
     server.script("m", Script(first_token_delay=0.5, tokens_per_second=20, usage=False))
 
-Each request takes the next step; the last step repeats. A ``Script`` has:
+Each request takes the next step; the last step repeats. Whatever the model, a request that asks
+the agreement judge's question (tests/fakes/judge.py) is answered by ``server.judge``'s steps
+instead, by default a judge that groups answers whose words are the same::
+
+    server.script_judge(judge.grouping({"No: keep it": "no", "Stay a monolith": "no"}))
+    server.script_judge(Script(status=500))                    # the judge's call fails
+
+A ``Script`` has:
   answer: str, or a callable receiving the ``FakeRequest`` (``.prompt`` is the last user turn,
     ``.system``, ``.messages``, ``.number`` the request count for that model) and returning a str;
     the answer streams as word-sized chunks.
@@ -59,10 +66,12 @@ from typing import Any
 from aiohttp import web
 
 from debates.providers.base import Endpoint, Voice
+from tests.fakes import judge
 from tests.fakes.threaded import ThreadedServer
 from tests.fakes.wire import ANTHROPIC, GEMINI, OPENAI
 
 FOREVER = 3600.0
+JUDGE = "(the agreement judge)"  # the request counter of judge requests, whatever their model
 WORD = re.compile(r"\s*\S+\s*$|\s*\S+")
 
 
@@ -80,6 +89,7 @@ class FakeRequest:
     stream: bool
     number: int  # 1 for the first request to this model
     json_output: bool = False  # asked for a JSON object (OpenAI response_format, Gemini responseMimeType)
+    schema: dict | None = None  # the JSON Schema asked for (OpenAI json_schema, Gemini responseSchema, Anthropic tool)
     at: float = field(default_factory=time.monotonic)
 
     @property
@@ -123,6 +133,7 @@ class FakeProviderServer(ThreadedServer):
         self.in_flight = self.max_in_flight = 0
         self._scripts: dict[str, list[Script]] = {}
         self._counts: dict[str, int] = {}
+        self._judge: list[Script] = [Script(answer=judge.grouping())]
         self._lock = threading.Lock()
 
     # --- scripting and inspection (from any thread) -------------------------------------
@@ -130,8 +141,15 @@ class FakeProviderServer(ThreadedServer):
         with self._lock:
             self._scripts[model] = [s if isinstance(s, Script) else Script(answer=s) for s in steps]
 
+    def script_judge(self, *steps: Script | Answer) -> None:
+        """How the agreement judge answers, whichever model it runs on (one step per judge request)."""
+        with self._lock:
+            self._judge = [s if isinstance(s, Script) else Script(answer=s) for s in steps]
+            self._counts.pop(JUDGE, None)
+
     def reset(self) -> None:
         with self._lock:
+            self._judge = [Script(answer=judge.grouping())]
             self._scripts.clear()
             self._counts.clear()
             self.requests.clear()
@@ -143,7 +161,12 @@ class FakeProviderServer(ThreadedServer):
             self.max_in_flight = self.in_flight
 
     def requests_for(self, model: str) -> list[FakeRequest]:
-        return [r for r in self.requests if r.model == model]
+        """The requests its script answered (the judge's requests, answered by ``script_judge``, are apart)."""
+        return [r for r in self.requests if r.model == model and not judge.is_judge(r)]
+
+    @property
+    def judge_requests(self) -> list[FakeRequest]:
+        return [r for r in self.requests if judge.is_judge(r)]
 
     def base_url(self, wire: str) -> str:
         """The base URL a Provider row would hold for this wire."""
@@ -217,14 +240,17 @@ class FakeProviderServer(ThreadedServer):
         wire, parsed = self._route(request.path, body)
         if wire is None:
             return web.json_response({"error": {"message": f"no route {request.path}"}}, status=404)
+        asks_judge = judge.is_judge_prompt(parsed.messages)
         with self._lock:
-            number = self._counts[parsed.model] = self._counts.get(parsed.model, 0) + 1
-            steps = self._scripts.get(parsed.model) or [self.default]
+            key = JUDGE if asks_judge else parsed.model
+            number = self._counts[key] = self._counts.get(key, 0) + 1
+            steps = self._judge if asks_judge else self._scripts.get(parsed.model) or [self.default]
             step = steps[min(number, len(steps)) - 1]
         fake = FakeRequest(
             wire.name, request.method, request.path, request.query_string,
             {k.lower(): v for k, v in request.headers.items()}, body,
             parsed.model, parsed.system, parsed.messages, parsed.stream, number, wire.json_output(body),
+            wire.schema(body),
         )  # fmt: skip
         self.requests.append(fake)
         self.in_flight += 1
@@ -255,10 +281,12 @@ class FakeProviderServer(ThreadedServer):
         usage = self._usage(step, fake, pieces)
         if not fake.stream:  # generated as a stream would be, then sent whole
             await asyncio.sleep(step.first_token_delay + len(pieces) / (step.tokens_per_second or float("inf")))
-            return web.json_response(wire.full(fake.model, "".join(pieces), usage, step.citations, step.finish))
+            return web.json_response(
+                wire.full(fake.model, "".join(pieces), usage, step.citations, step.finish, fake.body)
+            )
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await response.prepare(request)
-        for event in wire.head(fake.model, usage):
+        for event in wire.head(fake.model, usage, fake.body):
             await response.write(event)
         await asyncio.sleep(step.first_token_delay)
         for index, piece in enumerate([*pieces, None]):
@@ -267,10 +295,10 @@ class FakeProviderServer(ThreadedServer):
                 return response
             if piece is None:
                 break
-            await response.write(wire.piece(fake.model, piece))
+            await response.write(wire.piece(fake.model, piece, fake.body))
             if step.tokens_per_second:
                 await asyncio.sleep(1 / step.tokens_per_second)
-        for event in wire.tail(fake.model, usage, step.citations, step.finish):
+        for event in wire.tail(fake.model, usage, step.citations, step.finish, fake.body):
             await response.write(event)
         await response.write_eof()
         return response

@@ -43,16 +43,21 @@ class OpenAI:
         return Parsed(body.get("model", ""), system, messages, bool(body.get("stream")))
 
     def json_output(self, body: dict) -> bool:
-        return (body.get("response_format") or {}).get("type") == "json_object"
+        return (body.get("response_format") or {}).get("type") in ("json_object", "json_schema")
 
-    def head(self, model: str, usage: tuple[int, int] | None) -> list[bytes]:
+    def schema(self, body: dict) -> dict | None:
+        """The JSON Schema asked for (``response_format`` json_schema), if any."""
+        found = body.get("response_format") or {}
+        return (found.get("json_schema") or {}).get("schema") if found.get("type") == "json_schema" else None
+
+    def head(self, model: str, usage: tuple[int, int] | None, body: dict) -> list[bytes]:
         return [sse(self._chunk(model, {"role": "assistant", "content": ""}))]
 
-    def piece(self, model: str, text: str) -> bytes:
+    def piece(self, model: str, text: str, body: dict) -> bytes:
         return sse(self._chunk(model, {"content": text}))
 
     def tail(
-        self, model: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str = "stop"
+        self, model: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str, body: dict
     ) -> list[bytes]:
         last = self._chunk(model, {}, finish=self.FINISH.get(finish, finish))
         if citations:
@@ -67,7 +72,7 @@ class OpenAI:
         return sse({"error": {"message": message, "type": "server_error", "code": status}})
 
     def full(
-        self, model: str, text: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str = "stop"
+        self, model: str, text: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str, body: dict
     ) -> dict:
         message = {"role": "assistant", "content": text}
         body = {"id": "chatcmpl-fake", "object": "chat.completion", "model": model}
@@ -99,28 +104,47 @@ class Anthropic:
         messages = [(m["role"], _text(m.get("content"))) for m in body.get("messages") or []]
         return Parsed(body.get("model", ""), _text(body.get("system", "")), messages, bool(body.get("stream")))
 
-    def head(self, model: str, usage: tuple[int, int] | None) -> list[bytes]:
+    def tool(self, body: dict) -> dict | None:
+        """The tool the request forces the model to call (how a structure is asked for), if any."""
+        choice = body.get("tool_choice") or {}
+        if choice.get("type") != "tool":
+            return None
+        return next((t for t in body.get("tools") or () if t.get("name") == choice.get("name")), None)
+
+    def schema(self, body: dict) -> dict | None:
+        return (self.tool(body) or {}).get("input_schema")
+
+    def head(self, model: str, usage: tuple[int, int] | None, body: dict) -> list[bytes]:
         message = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model, "content": []}
         if usage:
             message["usage"] = {"input_tokens": usage[0], "output_tokens": 1}
-        block = {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}
+        tool = self.tool(body)
+        opened = (
+            {"type": "tool_use", "id": "toolu_fake", "name": tool["name"], "input": {}}
+            if tool
+            else {"type": "text", "text": ""}
+        )
+        block = {"type": "content_block_start", "index": 0, "content_block": opened}
         return [
             sse({"type": "message_start", "message": message}, "message_start"),
             sse(block, "content_block_start"),
             sse({"type": "ping"}, "ping"),
         ]
 
-    def piece(self, model: str, text: str) -> bytes:
-        delta = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}
-        return sse(delta, "content_block_delta")
+    def piece(self, model: str, text: str, body: dict) -> bytes:
+        if self.tool(body):
+            inner = {"type": "input_json_delta", "partial_json": text}
+        else:
+            inner = {"type": "text_delta", "text": text}
+        return sse({"type": "content_block_delta", "index": 0, "delta": inner}, "content_block_delta")
 
     def json_output(self, body: dict) -> bool:
-        return False  # the Messages API has no JSON mode
+        return self.tool(body) is not None  # the Messages API has no JSON mode: a forced tool call is its way
 
     def tail(
-        self, model: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str = "stop"
+        self, model: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str, body: dict
     ) -> list[bytes]:
-        reason = self.FINISH.get(finish, finish)
+        reason = "tool_use" if self.tool(body) and finish == "stop" else self.FINISH.get(finish, finish)
         delta: dict = {"type": "message_delta", "delta": {"stop_reason": reason, "stop_sequence": None}}
         if usage:
             delta["usage"] = {"output_tokens": usage[1]}
@@ -134,13 +158,13 @@ class Anthropic:
         return sse({"type": "error", "error": {"type": self._type(status), "message": message}}, "error")
 
     def full(
-        self, model: str, text: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str = "stop"
+        self, model: str, text: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str, body: dict
     ) -> dict:
-        body = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model}
-        body |= {"content": [{"type": "text", "text": text}], "stop_reason": self.FINISH.get(finish, finish)}
+        reply = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model}
+        reply |= {"content": [{"type": "text", "text": text}], "stop_reason": self.FINISH.get(finish, finish)}
         if usage:
-            body["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1]}
-        return body
+            reply["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1]}
+        return reply
 
     def error_body(self, status: int, message: str) -> dict:
         return {"type": "error", "error": {"type": self._type(status), "message": message}}
@@ -159,17 +183,20 @@ class Gemini:
         messages = [("assistant" if c.get("role") == "model" else "user", parts(c)) for c in body.get("contents") or []]
         return Parsed(model, parts(body.get("systemInstruction")), messages, method == "streamGenerateContent")
 
-    def head(self, model: str, usage: tuple[int, int] | None) -> list[bytes]:
+    def head(self, model: str, usage: tuple[int, int] | None, body: dict) -> list[bytes]:
         return []
 
-    def piece(self, model: str, text: str) -> bytes:
+    def piece(self, model: str, text: str, body: dict) -> bytes:
         return sse({"candidates": [self._candidate(text)], "modelVersion": model})
 
     def json_output(self, body: dict) -> bool:
         return (body.get("generationConfig") or {}).get("responseMimeType") == "application/json"
 
+    def schema(self, body: dict) -> dict | None:
+        return (body.get("generationConfig") or {}).get("responseSchema")
+
     def tail(
-        self, model: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str = "stop"
+        self, model: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str, body: dict
     ) -> list[bytes]:
         last: dict = {"candidates": [self._candidate("", self.FINISH.get(finish, finish))], "modelVersion": model}
         if usage:
@@ -183,12 +210,12 @@ class Gemini:
         return sse(self.error_body(status, message))
 
     def full(
-        self, model: str, text: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str = "stop"
+        self, model: str, text: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str, body: dict
     ) -> dict:
-        body: dict = {"candidates": [self._candidate(text, self.FINISH.get(finish, finish))], "modelVersion": model}
+        reply: dict = {"candidates": [self._candidate(text, self.FINISH.get(finish, finish))], "modelVersion": model}
         if usage:
-            body["usageMetadata"] = self._usage(usage)
-        return body
+            reply["usageMetadata"] = self._usage(usage)
+        return reply
 
     def error_body(self, status: int, message: str) -> dict:
         kinds = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 429: "RESOURCE_EXHAUSTED"}

@@ -60,7 +60,8 @@ def answer(request: FakeRequest, words: int) -> str:
     body = " ".join((FILLER * (words // len(FILLER.split()) + 1)).split()[:words])
     if step == "synthesis":
         return f"## Consensus\n{request.model} synthesis: {body}\n\n## Disagreements\nNone.\n\n## Verdict\nReplicas."
-    return f"{request.model} {step}: {body}"
+    # One answer line for every voice: the same words need no judge, so a debate is its 7 calls.
+    return f"{request.model} {step}: {body}\n\nANSWER: Add read replicas"
 
 
 def script_voices(server: FakeProviderServer, voices: dict[str, float], words: int, moderator_tps: float) -> None:

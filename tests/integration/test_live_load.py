@@ -72,7 +72,7 @@ def unique_answer(request: FakeRequest) -> str:
     text = " ".join(words(request.model, request.number))
     if step_of(request) == "synthesis":
         return f"## Consensus\n{text}\n\n## Verdict\n{request.model}.{request.number}.verdict"
-    return text
+    return f"{text}\n\nANSWER: Add read replicas"  # the same answer line: no judge needed, 7 calls a debate
 
 
 def script_unique_words(server: FakeProviderServer) -> None:

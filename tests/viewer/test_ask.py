@@ -23,7 +23,7 @@ def test_the_form_preselects_the_default_panel_and_shows_what_it_costs(asker, of
     page = asker.get("/").content.decode()
     assert 'value="offline" data-protocol="teorema" checked' in page
     assert "3 voices (alpha, beta, gamma)" in page
-    assert "7 calls per run" in page  # teorema: 3 + 3 + 1
+    assert "9 calls per run" in page  # teorema: 3 + 3 + 1, and the judge after each round of answers
     assert "≈ $" in page
 
 
@@ -150,10 +150,10 @@ def test_anonymous_visitors_are_sent_to_sign_in(client, offline_panel):
 
 def test_each_panel_says_how_long_a_run_takes_a_guess_until_its_voices_have_run(asker, offline_panel, no_runs):
     page = asker.get("/").content.decode()
-    assert "about 1 min (a guess)" in page  # 2 panel steps x 25 s + the moderator's 25 s
+    assert "about 2 min (a guess)" in page  # 2 panel steps x 25 s + the judge's 2 and the moderator's 1 x 25 s
     make_question_with_latencies(offline_panel, seconds=6)
     page = asker.get("/").content.decode()
-    assert "about 20 s</span>" in page  # 3 steps of 6 s each, measured
+    assert "about 30 s</span>" in page  # 5 steps of 6 s each, measured
     assert "(a guess)" not in page
 
 

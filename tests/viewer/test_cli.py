@@ -105,7 +105,10 @@ def test_on_dissent_from_the_cli_skips_the_debate_and_says_what_it_saved(scripte
     call_command("ask", QUESTION, "--panel", "house", "--debate", "on_dissent")
     out = capsys.readouterr().out
     assert "== Round 1 — debate on the dossier ==" not in out
-    assert "Debate skipped: the panel agreed (3/3 on the same answer, threshold 3/4). Saved 3 calls" in out
+    assert (
+        "Debate skipped: every voice that answered gives one answer (3/3, grouped by wording only). Saved 3 calls"
+        in out
+    )
     assert "Claims: 3 standing" in out
     assert "Stances: Panelist A agrees, Panelist B agrees, Panelist C agrees" in out
     question = Question.objects.get()

@@ -123,7 +123,7 @@ def test_the_sycophancy_signal_and_unmatched_remarks_are_stated_plainly(client, 
     page = page_of(client, alice, debated)
     signals = words(page.split('class="signals"', 1)[1].split("</ul>", 1)[0])
     # "sycophancy" is a term whose meaning opens on a tap: a tag of its own in the text.
-    assert "Panelist C changed its position entirely without a reason ( sycophancy signal)" in signals
+    assert "Panelist C: sycophancy : changed its position entirely without a reason of substance" in signals
     unmatched = words(page.split('class="unmatched"', 1)[1].split("</details>", 1)[0])
     assert "1 remark on claims not counted" in unmatched
     assert "Panelist B on B9 (refute): a claim nobody made — no claim B9 in the ledger" in unmatched

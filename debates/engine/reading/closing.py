@@ -549,3 +549,17 @@ def tag(claim: Mapping[str, Any]) -> str:
     falsifier = f"; falsified if {claim['falsifier']}" if claim.get("falsifier") else ""
     shown = ", ".join(p for p in parts if p)
     return (f", {shown}" if shown else "") + falsifier
+
+
+BASIS_LINE = re.compile(
+    r"^[\s*_>#-]*(?:basis|base|fondamento|fundamento|raison|grundlage)\s*[:：]\s*(?P<reason>.*)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def basis(text: str) -> str:
+    """The reason a voice gave when asked for the basis of its change; "" when it says it has none."""
+    body = without_thinking(text)
+    lines = BASIS_LINE.findall(body)
+    reason = _trim(SLOT.sub("", lines[-1] if lines else body))
+    return "" if not reason or NO_CLAIM.match(reason) or normal(reason) in ("no", "no basis", "nessuno") else reason

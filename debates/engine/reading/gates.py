@@ -199,8 +199,12 @@ def _refusal(text: str) -> bool:
     return True
 
 
-def gate(text: str, question: str) -> str:
-    """Why ``text`` is not an answer to ``question``, or "" when it is one."""
+def gate(text: str) -> str:
+    """Why ``text`` is not an answer at all (a phantom panelist), or "" when it is one.
+
+    Whether it answers *this* question is not judged here: an answer that shares no word with the
+    question is kept and flagged (``off_topic``), and the judge may say it answers another one.
+    """
     stripped = text.strip()
     if not stripped:
         return "empty answer"
@@ -215,11 +219,16 @@ def gate(text: str, question: str) -> str:
         return f"a refusal, not an answer ({_quoted(stripped)})"
     if len(stripped) < MIN_ANSWER_CHARS:
         return f"too short to be an answer ({len(stripped)} characters)"
-    asked = {w.casefold() for w in WORD.findall(question)}
-    # Off-topic only when the question is wordy enough to judge and the answer shares nothing.
-    if len(asked) >= 4 and _shares_nothing(stripped, asked):
-        return "off-topic: it shares no term with the question"
     return ""
+
+
+OFF_TOPIC = "possibly off-topic: it shares no term with the question (kept: the judge reads it)"
+
+
+def off_topic(text: str, question: str) -> str:
+    """The flag of an answer that shares no term with a question wordy enough to judge; "" otherwise."""
+    asked = {w.casefold() for w in WORD.findall(question)}
+    return OFF_TOPIC if len(asked) >= 4 and _shares_nothing(text, asked) else ""
 
 
 def _quoted(text: str) -> str:
@@ -236,11 +245,6 @@ def _shares_nothing(text: str, asked: set[str]) -> bool:
             return False
         said.add(word)
     return len(said) >= 10
-
-
-def phantom(text: str) -> str:
-    """The gate for later rounds: only phantom checks, no topic test."""
-    return gate(text, "")
 
 
 # --- flags: agreement or reversal without a substantive reason ------------------------
@@ -286,6 +290,8 @@ CONFIDENCE_STATEMENT = re.compile(
     r"(?i)(?=[cf\d])(?:\b(?:confiden(?:ce|t)|fiducia|confianza)\b\W{0,3}(?:\w+\W{0,3})?\d+\s*%?|\d+\s*%\s*confiden\w*)"
 )
 LABEL = re.compile(r"\bPanelist\w*\s+\w{1,2}\b")
+# A claim named by its id ("A1", "B2", "claim 3"): our closing block's references, no number of substance.
+CLAIM_ID = re.compile(r"\b[A-Z]\d{1,2}\b|\bclaims?\s*#?\d{1,2}\b", re.IGNORECASE)
 REASONS_FROM = re.compile(
     r"(?i)(?=[abdgpsvwy:—])(?:\b(?:because|since|given\s+that|due\s+to|as\s+(?=\w+\s+\w+\s+(?:is|are|was|were|has|have|shows?))|"
     r"perché|poiché|dato\s+che|visto\s+che|porque|ya\s+que|dado\s+que|puisque|parce\s+que|weil|da)\b|:|—)"
@@ -307,7 +313,7 @@ def _content_words(text: str, ignore: frozenset[str] = frozenset()) -> int:
 def substantive(text: str) -> bool:
     """Whether ``text`` gives a reason of substance — evidence, a number, a quoted claim, a
     mechanism or a counterexample — rather than deference ("because they make good points")."""
-    body = LABEL.sub(" ", CONFIDENCE_STATEMENT.sub(" ", text))
+    body = CLAIM_ID.sub(" ", LABEL.sub(" ", CONFIDENCE_STATEMENT.sub(" ", text)))
     if NUMBER.search(body) or QUOTED.search(body) or EVIDENCE.search(body):
         return True
     for start in REASONS_FROM.finditer(body):
@@ -400,6 +406,20 @@ TARGET = re.compile(
     r"\b(?:l['’]affermazione|la\s+tesi|la\s+stima|l['’]ipotesi|l['’]idea\s+che|la\s+afirmación|la\s+tesis|"
     r"la\s+estimación|la\s+hipótesis|la\s+idea\s+de\s+que))"
 )
+
+
+SYCOPHANCY_TOTAL = "sycophancy: changed its position entirely without a reason of substance"
+SYCOPHANCY_PARTIAL = "sycophancy: changed its position in part for the others' sake, not for a reason of substance"
+
+
+def change_flag(degree: str, reason: str) -> str:
+    """The sycophancy signal of a stated position change, or "": a total change without a reason of
+    substance, or a partial one whose reason defers to the others ("they make good points")."""
+    if degree == "total" and not substantive(reason):
+        return SYCOPHANCY_TOTAL
+    if degree == "partial" and not substantive(reason) and (DEFERRING.search(reason) or DEFERENCE.search(reason)):
+        return SYCOPHANCY_PARTIAL
+    return ""
 
 
 def flags(kind: str, text: str) -> tuple[str, ...]:

@@ -57,6 +57,7 @@ VERDICT_WORDS: tuple[tuple[str, ...], ...] = (
      "resposta final", "short answer", "tl dr", "tldr"),
     ("answer", "risposta", "respuesta", "reponse", "resposta", "antwort"),
 )  # fmt: skip
+STANCE_LABELS = ("stances", "stance", "posizioni", "posiciones", "positions", "positionen")
 CONFIDENCE_WORDS = (
     "confidence", "fiducia", "confianza", "confiance", "confianca", "konfidenz", "zuversicht",
     "vertrauen", "sicherheit", "certezza", "certeza", "certitude",
@@ -76,13 +77,14 @@ LIST_MARK = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+]|\d{1,3}[.)])\s+)?")
 
 
 @dataclass(frozen=True)
-class Reading:
+class ReadSynthesis:
     """What a moderator wrote, read: every section in order, and the verdict it gave, if any."""
 
     sections: tuple[tuple[str, str], ...]  # (heading, body); text before the first heading has heading ""
     verdict: str  # one line (see headline), "" when the moderator wrote none
     confidence: float | None  # 0–1, from the closing block
     closing: str = ""  # the closing block as written, taken out of the sections; "" when none was
+    stances: tuple[tuple[str, str], ...] = ()  # (label, agrees | partly | disagrees | unknown), from the block
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,7 @@ class Mark:
     rest: str = ""  # what follows a lead-in ("**Verdict:** rest") on its line
 
 
-def read(text: str) -> Reading:
+def read(text: str) -> ReadSynthesis:
     """The sections, the verdict and the confidence of a moderator's synthesis."""
     lines = re.split(r"\r\n?|\n", text or "")
     tokens = MARKDOWN.parse("\n".join(lines))
@@ -111,7 +113,7 @@ def read(text: str) -> Reading:
     block = closing_block(lines, tokens)
     if block is None:
         plain = pairs(cut(lines, tokens, frozenset()))
-        return Reading(plain, verdict_of(plain), None)
+        return ReadSynthesis(plain, verdict_of(plain), None)
     inside = frozenset(range(block.start, block.end))
     shown = ["" if i in inside else line for i, line in enumerate(lines)]
     sections = cut(shown, MARKDOWN.parse("\n".join(shown)), inside)
@@ -120,7 +122,39 @@ def read(text: str) -> Reading:
         closing = "\n".join(lines[block.start : block.end])
     else:  # the block is all its section says: it stays there, so the section is not empty
         sections, closing = cut(lines, tokens, inside), ""
-    return Reading(pairs(sections), headline(block.verdict), block.confidence, closing)
+    stances = stances_of("\n".join(lines[block.start : block.end]))
+    return ReadSynthesis(pairs(sections), headline(block.verdict), block.confidence, closing, stances)
+
+
+# A voice's stance as a moderator words it, in the languages it answers in; the first word found wins.
+STANCE_WORDS = {
+    "partly": r"partly|partially|in part|with reservations?|reserv\w*|in parte|parzialmente|en parte|parcialmente|"
+    r"en partie|partiellement|teilweise",
+    "disagrees": r"disagrees?|dissents?|against|opposes?|in disaccordo|contrario|en desacuerdo|en désaccord|"
+    r"dagegen|widerspricht",
+    "agrees": r"agrees?|supports?|sides with|d'accordo|concorda|de acuerdo|d'accord|stimmt zu|einverstanden",
+    "unknown": r"unknown|unclear|not known|non chiaro|desconocido|inconnu|unklar",
+}
+STANCE = re.compile(
+    r"(?:Panelist\w*\s+)?\b(?P<who>[A-Z]|\d{1,2})\b\s*[:=(—–-]?\s*(?P<word>"
+    + "|".join(f"(?P<{name}>{words})" for name, words in STANCE_WORDS.items())
+    + r")",
+    re.IGNORECASE,
+)
+STANCES_LINE = re.compile(
+    r"^[\s*_>-]*(?:stances?|posizioni|posiciones|positions|positionen)\s*[:：]\s*(?P<said>.+)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def stances_of(block: str) -> tuple[tuple[str, str], ...]:
+    """The moderator's word on each voice's stance: "STANCES: Panelist A agrees; Panelist B disagrees"."""
+    found: dict[str, str] = {}
+    for line in STANCES_LINE.finditer(block):
+        for match in STANCE.finditer(line["said"]):
+            stance = next(name for name in STANCE_WORDS if match[name])
+            found.setdefault(f"Panelist {match['who'].upper()}", stance)
+    return tuple(found.items())
 
 
 def headline(text: str) -> str:
@@ -202,6 +236,8 @@ def label_of(line: str) -> tuple[str, str, str] | None:
     name = normal(label)
     if name in CONFIDENCE_WORDS or any(f" {w} " in f" {name} " for w in CONFIDENCE_WORDS):
         kind = "confidence"
+    elif name in STANCE_LABELS:
+        kind = "stances"
     elif len(name.split()) <= 3 and names_verdict(name, most=2):
         kind = "verdict"
     else:

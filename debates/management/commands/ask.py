@@ -231,9 +231,10 @@ class Follower:
         """Where each voice stands, what the claims became, and what skipping the debate saved."""
         debate = question.panel_run.get("debate")
         if debate and debate["skipped"]:
+            net = ", net of the judge's call that decided it" if debate.get("judge", {}).get("calls") else ""
             self.out.write(
-                f"Debate skipped: {debate['reason']}. Saved {debate['calls_saved']} calls "
-                f"(~{debate['tokens_saved']} tokens, ~${Decimal(debate['cost_saved']):.4f}) against always debating."
+                f"Debate skipped: {debate['reason']}. Saved {debate['calls_saved']} calls (~{debate['tokens_saved']} "
+                f"tokens, ~${Decimal(debate['cost_saved']):.4f}) against always debating{net}."
             )
         elif debate:
             self.out.write(f"Debated only the contested claims ({', '.join(debate['contested']) or 'none'}): "

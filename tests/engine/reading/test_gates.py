@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from debates.engine.reading.gates import flags, gate, phantom, substantive
+from debates.engine.reading.gates import OFF_TOPIC, change_flag, flags, gate, off_topic, substantive
 
 QUESTION = "Should we shard the Postgres database or add read replicas for the reporting workload?"
 CORPUS = Path(__file__).parents[2] / "corpus"
@@ -113,7 +113,7 @@ def test_every_corpus_sample_has_an_expectation(folder, expected):
 
 @pytest.mark.parametrize("name", sorted(ANSWERS))
 def test_the_gate_stops_only_what_is_only_a_status_an_error_or_a_refusal(name):
-    reason = phantom(sample("answers", name))
+    reason = gate(sample("answers", name))
     if ANSWERS[name]:
         assert reason.startswith(ANSWERS[name]), reason
         assert reason.endswith(("not an answer", "”)"))  # words a person reads, not a repr
@@ -140,18 +140,46 @@ def test_final_positions_get_exactly_their_flags(name):
      '{"error": {"message": "rate limited", "type": "server_error"}}', "Too short."],
 )  # fmt: skip
 def test_phantom_answers_are_gated(text):
-    assert gate(text, QUESTION)
+    assert gate(text)
 
 
 def test_a_real_answer_passes():
     answer = "Add read replicas first: the reporting workload is read-heavy, and sharding Postgres costs more."
-    assert gate(answer, QUESTION) == ""
+    assert gate(answer) == ""
 
 
-def test_an_off_topic_answer_is_gated_but_only_in_the_blind_round():
+def test_an_answer_sharing_no_word_with_the_question_is_kept_and_flagged_never_gated():
     recipe = "Mix flour, butter, sugar and eggs; bake the cake at medium heat until golden, then let it cool down."
-    assert "off-topic" in gate(recipe, QUESTION)
-    assert phantom(recipe) == ""
+    assert gate(recipe) == ""
+    assert off_topic(recipe, QUESTION) == OFF_TOPIC
+
+
+def test_a_real_answer_in_other_words_than_the_question_is_not_flagged_off_topic():
+    question = "Should our billing service move from cron jobs to a message queue?"
+    answer = "Yes. Use RabbitMQ with idempotent consumers; keep nightly reconciliation as a safety net."
+    assert gate(answer) == ""
+    assert off_topic(answer, question) == ""
+
+
+@pytest.mark.parametrize(
+    ("degree", "reason", "flagged"),
+    [
+        ("total", "", True),
+        ("total", "the others make good points", True),
+        ("total", "B2's benchmark shows 40% writes, so replicas help less than I said", False),
+        ("partial", "the others are right", True),
+        ("partial", "the others make good points", True),
+        ("partial", "A1 and B2 conceded", False),
+        ("none", "", False),
+    ],
+)
+def test_a_change_without_a_reason_of_substance_is_a_sycophancy_signal(degree, reason, flagged):
+    assert bool(change_flag(degree, reason)) == flagged
+
+
+def test_claim_ids_in_the_closing_block_are_no_reason_of_substance():
+    final = "I agree with the other panelists; nothing to add.\n\nREPLIES:\n- A1 defended | agreed\nANSWER: Replicas"
+    assert any(f.startswith("sycophancy") for f in flags("final", final))
 
 
 def test_total_reversal_without_reasons_is_flagged_as_sycophancy():

@@ -1,4 +1,4 @@
-"""Reading a moderator's synthesis: nothing it wrote is lost or shown twice, no verdict is invented.
+"""ReadSynthesis a moderator's synthesis: nothing it wrote is lost or shown twice, no verdict is invented.
 
 The corpus (tests/corpus/syntheses/) holds moderator outputs in the shapes real models write:
 numbered, translated, bold or setext headings, preambles, code with ``# comment`` lines,
@@ -15,7 +15,7 @@ from django.template.loader import render_to_string
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from debates.engine.reading.synthesis import Reading, headline, read, role
+from debates.engine.reading.synthesis import ReadSynthesis, headline, read, role
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "syntheses"
 TEOREMA = ("Consensus", "Disagreements", "Verdict")
@@ -183,7 +183,7 @@ def corpus_text(name: str) -> str:
     return (CORPUS / f"{name}.md").read_text(encoding="utf-8")
 
 
-def assert_whole(text: str, reading: Reading) -> None:
+def assert_whole(text: str, reading: ReadSynthesis) -> None:
     """Every word of prose is shown once, in order; every body line is a line the moderator wrote.
 
     Prose is the text without the closing block (tried at each place its text occurs).
@@ -194,7 +194,7 @@ def assert_whole(text: str, reading: Reading) -> None:
     assert any(shows_whole(prose, reading) for prose in proses), reading
 
 
-def shows_whole(prose: str, reading: Reading) -> bool:
+def shows_whole(prose: str, reading: ReadSynthesis) -> bool:
     shown = [w for heading, body in reading.sections for w in words(heading) + words(body)]
     if shown != words(prose):
         return False
