@@ -27,6 +27,7 @@ from debates.engine.vocabulary import (
     Outcome,
     Protocol,
     Status,
+    StepKind,
 )
 from debates.presets import PRESETS, Wire
 
@@ -164,11 +165,15 @@ class PanelQuerySet(models.QuerySet["Panel"]):
         """Each panel with its judges and its seats (roster() reads them): checking every panel
         then costs two queries, not a few per panel."""
         seats = Membership.objects.select_related("panelist__provider").order_by("position")
-        judged = self.select_related("moderator__provider", "tie_breaker__provider", "fallback_moderator")
+        judged = self.select_related(
+            "moderator__provider", "tie_breaker__provider", "fallback_moderator__provider", "judge__provider"
+        )
         return judged.prefetch_related(models.Prefetch("memberships", queryset=seats, to_attr="prefetched_seats"))
 
 
 class Panel(models.Model):
+    JUDGES = ("moderator", "tie_breaker", "fallback_moderator", "judge")  # the roles outside the panel's seats
+
     name = models.CharField(max_length=80, unique=True)
     slug = models.SlugField(max_length=80, unique=True)
     description = models.TextField(blank=True)
@@ -186,6 +191,20 @@ class Panel(models.Model):
         related_name="fallback_for_panels",
         help_text="Writes the synthesis if the moderator fails. Empty: the tie-breaker, else a panelist of "
         "another family (always disclosed on the page).",
+    )
+    judge = models.ForeignKey(
+        Panelist,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="judged_panels",
+        help_text="Groups each round's answers by meaning (who gives the same answer). Empty: the moderator's "
+        "model. A judge on a small model groups by wording only.",
+    )
+    facilitator_brief = models.BooleanField(
+        default=False,
+        help_text="The facilitator restates the question as a self-contained brief before the panel answers "
+        "(one more call; the adversarial protocol always does).",
     )
     rounds = models.PositiveSmallIntegerField(
         default=0,
@@ -253,7 +272,7 @@ class Panel(models.Model):
         """Judges on the same model as a panelist: they would judge their own answer (self-preference)."""
         members = self.roster()
         judges = [("moderator", self.moderator), ("tie-breaker", self.tie_breaker)]
-        judges.append(("moderator's stand-in", self.fallback_moderator))
+        judges += [("moderator's stand-in", self.fallback_moderator), ("agreement judge", self.judge)]
         warnings = []
         for role, judge in judges:
             same = [m.name for m in members if judge and (m.model, m.provider_id) == (judge.model, judge.provider_id)]
@@ -419,7 +438,7 @@ class Round(models.Model):
 
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="rounds")
     index = models.PositiveSmallIntegerField()
-    kind = models.CharField(max_length=24)
+    kind = models.CharField(max_length=24, choices=StepKind.choices())
     title = models.CharField(max_length=120)
     status = models.CharField(max_length=16, default="running")
     started_at = models.DateTimeField(default=timezone.now)
@@ -451,7 +470,7 @@ class Contribution(models.Model):
     panelist = models.ForeignKey(
         Panelist, on_delete=models.SET_NULL, null=True, blank=True, related_name="contributions"
     )
-    kind = models.CharField(max_length=24, help_text="answer, critique, final, vote, synthesis, triage, …")
+    kind = models.CharField(max_length=24, choices=StepKind.choices())
     status = models.CharField(max_length=16, choices=Outcome.choices())
     text = models.TextField(blank=True)
     decision = models.TextField(blank=True)
@@ -501,6 +520,9 @@ class Synthesis(models.Model):
     sections = models.JSONField(default=list, blank=True, help_text="[heading, body] pairs, in the order written")
     evidence_strength = models.CharField(max_length=16, blank=True, help_text="strong or weak, by panel heterogeneity")
     confidence = models.FloatField(null=True, blank=True, help_text="The moderator's own, 0–1, from its closing block")
+    stances = models.JSONField(
+        default=dict, blank=True, help_text="Label -> the moderator's word on that voice's stance (its closing block)"
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self) -> str:

@@ -65,9 +65,9 @@ PANELS = Table(
     required=("name", "members", "moderator"),
     fields=(
         *("name", "slug", "description", "protocol", "rounds", "debate", "merge_critique", "revote_on_dissent"),
-        *("failure_policy", "quorum", "default_criticality", "is_default", "options"),
+        *("failure_policy", "quorum", "default_criticality", "is_default", "options", "facilitator_brief"),
     ),
-    refs=("members", "moderator", "tie_breaker", "fallback_moderator"),
+    refs=("members", *Panel.JUDGES),
 )
 TABLES = (PROVIDERS, PANELISTS, PANELS)
 MAX_FILE_BYTES = 1024 * 1024  # a roster of a hundred voices is about 20 kB
@@ -310,7 +310,7 @@ class _Importer:
                 self.record(self.upsert(PANELISTS, label, entry, {"provider": provider}))
         for label, entry in entries["panels"]:
             entry = {"slug": slugify(entry["name"])} | entry
-            names = {key: entry.get(key) for key in ("moderator", "tie_breaker", "fallback_moderator")}
+            names = {key: entry.get(key) for key in Panel.JUDGES}
             links = {key: self.resolve(label, key, Panelist, n) if n else None for key, n in names.items()}
             members = [self.resolve(label, "members", Panelist, name) for name in entry["members"]]
             found = [member for member in members if member is not None]
@@ -359,7 +359,7 @@ def import_roster(text: str, confirmed: bool = True) -> Report:
         if importer.report.notices and not confirmed:
             raise Unconfirmed(importer.report.notices)
     names = [entry["name"] for _, entry in entries["panels"]]
-    for panel in Panel.objects.filter(name__in=names).select_related("moderator", "tie_breaker", "fallback_moderator"):
+    for panel in Panel.objects.filter(name__in=names).select_related(*Panel.JUDGES):
         importer.report.warnings += [f'panel "{panel.name}": {warning}' for warning in panel.self_judging()]
     return importer.report
 
@@ -401,14 +401,9 @@ def export_roster() -> str:
         entries[PROVIDERS.key].append(_entry(PROVIDERS, provider, {}, comment if stored_key else "", omit))
     for panelist in Panelist.objects.select_related("provider"):
         entries[PANELISTS.key].append(_entry(PANELISTS, panelist, {"provider": panelist.provider.name}))
-    for panel in Panel.objects.select_related("moderator", "tie_breaker", "fallback_moderator"):
-        links = {
-            "slug": panel.slug,
-            "members": [member.name for member in panel.roster()],
-            "moderator": panel.moderator.name,
-            "tie_breaker": panel.tie_breaker.name if panel.tie_breaker else None,
-            "fallback_moderator": panel.fallback_moderator.name if panel.fallback_moderator else None,
-        }
+    for panel in Panel.objects.select_related(*Panel.JUDGES):
+        links: dict[str, Any] = {"slug": panel.slug, "members": [member.name for member in panel.roster()]}
+        links |= {role: judge.name if (judge := getattr(panel, role)) else None for role in Panel.JUDGES}
         entries[PANELS.key].append(_entry(PANELS, panel, links))
     for key, tables in entries.items():
         if tables:

@@ -16,6 +16,8 @@ from django.utils.safestring import SafeString
 from django.utils.text import slugify
 
 from debates.engine.events import ContributionResult
+from debates.engine.reading import judgement
+from debates.engine.reading.judgement import Judgement
 from debates.engine.vocabulary import Outcome, StepKind
 from debates.live.claims import Voice
 from debates.render import markdown
@@ -95,6 +97,14 @@ class Card:
         return CHANGED.get(self.change.get("degree", ""), "")
 
     @cached_property
+    def judgement(self) -> Judgement | None:
+        """The judge's grouping, read (a judge's card shows it, not the JSON it came in)."""
+        if self.kind != StepKind.AGREEMENT or self.status != Outcome.DONE:
+            return None
+        found = judgement.read(self.text)
+        return found if isinstance(found, Judgement) else None
+
+    @cached_property
     def body(self) -> SafeString:
         """The finished text as sanitised markdown (streaming text is shown raw, escaped)."""
         return markdown(self.text)
@@ -120,8 +130,9 @@ def label_order(label: str) -> list[int | str]:
 
 
 def in_label_order(cards: Iterable[Card]) -> list[Card]:
-    """Cards as every view lists them, live or finished: by label, a stand-in right after the seat it took."""
-    return sorted(cards, key=lambda c: (label_order(c.label), c.seat))
+    """Cards as every view lists them, live or finished: by label, a stand-in right after the seat it took,
+    the judge's grouping after every voice it groups."""
+    return sorted(cards, key=lambda c: (c.kind == StepKind.AGREEMENT, label_order(c.label), c.seat))
 
 
 def voice_key(label: str) -> str:

@@ -26,7 +26,12 @@ STANCES = {  # a voice against the emerging answer -> (symbol, words)
     "agrees": ("✓", "agrees"),
     "partly": ("◐", "agrees in part"),
     "disagrees": ("✗", "disagrees"),
+    "unexplained": ("↻", "changed without a reason (weighs nothing)"),
     "unknown": ("?", "not known"),
+}
+GROUPED_BY = {
+    "judge": "Grouped by meaning by the panel's judge, within the guards (numbers, yes or no, negations, opposites).",
+    "wording": "Grouped by wording only: only answers in the same words count as one.",
 }
 
 
@@ -99,6 +104,7 @@ class Voice:
     name: str  # the revealed panelist, once the run is over
     stance: str
     why: str
+    moderator: str = ""  # the moderator's own word on this voice's stance, from its closing block
 
     @property
     def symbol(self) -> str:
@@ -107,6 +113,15 @@ class Voice:
     @property
     def words(self) -> str:
         return STANCES.get(self.stance, STANCES["unknown"])[1]
+
+    @property
+    def moderator_differs(self) -> bool:
+        """The moderator read this voice otherwise than the agreement did: the page shows both."""
+        return bool(self.moderator) and self.moderator != self.stance
+
+    @property
+    def moderator_words(self) -> str:
+        return STANCES.get(self.moderator, STANCES["unknown"])[1]
 
 
 @dataclass(frozen=True)
@@ -117,6 +132,8 @@ class LedgerView:
     flags: list[str]
     unreadable: list[str]
     unmatched: list[dict[str, Any]]
+    grouped_by: str = ""  # how the answers were grouped, in words
+    agreement_notes: tuple[str, ...] = ()  # the guards' refusals, a judge that could not be used
 
     @property
     def legend(self) -> list[tuple[str, str, str, str]]:
@@ -124,15 +141,20 @@ class LedgerView:
         return [(Mark(state).css, symbol, words, meaning) for state, (symbol, words, meaning) in MARKS.items()]
 
 
-def view(ledger: Mapping[str, Any], reveal: Iterable[Mapping[str, str]] = ()) -> LedgerView | None:
-    """The ledger as drawn, with the revealed names when there are some; None when it holds nothing to show."""
+def view(
+    ledger: Mapping[str, Any], reveal: Iterable[Mapping[str, str]] = (), moderator: Mapping[str, str] | None = None
+) -> LedgerView | None:
+    """The ledger as drawn, with the revealed names when there are some and the moderator's word on
+    each voice's stance once it gave one; None when it holds nothing to show."""
     names = {who.get("label", ""): who.get("name", "") for who in reveal}
     labels: list[str] = list(ledger.get("labels", []))
     stances: Mapping[str, Mapping[str, str]] = ledger.get("stances", {})
     voices = []
     for label in labels:
         stance = stances.get(label, {})
-        voices.append(Voice(label, names.get(label, ""), stance.get("stance", "unknown"), stance.get("why", "")))
+        said = (moderator or {}).get(label, "")
+        voices.append(Voice(label, names.get(label, ""), stance.get("stance", "unknown"), stance.get("why", ""), said))
+    agreement = ledger.get("agreement") or {}
     column = {label: i for i, label in enumerate(labels)}
     events = [
         Said(e["target"], e["by"], e["what"], e.get("kind", ""), e.get("reason", "")) for e in ledger.get("events", [])
@@ -148,6 +170,8 @@ def view(ledger: Mapping[str, Any], reveal: Iterable[Mapping[str, str]] = ()) ->
         flags=list(ledger.get("flags", [])),
         unreadable=list(ledger.get("unreadable", [])),
         unmatched=list(ledger.get("unmatched", [])),
+        grouped_by=GROUPED_BY.get(agreement.get("method", ""), ""),
+        agreement_notes=tuple(agreement.get("notes", ())),
     )
     return found if found.claims or found.flags or found.unreadable or stances else None
 

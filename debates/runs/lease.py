@@ -47,7 +47,7 @@ def claim(question_id: int) -> Question | None:
         return None
     close_orphaned_task_rows(question_id)
     question = Question.objects.select_related(
-        "panel__moderator", "panel__tie_breaker", "panel__fallback_moderator"
+        "panel__moderator", "panel__tie_breaker", "panel__fallback_moderator", "panel__judge"
     ).get(pk=question_id)
     if not question.roster:
         question.roster = freeze_roster(question)

@@ -165,6 +165,7 @@ class Recorder:
                     "sections": event.sections,
                     "evidence_strength": event.evidence_strength,
                     "confidence": event.confidence,
+                    "stances": event.stances,
                 },
             )
         question = self.questions.only("panel_run").get()

@@ -30,6 +30,8 @@ def freeze_roster(question: Question) -> list[dict]:
         entries.append(_entry("tie_breaker", "Tie-breaker", panel.tie_breaker))
     if panel.fallback_moderator:
         entries.append(_entry("fallback_moderator", "Moderator (stand-in)", panel.fallback_moderator))
+    if panel.judge:
+        entries.append(_entry("judge", "Judge", panel.judge))
     return entries
 
 
@@ -73,6 +75,8 @@ def spec_for(question: Question) -> RunSpec:
         moderator=seats["moderator"],
         tie_breaker=seats.get("tie_breaker"),
         fallback_moderator=seats.get("fallback_moderator"),
+        judge=seats.get("judge"),
+        facilitator_brief=panel.facilitator_brief,
         options=tuple(question.options or panel.options),
         criticality=Criticality(question.criticality),
         force_panel=question.force_panel,

@@ -53,7 +53,9 @@ def method_label(value: str) -> str:
 
 
 @register.simple_tag
-def claim_ledger(ledger: Mapping | None, reveal: Iterable[Mapping[str, str]] | None = None) -> claims.LedgerView | None:
-    """``{% claim_ledger debate.ledger debate.reveal as ledger %}``: the ledger as the page draws it
-    (the live state has no reveal: the names come once the run is over)."""
-    return claims.view(ledger, reveal or ()) if ledger else None
+def claim_ledger(
+    ledger: Mapping | None, reveal: Iterable[Mapping[str, str]] | None = None, moderator: Mapping | None = None
+) -> claims.LedgerView | None:
+    """``{% claim_ledger debate.ledger debate.reveal debate.synthesis.stances as ledger %}``: the ledger as
+    the page draws it (the live state has no reveal and no synthesis: they come once the run is over)."""
+    return claims.view(ledger, reveal or (), moderator) if ledger else None

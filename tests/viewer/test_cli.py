@@ -146,9 +146,16 @@ def test_a_pipe_gets_no_status_line(scripted, capsys):
     assert not any(mark in out for mark in "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
 
 
-def test_a_verdict_too_long_for_one_line_is_printed_whole(scripted, capsys):
-    long_verdict = "Add read replicas first. " + "Measure the write share weekly and shard only past 30 %. " * 12
-    scripted.script("model-moderator", f"## Consensus\nReplicas.\n\n## Verdict\n{long_verdict}\n")
+def test_the_verdict_printed_is_the_stored_verdict_not_a_whole_section(scripted, capsys):
+    conclusion = (
+        "Confidence 70%: replicas first. Audit trail: A2 conceded to B (writes stay on the primary); "
+        "C's sharding claim was rejected (growth is 15%/yr). Minority opinion worth keeping: shard by 2027."
+    )
+    synthesis = f"## Agreement\nReplicas.\n\n## Conclusion\n{conclusion}\n\nVERDICT: Add read replicas first.\n"
+    scripted.script("model-moderator", synthesis)
     call_command("ask", QUESTION, "--panel", "house", "--criticality", "low")
     out = capsys.readouterr().out
-    assert f"Verdict: {long_verdict.strip()}" in out
+    question = Question.objects.get()
+    assert question.verdict == "Add read replicas first."
+    assert "Verdict: Add read replicas first.\n" in out
+    assert f"Verdict: {conclusion}" not in out

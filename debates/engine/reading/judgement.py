@@ -27,8 +27,9 @@ class Judgement:
     notes: tuple[str, ...] = ()  # what of the reply could not be used, in words
 
 
-def read(text: str, labels: Collection[str]) -> Judgement | str:
-    """The judge's grouping of the voices ``labels``; the reason, in words, when the reply holds none."""
+def read(text: str, labels: Collection[str] | None = None) -> Judgement | str:
+    """The judge's grouping of the voices ``labels`` (None: any voice named "Panelist …"); the reason,
+    in words, when the reply holds none."""
     replies = [obj for obj in jsonish.objects(without_thinking(text)) if "groups" in jsonish.keyed(obj)]
     if not replies:
         return "its reply holds no JSON object with the groups"
@@ -67,7 +68,7 @@ def read(text: str, labels: Collection[str]) -> Judgement | str:
     return Judgement(tuple(groups), off_topic, same, tuple(notes))
 
 
-def _member(member: object, labels: Collection[str]) -> tuple[str | None, str]:
+def _member(member: object, labels: Collection[str] | None) -> tuple[str | None, str]:
     """(label, reservation) of a member written as "Panelist A" or {"label": …, "agrees": …, "reservation": …}."""
     if not isinstance(member, dict):
         return _label(member, labels), ""
@@ -80,9 +81,12 @@ def _member(member: object, labels: Collection[str]) -> tuple[str | None, str]:
     return label, reservation
 
 
-def _label(value: object, labels: Collection[str]) -> str | None:
+def _label(value: object, labels: Collection[str] | None) -> str | None:
     """The panel's label a judge meant: "Panelist A", "panelist a", "A", "Panelista A"."""
     written = " ".join(str(value or "").split()).strip("*_`\"' ")
+    if labels is None:
+        short = written.rsplit(" ", 1)[-1]
+        return f"Panelist {short.upper()}" if re.fullmatch(r"[A-Za-z]|\d{1,2}", short) else None
     if written in labels:
         return written
     short = written.rsplit(" ", 1)[-1].casefold()

@@ -16,14 +16,13 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from debates.engine.reading import synthesis
 from debates.engine.vocabulary import DebateMode
 from debates.forms import AskForm
 from debates.live.cards import FINISHED_STATUSES
 from debates.live.follow import follow
 from debates.live.layer import broadcasts_stay_in_process
 from debates.live.state import LiveState, read_state
-from debates.models import Contribution, Criticality, Outcome, Protocol, Question, Status, Synthesis
+from debates.models import Contribution, Criticality, Outcome, Protocol, Question, Status
 from debates.runs import execute
 
 # Where the web server is: TEOREMA_PUBLIC_URL (as the Telegram links), else `make run`'s address.
@@ -261,7 +260,7 @@ class Follower:
             self.out.write(f"Consensus: agreement {consensus['agreement']} against threshold {consensus['threshold']}")
         self.print_ledger(question)
         if question.verdict:
-            self.out.write(self.style.SUCCESS(f"Verdict: {whole_verdict(question)}"))
+            self.out.write(self.style.SUCCESS(f"Verdict: {question.verdict}"))
         elif question.status == Status.DONE:
             self.out.write(self.style.WARNING("The moderator wrote no verdict of its own: read its synthesis above."))
         for voice in (question.panel_run.get("reveal") or {}).values():
@@ -277,12 +276,3 @@ def in_the_browser(question: Question) -> str:
     if broadcasts_stay_in_process():
         return f"Follow it in the browser: {url} — it refreshes there every few seconds; the live text is here."
     return f"Watch it live in the browser too: {url}"
-
-
-def whole_verdict(question: Question) -> str:
-    """The verdict as the moderator wrote it: its verdict section in full when it says more than
-    the one-line verdict the page lists (a terminal has room for all of it)."""
-    found = Synthesis.objects.filter(question=question).first()
-    sections = found.sections if found else []
-    body = next((text for heading, text in sections if heading and synthesis.role(heading) == "verdict"), "")
-    return body.strip() if len(body.strip()) > len(question.verdict) else question.verdict
