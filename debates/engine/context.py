@@ -117,8 +117,8 @@ class Run:
             result = replace(result, text=dossier.unquote(result.text, self.labels()))
         if result.ok and result.kind in BALLOT_KINDS:
             result = self.enrich(self, result)
-        if result.ok and result.kind in LEDGER_KINDS:
-            result = replace(result, ledger=closing.read(result.kind, result.text, result.label))
+        if result.ok and result.kind in LEDGER_KINDS:  # beside what a ballot's enrichment recorded
+            result = replace(result, ledger={**closing.read(result.kind, result.text, result.label), **result.ledger})
         if not result.ok:
             return result
         change = result.ledger.get("change") or {}

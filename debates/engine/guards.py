@@ -141,8 +141,9 @@ def read(text: str) -> Polarity:
             elif word in STOP or word in YES:
                 negating = negating and not reached
             else:
-                written.setdefault(stem(word), word)
-                (negated if negating else affirmed).add(stem(word))
+                root = stem(word.removesuffix("ly") if len(word) > 6 else word)  # "vertically" is "vertical"
+                written.setdefault(root, word)
+                (negated if negating else affirmed).add(root)
                 reached = reached or negating
     names = frozenset(re.findall(r"\b[a-z]+-?\d+[a-z]*\b", plain))
     return Polarity(frozenset(affirmed), frozenset(negated), written, lead, quantities(text), names)
@@ -194,7 +195,7 @@ _UNITS = {
         1024**3: "gib",
         1024**4: "tib",
     },
-    "percent": {0.01: "% percent per cent percento per cento por ciento pour cent prozent"},
+    "percent": {0.01: "% percent percento prozent per_cent per_cento por_ciento pour_cent"},
 }
 UNITS = {
     word: (dim, factor) for dim, table in _UNITS.items() for factor, words in table.items() for word in words.split()
@@ -228,37 +229,54 @@ _NUMBER_WORDS = {
 }
 NUMBER_WORDS = {word: float(value) for value, words in _NUMBER_WORDS.items() for word in words.split()}
 ARTICLES_AS_ONE = wordset("a an un uno una une ein eine")  # "a thousand", "un milione"
-QUANTITY = re.compile(
-    r"(?<![\w.,])(?P<n>\d+(?:[.,]\d+)*)(?:\s*(?P<after>%|[^\W\d_]+))?|(?P<w>[^\W\d_]+)(?:\s+(?P<scale>[^\W\d_]+))?"
-)
+
+
+# A number not glued to letters before it ("Q3" and "gpt4" are names, compared as such), and words.
+TOKEN = re.compile(r"(?<![^\W\d_])(?P<n>\d+(?:[.,]\d+)*)(?P<glued>%|[^\W\d_]+)?|(?P<w>[^\W\d_]+|%)")
 
 
 def quantities(text: str) -> frozenset[tuple[str, float]]:
     """(dimension, value in base units) of each number in ``text``; dimension "" for bare numbers.
 
-    "one" counts only before a scale word ("one thousand"): alone it is as often a pronoun.
+    A unit or a scale may follow the number glued or as the next word ("16GB", "2 weeks", "one
+    thousand", "50 per cent"). "One" and an article count only before a scale word ("one thousand",
+    "a million"): alone, "one" is as often a pronoun.
     """
+    tokens = list(TOKEN.finditer(unicodedata.normalize("NFKC", text)))
+    words = [t["w"] or "" for t in tokens]
     found: set[tuple[str, float]] = set()
-    for match in QUANTITY.finditer(unicodedata.normalize("NFKC", text)):
-        if match["n"]:
-            value, after = _numeral(match["n"]), match["after"] or ""
-            if after in SUFFIXES:
-                found.add(("", value * SUFFIXES[after]))
-            elif after.casefold() in SCALES:
-                found.add(("", value * SCALES[after.casefold()]))
-            elif after.casefold() in UNITS:
-                dimension, factor = UNITS[after.casefold()]
-                found.add((dimension, value * factor))
-            else:
-                found.add(("", value))
+    for i, token in enumerate(tokens):
+        after = _unit_at(words, i + 1)
+        if token["n"]:
+            found.add(_measure(_numeral(token["n"]), token["glued"] or after))
             continue
-        word, scale = match["w"].casefold(), (match["scale"] or "").casefold()
-        base = NUMBER_WORDS.get(word) or (1.0 if word in ARTICLES_AS_ONE and scale in SCALES else None)
-        if base is not None and scale in SCALES:
-            found.add(("", base * SCALES[scale]))
-        elif base is not None and word != "one":
-            found.add(("", base))
+        word = words[i].casefold()
+        base = NUMBER_WORDS.get(word)
+        scaled = after.casefold() in SCALES
+        if word in ARTICLES_AS_ONE and scaled:
+            base = 1.0
+        if base is not None and (word != "one" or scaled or after.casefold() in UNITS):
+            found.add(_measure(base, after))
     return frozenset(found)
+
+
+def _unit_at(words: list[str], i: int) -> str:
+    """The word at ``i`` as a possible unit, or the two words from ``i`` when they are one ("per cent")."""
+    if i >= len(words):
+        return ""
+    pair = f"{words[i]}_{words[i + 1]}".casefold() if i + 1 < len(words) else ""
+    return pair if pair in UNITS else words[i]
+
+
+def _measure(value: float, unit: str) -> tuple[str, float]:
+    if unit in SUFFIXES:
+        return "", value * SUFFIXES[unit]
+    if unit.casefold() in SCALES:
+        return "", value * SCALES[unit.casefold()]
+    if unit.casefold() in UNITS:
+        dimension, factor = UNITS[unit.casefold()]
+        return dimension, value * factor
+    return "", value
 
 
 def _numeral(written: str) -> float:

@@ -74,3 +74,33 @@ def is_judge(request: "FakeRequest") -> bool:
 
 def is_judge_prompt(messages: list[tuple[str, str]]) -> bool:
     return any(role == "user" and "You are the judge of agreement" in text for role, text in messages)
+
+
+def partition(
+    groups: list[list[str]],
+    reservations: Mapping[str, str] | None = None,
+    off_topic: tuple[str, ...] = (),
+    answers: Mapping[str, str] | None = None,
+) -> Callable[["FakeRequest"], str]:
+    """A judge that knows the answer: it puts the labels its prompt names into ``groups`` (a
+    partition of labels), each group named by ``answers`` or by its first member's answer line."""
+
+    def respond(request: "FakeRequest") -> str:
+        asked = entries(request.prompt)
+        listed = []
+        for number, labels in enumerate(groups):
+            members = [
+                {
+                    "label": label,
+                    "agrees": "with_reservation" if (reservations or {}).get(label) else "fully",
+                    "reservation": (reservations or {}).get(label, ""),
+                }
+                for label in labels
+                if label in asked
+            ]
+            if members:
+                named = (answers or {}).get(labels[0]) or asked[members[0]["label"]][0] or f"answer {number + 1}"
+                listed.append({"answer": named, "members": members})
+        return json.dumps({"groups": listed, "same_claims": [], "off_topic": [o for o in off_topic if o in asked]})
+
+    return respond

@@ -52,8 +52,8 @@ def normalise(text: str) -> str:
 
 
 def stem(word: str) -> str:
-    """A crude stem, enough to see "approved" and "approve" as one word."""
+    """A crude stem, enough to see "approved" and "approve", "passes" and "pass" as one word."""
     for suffix in ("ing", "ed", "es", "s", "e"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not (suffix == "s" and word.endswith("ss")):
             return word[: -len(suffix)]
     return word

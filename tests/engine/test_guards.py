@@ -1,0 +1,73 @@
+"""The guards the judge cannot overrule: numbers with their units, yes and no, negation, opposites."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from debates.engine import guards
+
+WORD = st.from_regex(r"[a-z]{4,9}", fullmatch=True).filter(lambda w: w not in guards.STOP | guards.NEGATIONS)
+
+
+@given(st.text(max_size=200), st.text(max_size=200))
+def test_the_guards_never_crash_and_are_symmetric(a, b):
+    assert bool(guards.conflict(a, b)) == bool(guards.conflict(b, a))
+
+
+@given(st.lists(WORD, min_size=1, max_size=4).map(" ".join), st.sampled_from(["not", "do not", "never", "don't"]))
+def test_a_decision_and_its_negation_always_conflict(decision, negation):
+    assert guards.conflict(decision, f"{negation} {decision}")
+
+
+@given(st.integers(0, 10**6), st.integers(0, 10**6))
+def test_different_counts_of_one_thing_conflict_and_equal_ones_do_not(x, y):
+    assert bool(guards.conflict(f"Run {x} workers", f"Run {y} workers")) == (x != y)
+
+
+@pytest.mark.parametrize(
+    ("text", "quantity"),
+    [
+        ("1,000 rows", ("", 1000.0)),
+        ("1k rows", ("", 1000.0)),
+        ("one thousand rows", ("", 1000.0)),
+        ("a million rows", ("", 1e6)),
+        ("2M rows", ("", 2e6)),
+        ("un milione di righe", ("", 1e6)),
+        ("2 weeks", ("time", 14 * 86400.0)),
+        ("two weeks", ("time", 14 * 86400.0)),
+        ("14 days", ("time", 14 * 86400.0)),
+        ("a 30-second timeout", ("time", 30.0)),
+        ("16GB", ("bytes", 16e9)),
+        ("50 per cent", ("percent", 0.5)),
+        ("50%", ("percent", 0.5)),
+        ("1,5 secondi", ("time", 1.5)),
+        ("tre repliche", ("", 3.0)),
+    ],
+)
+def test_a_number_is_read_with_its_unit_in_the_forms_models_write(text, quantity):
+    assert quantity in guards.quantities(text)
+
+
+@pytest.mark.parametrize("text", ["the one with replicas", "one of them", "30 per second", "in Q3"])
+def test_words_that_only_look_like_quantities_are_not_read_as_one(text):
+    assert guards.quantities(text) <= {("", 30.0)}  # "30 per second" is 30 of something, not 30 per cent
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "why"),
+    [
+        ("Yes", "No, never", "one answers yes, the other no"),
+        ("Migrate", "Do not migrate", "“migrate” is negated in one and affirmed in the other"),
+        ("Use 3 replicas", "Use 5 replicas", "different numbers (3 and 5)"),
+        ("Two weeks", "Two months", "different numbers"),
+        ("Ship in Q3", "Ship in Q4", "different versions or periods (q3 and q4)"),
+        ("Increase the pool", "Decrease the pool", "“increase” is the opposite of “decrease”"),
+    ],
+)
+def test_a_conflict_says_why_in_words(a, b, why):
+    assert why in guards.conflict(a, b)
+
+
+def test_a_negated_verb_leaves_its_object_affirmed():
+    assert guards.conflict("Don't increase the timeout", "Decrease the timeout") == ""
+    assert guards.conflict("Do not migrate now; migrate in Q3", "Migrate in Q3") == ""
