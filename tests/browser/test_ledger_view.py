@@ -22,6 +22,8 @@ def debating(blind: str, debate: str):
     its prompt gives (labels are shuffled per question, so claims are named relative to them)."""
 
     def respond(request) -> str:
+        if "basis of the change" in request.prompt:
+            return "BASIS: none"
         if "on your own" in request.prompt:
             return blind
         me = LABEL.search(request.prompt)[1]
@@ -97,7 +99,8 @@ def test_a_skipped_debate_says_what_it_saved(provider_server, signed_in):
     ask(page)
     wait_for_the_end(page)
     notice = page.inner_text(".debate-check")
-    assert re.match(r"Debate skipped: the panel agreed \(3/3 .*\)\. Saved \d+ calls \(~\d+ tokens, ~\$[\d.]+\)", notice)
+    skipped = r"Debate skipped: every voice that answered gives one answer \(3/3, .*\)\. Saved \d+ calls"
+    assert re.match(skipped + r" \(~\d+ tokens, ~\$[\d.]+\)", notice)
     assert page.locator(".kind-debate").count() == 0
     assert page.locator("#ledger tr.claim").count() == 6
     assert page.evaluate(NO_SIDEWAYS_SCROLL)
