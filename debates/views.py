@@ -18,11 +18,12 @@ from django.views.decorators.http import require_POST
 from debates import discover, ratelimit
 from debates.conversations import page as conversations
 from debates.conversations.threads import history_page
-from debates.forms import AskForm, panel_options
+from debates.forms import AskForm
 from debates.live import snapshot
 from debates.live.layer import broadcasts_stay_in_process
 from debates.live.state import read_state
 from debates.models import Question, Status
+from debates.readiness import panel_options
 from debates.runs import execute, lease, tasks
 
 HISTORY_PAGE = 20
