@@ -11,13 +11,14 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from debates import ratelimit
+from debates.access import visible_question
 from debates.conversations import export, page, sharing
 from debates.forms import AskForm
 from debates.live import snapshot
 from debates.live.state import read_state
 from debates.models import Question
+from debates.question_page import render_question
 from debates.runs import tasks
-from debates.views import render_question, visible_question
 
 # A link page is nobody's to index or to keep in a shared cache: revoking it must end it.
 LINK_HEADERS = {"X-Robots-Tag": "noindex, nofollow", "Cache-Control": "private, no-store"}
