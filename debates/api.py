@@ -3,7 +3,7 @@ bearer token, the error shape, typed fields) is in ``debates.endpoint``."""
 
 from django.http import HttpRequest, JsonResponse
 
-from debates import ratelimit
+from debates import asking
 from debates.endpoint import endpoint, error, field_errors, json_body, type_errors
 from debates.forms import AskForm
 from debates.live import snapshot
@@ -43,11 +43,10 @@ def create(request: HttpRequest) -> JsonResponse:
     if not form.is_valid():
         return error(400, "The question was not accepted.", field_errors(form))
     assert request.user.is_authenticated, "endpoint() let only a token's user through"
-    wait = ratelimit.take(request.user.pk)
-    if wait:
-        return error(429, ratelimit.refusal(wait), headers={"Retry-After": str(wait)})
-    question = form.save(owner=request.user)
-    tasks.submit(question)
+    try:
+        question = asking.ask(form, request.user)
+    except asking.OverLimit as refused:
+        return error(429, refused.message, headers={"Retry-After": str(refused.wait)})
     return JsonResponse({"id": question.pk, **urls(request, question)}, status=201)
 
 

@@ -8,7 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from debates import discover, ratelimit
+from debates import asking, discover
 from debates.access import visible_question
 from debates.conversations.threads import history_page
 from debates.forms import AskForm
@@ -28,13 +28,11 @@ def ask(request: HttpRequest) -> HttpResponse:
     status = 200
     if request.method == "POST" and form.is_valid():
         assert request.user.is_authenticated, "login_required let only a signed-in user through"
-        wait = ratelimit.take(request.user.pk)
-        if not wait:
-            question = form.save(owner=request.user)
-            tasks.submit(question)
-            return redirect(question)
-        form.add_error(None, ratelimit.refusal(wait))
-        status = 429
+        try:
+            return redirect(asking.ask(form, request.user))
+        except asking.OverLimit as refused:
+            form.add_error(None, refused.message)
+            status = 429
     elif request.method == "POST":
         status = 400
     options = panel_options()
