@@ -7,7 +7,7 @@ from django.shortcuts import render
 from django.template.defaultfilters import filesizeformat
 from django.views import defaults
 
-from debates import api
+from debates import endpoint
 
 
 def is_api(request: HttpRequest) -> bool:
@@ -30,17 +30,17 @@ def explain(exception: Exception) -> str:
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     message = explain(exception)
     if is_api(request):
-        return api.error(400, message)
+        return endpoint.error(400, message)
     return render(request, "400.html", {"message": message}, status=400)
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if is_api(request):
-        return api.error(404, "There is no such API endpoint: see docs/api.md.")
+        return endpoint.error(404, "There is no such API endpoint: see docs/api.md.")
     return defaults.page_not_found(request, exception)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
     if is_api(request):
-        return api.error(500, "The server failed on this request; its log says why.")
+        return endpoint.error(500, "The server failed on this request; its log says why.")
     return defaults.server_error(request)

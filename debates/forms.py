@@ -5,9 +5,7 @@ an empty or oversized question, an unknown panel, a panel with a voice that cann
 """
 
 import hashlib
-import statistics
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -15,29 +13,11 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from debates.conversations import threads
-from debates.engine.protocols import Shape, Step, call_steps, plan, planned_calls
 from debates.engine.vocabulary import DebateMode
-from debates.models import (
-    Contribution,
-    Criticality,
-    Membership,
-    Outcome,
-    Panel,
-    Panelist,
-    Protocol,
-    Provider,
-    Question,
-)
-from debates.presets import Wire
+from debates.models import Criticality, Membership, Panel, Panelist, Protocol, Question
+from debates.readiness import lineup_problems, preselected_slug
 
-# For the cost estimate shown before asking: a typical call's size, in tokens.
-ESTIMATE_IN, ESTIMATE_OUT = 2000, 800
 MAX_OPTIONS, MAX_OPTION_CHARS = 26, 200
-
-
-def call_cost(panelist: Panelist) -> Decimal:
-    out = min(panelist.max_tokens, ESTIMATE_OUT)
-    return (ESTIMATE_IN * panelist.price_in + out * panelist.price_out) / 1_000_000
 
 
 class OptionsField(forms.Field):
@@ -66,133 +46,6 @@ class OptionsField(forms.Field):
         if any(len(option) > MAX_OPTION_CHARS for option in options) or len(options) > MAX_OPTIONS:
             raise forms.ValidationError(f"At most {MAX_OPTIONS} options of at most {MAX_OPTION_CHARS} characters each.")
         return options
-
-
-@dataclass(frozen=True)
-class PanelOption:
-    """A panel as the ask page shows it: what it runs and roughly what it costs."""
-
-    panel: Panel
-    voices: int
-    families: list[str]
-    calls: int
-    cost: Decimal
-    problems: list[str]
-    warnings: list[str]
-    setup: Provider | None  # the provider to give a key to, when that is what stops it
-    seconds: float  # the run's expected duration
-    measured: bool  # from the voices' past calls (else a guess)
-
-    @property
-    def runnable(self) -> bool:
-        return not self.problems
-
-    @property
-    def demo(self) -> bool:
-        """Every voice on the embedded demo model: it shows the machinery, not meaningful answers."""
-        voices = [*self.panel.roster(), self.panel.moderator]
-        return all(p.provider.wire == Wire.LOCAL for p in voices)
-
-    @classmethod
-    def of(cls, panel: Panel) -> "PanelOption":
-        members = panel.roster()
-        steps = plan(Shape(Protocol(panel.protocol), panel.rounds, panel.merge_critique, panel.revote_on_dissent))
-        per_voice, moderator_calls = call_steps(steps)
-        cost = per_voice * sum((call_cost(p) for p in members), Decimal(0))
-        cost += moderator_calls * call_cost(panel.moderator)
-        calls = planned_calls(steps, len(members))
-        families = sorted({p.family for p in members})
-        seconds, measured = duration(panel, steps)
-        return cls(
-            panel, len(members), families, calls, cost, problems(panel), panel.self_judging(), unkeyed_provider(panel),
-            seconds, measured,
-        )  # fmt: skip
-
-
-def problems(panel: Panel) -> list[str]:
-    """Why a panel cannot run now, in words: once per cause, naming the real one (a key named by
-    an environment variable that is not set is not the same fix as a key never stored)."""
-    return lineup_problems(panel.roster(), [panel.moderator, *([panel.tie_breaker] if panel.tie_breaker else [])])
-
-
-def lineup_problems(members: list[Panelist], judges: list[Panelist]) -> list[str]:
-    """Why these voices and judges cannot run now (see problems)."""
-    voices = [*members, *judges]
-    found = [] if members else ["it has no panelists"]
-    keyless: dict[Provider, list[str]] = {}
-    for p in dict.fromkeys(voices):
-        if not p.enabled:
-            found.append(f"{p.name} is disabled")
-        elif not p.provider.enabled:
-            found.append(f"the provider {p.provider.name} is disabled")
-        elif not p.provider.has_usable_key:
-            keyless.setdefault(p.provider, []).append(p.name)
-    for provider, names in keyless.items():
-        why = (
-            f"{provider.api_key_env} is not set in the server's environment"
-            if provider.api_key_env
-            else "no API key is stored for it"
-        )
-        found.append(f"{provider.name} has no key for {', '.join(names)}: {why}")
-    return list(dict.fromkeys(found))
-
-
-def unkeyed_provider(panel: Panel) -> Provider | None:
-    """The first provider of the panel that lacks its key: where "set up keys" leads."""
-    voices = [*panel.roster(), panel.moderator]
-    return next((p.provider for p in voices if p.provider.enabled and not p.provider.has_usable_key), None)
-
-
-# Seconds per call when a voice has no past calls: the embedded model on two cores, a remote API.
-GUESS_SECONDS = {Wire.LOCAL: 8.0, "remote": 25.0}
-HISTORY = 20  # past calls per voice that the estimate reads
-
-
-def call_seconds(panelists: list[Panelist]) -> dict[int, float]:
-    """Median latency of each voice's latest completed calls (one query, bounded)."""
-    rows = (
-        Contribution.objects.filter(panelist__in=panelists, status=Outcome.DONE, latency_ms__gt=0)
-        .order_by("-id")
-        .values_list("panelist_id", "latency_ms")[: HISTORY * max(len(panelists), 1)]
-    )
-    latencies: dict[int, list[int]] = {}
-    for panelist_id, latency_ms in rows:
-        latencies.setdefault(panelist_id, []).append(latency_ms)
-    return {pk: statistics.median(values[:HISTORY]) / 1000 for pk, values in latencies.items()}
-
-
-def duration(panel: Panel, steps: list[Step]) -> tuple[float, bool]:
-    """How long a run usually takes: each step as long as its slowest voice, the embedded model's
-    voices one after another (one model, one lock), every other voice at once."""
-    members = panel.roster()
-    measured = call_seconds([*members, panel.moderator])
-
-    def seconds(p: Panelist) -> float:
-        return measured.get(p.pk) or GUESS_SECONDS[Wire.LOCAL if p.provider.wire == Wire.LOCAL else "remote"]
-
-    local = sum(seconds(p) for p in members if p.provider.wire == Wire.LOCAL)
-    remote = max((seconds(p) for p in members if p.provider.wire != Wire.LOCAL), default=0.0)
-    panel_steps, solo_steps = call_steps(steps)
-    return panel_steps * max(local, remote) + solo_steps * seconds(panel.moderator), bool(measured)
-
-
-def runnable_default() -> Panel | None:
-    """The panel the form starts on: the default if it can run, else the first that can, else the default
-    (whose refusal then says what to fix)."""
-    default = Panel.objects.with_roster().default()
-    if default is None or not problems(default):
-        return default
-    return next((panel for panel in Panel.objects.listed().with_roster() if not problems(panel)), default)
-
-
-def preselected_slug() -> str | None:
-    """runnable_default()'s slug: the form's initial panel, looked up only when the form is shown."""
-    panel = runnable_default()
-    return panel.slug if panel is not None else None
-
-
-def panel_options() -> list[PanelOption]:
-    return [PanelOption.of(panel) for panel in Panel.objects.listed().with_roster()]
 
 
 # A chosen panel with its judges, in one query: clean() checks them.

@@ -29,6 +29,11 @@ from debates.engine.vocabulary import (
     Status,
     StepKind,
 )
+
+# Evaluations (a labelled data set run through a panel) live in their own module: imported here,
+# the app registers them with its other models.
+from debates.evaluation.models import Evaluation as Evaluation
+from debates.evaluation.models import EvaluationItem as EvaluationItem
 from debates.presets import PRESETS, Wire
 
 ZERO = Decimal("0")
@@ -542,11 +547,6 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
-
-
-# Evaluations (a labelled data set run through a panel) live in their own module; imported last,
-# since they refer to Panel and Question.
-from debates.evaluation.models import Evaluation, EvaluationItem  # noqa: E402, F401
 
 
 class VerdictOutcome(models.Model):

@@ -21,9 +21,9 @@ from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.utils.text import slugify
 
-from debates.forms import problems  # the ask page's own rule for "cannot run"
 from debates.models import Membership, Panel, Panelist, Provider
 from debates.presets import PRESETS
+from debates.readiness import problems  # the ask page's own rule for "cannot run"
 
 
 @dataclass(frozen=True)

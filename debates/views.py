@@ -1,29 +1,23 @@
 """The pages: ask, watch a debate (live, or after the fact), history, cancel."""
 
-import hashlib
-import json
-from dataclasses import dataclass
-
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
 from django.db.models import Q
-from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from debates import discover, ratelimit
-from debates.conversations import page as conversations
+from debates import asking, discover
+from debates.access import visible_question
 from debates.conversations.threads import history_page
-from debates.forms import AskForm, panel_options
+from debates.forms import AskForm
 from debates.live import snapshot
-from debates.live.layer import broadcasts_stay_in_process
 from debates.live.state import read_state
 from debates.models import Question, Status
-from debates.runs import execute, lease, tasks
+from debates.question_page import live_context, render_question
+from debates.readiness import panel_options
+from debates.runs import execute, tasks
 
 HISTORY_PAGE = 20
 
@@ -34,13 +28,11 @@ def ask(request: HttpRequest) -> HttpResponse:
     status = 200
     if request.method == "POST" and form.is_valid():
         assert request.user.is_authenticated, "login_required let only a signed-in user through"
-        wait = ratelimit.take(request.user.pk)
-        if not wait:
-            question = form.save(owner=request.user)
-            tasks.submit(question)
-            return redirect(question)
-        form.add_error(None, ratelimit.refusal(wait))
-        status = 429
+        try:
+            return redirect(asking.ask(form, request.user))
+        except asking.OverLimit as refused:
+            form.add_error(None, refused.message)
+            status = 429
     elif request.method == "POST":
         status = 400
     options = panel_options()
@@ -71,28 +63,9 @@ def adopt_local_server(request: HttpRequest, preset: str) -> HttpResponse:
     return redirect("debates:ask")
 
 
-def visible_question(request: HttpRequest, pk: int) -> Question:
-    """A question the user may see; another user's private one does not exist for them."""
-    return get_object_or_404(Question.objects.visible_to(request.user), pk=pk)
-
-
 @login_required
 def question(request: HttpRequest, pk: int) -> HttpResponse:
     return render_question(request, visible_question(request, pk))
-
-
-def render_question(request: HttpRequest, asked: Question, status: int = 200, **bound: Form) -> HttpResponse:
-    """The question page; ``bound`` holds a refused form of its own to show with its errors."""
-    debate = snapshot.build(asked.pk, read_state(asked.pk))
-    can_act = asked.can_act(request.user)
-    context = {
-        "debate": debate,
-        "can_cancel": debate.live and can_act,
-        "can_retry": can_act and asked.synthesis_failed,
-        **live_context(debate),
-        **conversations.question_context(request, asked, **bound),
-    }
-    return render(request, "debates/question.html", context, status=status)
 
 
 @login_required
@@ -105,37 +78,6 @@ def question_live(request: HttpRequest, pk: int) -> HttpResponse:
         return HttpResponse(status=204)
     context = {"debate": debate, "can_cancel": debate.live and asked.can_act(request.user), "polled": True, **found}
     return render(request, "debates/partials/live.html", context)
-
-
-@dataclass(frozen=True)
-class Elsewhere:
-    """A run whose lease another process holds, while the live text cannot cross processes."""
-
-    holder: str  # "pid 12345 on this machine", "pid 12345 on host-b"
-    lapsed: bool  # the holder stopped renewing the lease: it died or was interrupted
-    local: bool  # local mode: only a starting web server resumes a lapsed run (no worker polls for it)
-
-
-def elsewhere(asked: Question) -> Elsewhere | None:
-    """Whether this page must poll the database instead of opening a socket that would never move."""
-    owner = asked.lease_owner
-    if asked.status not in lease.RESUMABLE or owner in {"", lease.OWNER} or not broadcasts_stay_in_process():
-        return None
-    host, _, rest = owner.partition(":")
-    pid = rest.partition(":")[0]
-    place = "this machine" if host == lease.OWNER.partition(":")[0] else host
-    lapsed = asked.lease_expires is None or asked.lease_expires < timezone.now()
-    return Elsewhere(f"pid {pid} on {place}" if pid else owner, lapsed, settings.RUN_IN_PROCESS)
-
-
-def live_context(debate: snapshot.Debate) -> dict:
-    """``away`` (an Elsewhere or None), and ``mark``: what a polling page saw, so a poll that would swap
-    in the same region gets a 204 instead (a reader's open folds and chosen tab stay as they are)."""
-    away = elsewhere(debate.question)
-    q = debate.question
-    rounds = [(r.index, r.status, [(c.seat, c.status) for c in r.cards]) for r in debate.rounds]
-    seen = [q.status, debate.phase, q.cancel_requested, q.calls, away and away.lapsed, rounds]
-    return {"away": away, "mark": hashlib.sha256(json.dumps(seen, default=str).encode()).hexdigest()[:16]}
 
 
 @login_required

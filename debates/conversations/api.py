@@ -2,8 +2,8 @@
 
 from django.http import HttpRequest, JsonResponse
 
-from debates.api import endpoint, error, field_errors, json_body, type_errors
 from debates.conversations import sharing
+from debates.endpoint import endpoint, error, field_errors, json_body, type_errors
 from debates.models import Question
 
 FIELDS: dict[str, tuple[type, str]] = {

@@ -1,4 +1,4 @@
-"""A whole debate as a file: JSON in the API's own shape (``api.represent``) plus the thread, and
+"""A whole debate as a file: JSON in the API's own shape (``represent``) plus the thread, and
 Markdown written from that same JSON, so both say the same and hide the same."""
 
 import json
@@ -6,11 +6,11 @@ from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 
-from debates.api import represent
 from debates.conversations import sharing, threads
 from debates.live import snapshot
 from debates.live.state import read_state
 from debates.models import Question
+from debates.represent import represent
 
 FORMATS = {"md": "text/markdown; charset=utf-8", "json": "application/json"}
 

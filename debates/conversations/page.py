@@ -9,8 +9,8 @@ from django.http import HttpRequest
 from django.urls import reverse
 
 from debates.conversations import sharing, threads
-from debates.forms import problems
 from debates.models import Panel, Question
+from debates.readiness import problems
 
 
 @dataclass(frozen=True)

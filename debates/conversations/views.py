@@ -10,14 +10,14 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from debates import ratelimit
+from debates import asking
+from debates.access import visible_question
 from debates.conversations import export, page, sharing
 from debates.forms import AskForm
 from debates.live import snapshot
 from debates.live.state import read_state
 from debates.models import Question
-from debates.runs import tasks
-from debates.views import render_question, visible_question
+from debates.question_page import render_question
 
 # A link page is nobody's to index or to keep in a shared cache: revoking it must end it.
 LINK_HEADERS = {"X-Robots-Tag": "noindex, nofollow", "Cache-Control": "private, no-store"}
@@ -48,13 +48,11 @@ def submit(request: HttpRequest, asked: Question, form: AskForm, name: str, **li
     status = 400
     if form.is_valid():
         assert request.user.is_authenticated, "login_required let only a signed-in user through"
-        wait = ratelimit.take(request.user.pk)
-        if not wait:
-            question = form.save(owner=request.user, **links)
-            tasks.submit(question)
-            return redirect(question)
-        form.add_error(None, ratelimit.refusal(wait))
-        status = 429
+        try:
+            return redirect(asking.ask(form, request.user, **links))
+        except asking.OverLimit as refused:
+            form.add_error(None, refused.message)
+            status = 429
     return render_question(request, asked, status=status, **{name: form})
 
 

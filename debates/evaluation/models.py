@@ -2,7 +2,8 @@
 
 Every item row is written when the evaluation starts, so resuming is a query: the items without
 ``finished_at`` are still to do, and one with a ``question`` already has its run (finished, or
-to resume through the question's lease). Imported by debates.models, so the app sees them.
+to resume through the question's lease). Imported by debates.models, so the app sees them; they
+name Panel and Question by their app label, so this module never imports debates.models back.
 """
 
 from decimal import Decimal
@@ -12,7 +13,6 @@ from django.db import models
 from django.urls import reverse
 
 from debates.engine.vocabulary import Labelled
-from debates.models import Panel, Question
 
 
 class EvaluationStatus(Labelled):
@@ -34,7 +34,7 @@ class Evaluation(models.Model):
     fingerprint = models.CharField(
         max_length=64, db_index=True, help_text="Items and panel: a re-run with the same arguments resumes this one."
     )
-    panel = models.ForeignKey(Panel, on_delete=models.PROTECT, related_name="evaluations")
+    panel = models.ForeignKey("debates.Panel", on_delete=models.PROTECT, related_name="evaluations")
     owner = models.ForeignKey(
         django_settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="evaluations"
     )
@@ -71,7 +71,7 @@ class EvaluationItem(models.Model):
     kind = models.CharField(max_length=8, help_text="number, option or text")
     options = models.JSONField(default=list, blank=True)
     question = models.ForeignKey(
-        Question, on_delete=models.SET_NULL, null=True, blank=True, related_name="evaluation_items"
+        "debates.Question", on_delete=models.SET_NULL, null=True, blank=True, related_name="evaluation_items"
     )
     status = models.CharField(max_length=16, blank=True, help_text="The question's final status")
     answers = models.JSONField(

@@ -14,11 +14,10 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Update
 
-from debates import ratelimit
+from debates import asking
 from debates.forms import AskForm
 from debates.live.follow import follow
 from debates.models import Contribution, Outcome, Question
-from debates.runs import tasks
 from debates.telegram.config import Config
 from debates.telegram.split import split_message
 
@@ -92,13 +91,10 @@ def start_question(text: str) -> Question:
     form = AskForm({"text": text})  # the one form: a panel that cannot run is refused here, not mid-run
     if not form.is_valid():
         raise Refusal(" ".join(e["message"] for errors in form.errors.get_json_data().values() for e in errors))
-    user = service_user()
-    wait = ratelimit.take(user.pk)
-    if wait:
-        raise Refusal(ratelimit.refusal(wait))
-    question = form.save(owner=user)
-    tasks.submit(question)
-    return question
+    try:
+        return asking.ask(form, service_user())
+    except asking.OverLimit as refused:
+        raise Refusal(refused.message) from None
 
 
 def service_user():

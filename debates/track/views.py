@@ -6,9 +6,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from debates.access import visible_question
 from debates.track import figures, svg
 from debates.track.outcomes import Refused, mark
-from debates.views import visible_question
 
 
 @login_required

@@ -19,8 +19,8 @@ from debates.evaluation import datasets, export
 from debates.evaluation.models import Evaluation, EvaluationItem, EvaluationStatus
 from debates.evaluation.runner import Runner, start
 from debates.evaluation.summary import Row, Totals, totals_of
-from debates.forms import problems
 from debates.models import Panel
+from debates.readiness import problems
 from debates.templatetags.teorema import milliseconds
 
 BAR = 24

@@ -1,170 +1,23 @@
-"""The admin: provider keys (masked, write-only), the roster, and the read-only debate history."""
+"""The debate history in the admin, read-only (what a debate produced is evidence), with the
+human decision on a question that needs review; evaluations and judged verdicts beside it."""
 
 from decimal import Decimal
 from typing import TYPE_CHECKING, TypedDict
 
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
-from django.contrib.admin.options import IS_POPUP_VAR
 from django.db.models import Count, QuerySet, Sum
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
 from django.template.defaultfilters import linebreaksbr, truncatechars
 from django.template.response import TemplateResponse
-from django.urls import URLPattern
 from django.utils import timezone
-from django.utils.decorators import method_decorator
 from django.utils.html import format_html, format_html_join
-from django.views.decorators.debug import sensitive_post_parameters
 
-from debates import admin_setup
-from debates.admin_forms import HumanDecisionForm, PanelForm, ProviderForm
-from debates.crypto import KeyUnreadable
-from debates.models import (
-    ApiToken,
-    Contribution,
-    Evaluation,
-    Membership,
-    Panel,
-    Panelist,
-    Provider,
-    Question,
-    Round,
-    Status,
-    VerdictOutcome,
-)
-from debates.tokens import assign_secret
+from debates.admin.forms import HumanDecisionForm
+from debates.models import Contribution, Evaluation, Question, Round, Status
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
-
-
-@admin.register(Provider)
-class ProviderAdmin(admin.ModelAdmin):
-    """Its change page leads on: "Test connection" (a POST: it may make a paid call) and "Models"
-    (pick a listed model as a panelist, then seat it on a panel: debates.admin_setup)."""
-
-    form = ProviderForm
-    list_display = ["name", "wire", "preset", "base_url", "key", "enabled"]
-    list_filter = ["wire", "enabled"]
-    search_fields = ["name"]
-    readonly_fields = ["key"]
-    fieldsets = [
-        (None, {"fields": ["name", "preset", "wire", "base_url", "enabled"]}),
-        (
-            "API key",
-            {
-                "fields": ["key", "api_key", "clear_key", "api_key_env"],
-                "description": "The key is stored encrypted and never shown again; "
-                "or name an environment variable that holds it.",
-            },
-        ),
-        ("Timeouts and retries", {"fields": ["connect_timeout", "stall_timeout", "total_timeout", "max_retries"]}),
-    ]
-    actions = ["test_connection"]
-
-    class Media:
-        js = ["debates/admin/preset.js"]
-        css = {"all": ["debates/admin/setup.css"]}
-
-    def get_urls(self) -> list[URLPattern]:
-        return [
-            admin_setup.object_page(self, "test/", admin_setup.connection_test_view, "test"),
-            admin_setup.object_page(self, "models/", admin_setup.models_view, "models"),
-            admin_setup.object_page(self, "models/add/", admin_setup.add_panelist_view, "add_panelist"),
-            *super().get_urls(),
-        ]
-
-    @method_decorator(sensitive_post_parameters("api_key"))
-    def changeform_view(self, *args, **kwargs) -> HttpResponse:
-        return super().changeform_view(*args, **kwargs)
-
-    def response_add(self, request: HttpRequest, obj: Provider, post_url_continue=None) -> HttpResponse:
-        """A new provider lands on its change page, where the next steps are (test, then models)."""
-        if "_addanother" in request.POST or IS_POPUP_VAR in request.POST:
-            return super().response_add(request, obj, post_url_continue)
-        said = f"The provider “{obj}” was added. Next: test the connection, then pick its models."
-        self.message_user(request, said, messages.SUCCESS)
-        if "_test" in request.POST:
-            admin_setup.report_test(self, request, obj)
-        return redirect("admin:debates_provider_change", obj.pk)
-
-    def response_change(self, request: HttpRequest, obj: Provider) -> HttpResponse:
-        if "_test" not in request.POST:
-            return super().response_change(request, obj)
-        self.message_user(request, f"The provider “{obj}” was saved.", messages.SUCCESS)
-        admin_setup.report_test(self, request, obj)
-        return redirect("admin:debates_provider_change", obj.pk)
-
-    @admin.display(description="Key")
-    def key(self, provider: Provider) -> str:
-        try:
-            return provider.masked_key or "—"
-        except KeyUnreadable:
-            return "unreadable with TEOREMA_FERNET_KEYS: enter it again"
-
-    @admin.action(description="Test connection (one cheap real call)")
-    def test_connection(self, request: HttpRequest, queryset: QuerySet[Provider]) -> None:
-        for provider in queryset:
-            admin_setup.report_test(self, request, provider)
-
-
-@admin.register(Panelist)
-class PanelistAdmin(admin.ModelAdmin):
-    """A panelist's change page offers "Seat on a panel" (debates.admin_setup.seat_view)."""
-
-    list_display = [
-        *("name", "provider", "model", "family", "method", "temperature", "max_tokens"),
-        *("price_in", "price_out", "enabled"),
-    ]
-    list_filter = ["provider", "family", "method", "enabled"]
-    list_select_related = ["provider"]
-    search_fields = ["name", "model", "family"]
-
-    def get_urls(self) -> list[URLPattern]:
-        return [admin_setup.object_page(self, "seat/", admin_setup.seat_view, "seat"), *super().get_urls()]
-
-
-class MembershipInline(admin.TabularInline):
-    model = Membership
-    verbose_name, verbose_name_plural = "seat", "roster (voices in seat order)"
-    fields = ["position", "panelist"]
-    ordering = ["position"]
-    extra = 1
-
-
-@admin.register(Panel)
-class PanelAdmin(admin.ModelAdmin):
-    form = PanelForm
-    inlines = [MembershipInline]
-    list_display = ["name", "slug", "protocol", "voices", "moderator", "failure_policy", "is_default"]
-    list_select_related = ["moderator"]
-    prepopulated_fields = {"slug": ["name"]}
-    fieldsets = [
-        (None, {"fields": ["name", "slug", "description", "protocol", "is_default"]}),
-        ("Roles", {"fields": ["moderator", "tie_breaker", "fallback_moderator"]}),
-        (
-            "Run",
-            {
-                "fields": [
-                    *("rounds", "debate", "merge_critique", "revote_on_dissent", "failure_policy", "quorum"),
-                    *("default_criticality", "options"),
-                ]
-            },
-        ),
-    ]
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Panel]:
-        return super().get_queryset(request).prefetch_related("memberships__panelist")
-
-    def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
-        super().save_related(request, form, formsets, change)  # the memberships are saved here
-        for warning in form.instance.self_judging():
-            self.message_user(request, warning, messages.WARNING)
-
-    @admin.display(description="Roster (in order)")
-    def voices(self, panel: Panel) -> str:
-        return ", ".join(membership.panelist.name for membership in panel.memberships.all())
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -256,7 +109,6 @@ def _contribution_row(row: Contribution) -> tuple:
     )
 
 
-@admin.register(Question)
 class QuestionAdmin(admin.ModelAdmin):
     """History is read-only: what a debate produced is evidence, so it is never edited here."""
 
@@ -340,36 +192,6 @@ class QuestionAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/debates/question/human_decision.html", context)
 
 
-@admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
-    """A token's plaintext is shown once, on the page after creation; only its digest is kept."""
-
-    list_display = ["name", "user", "prefix", "created_at", "last_used_at"]
-    list_select_related = ["user"]
-
-    def get_fields(self, request: HttpRequest, obj: ApiToken | None = None) -> tuple[str, ...]:
-        return ("user", "name") if obj is None else ("user", "name", "prefix", "created_at", "last_used_at")
-
-    def get_readonly_fields(self, request: HttpRequest, obj: ApiToken | None = None) -> list[str]:
-        return [] if obj is None else ["user", "prefix", "created_at", "last_used_at"]
-
-    def save_model(self, request: HttpRequest, obj: ApiToken, form, change: bool) -> None:
-        if not change:
-            obj.plaintext = assign_secret(obj)
-        super().save_model(request, obj, form, change)
-
-    def response_add(self, request: HttpRequest, obj: ApiToken, post_url_continue=None) -> HttpResponse:
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "API token created",
-            "opts": self.model._meta,
-            "token": obj,
-            "plaintext": obj.plaintext,
-        }
-        return TemplateResponse(request, "admin/debates/apitoken/created.html", context)
-
-
-@admin.register(Evaluation)
 class EvaluationAdmin(admin.ModelAdmin):
     """Read-only, like the history: an evaluation's figures are evidence. Its page has the plot."""
 
@@ -389,7 +211,6 @@ class EvaluationAdmin(admin.ModelAdmin):
         return format_html('<a href="{}">/evaluations/{}/</a>', evaluation.get_absolute_url(), evaluation.pk)
 
 
-@admin.register(VerdictOutcome)
 class VerdictOutcomeAdmin(admin.ModelAdmin):
     """Judged verdicts (the asker's or staff's, on the page, the API or the CLI); staff may correct one."""
 

@@ -19,7 +19,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
-from debates.admin_forms import NewPanelForm, PanelistFromModelForm, SeatForm
+from debates.admin.forms import NewPanelForm, PanelistFromModelForm, SeatForm
 from debates.crypto import KeyUnreadable
 from debates.models import Provider
 from debates.providers import catalog, check, endpoint_from_provider, voice_from_panelist
