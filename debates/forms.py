@@ -15,7 +15,7 @@ from django.db.models import QuerySet
 from debates.conversations import threads
 from debates.engine.vocabulary import DebateMode
 from debates.models import Criticality, Membership, Panel, Panelist, Protocol, Question
-from debates.readiness import lineup_problems, preselected_slug
+from debates.readiness import judges_of, lineup_problems, preselected_slug
 
 MAX_OPTIONS, MAX_OPTION_CHARS = 26, 200
 
@@ -49,7 +49,7 @@ class OptionsField(forms.Field):
 
 
 # A chosen panel with its judges, in one query: clean() checks them.
-PANELS = Panel.objects.select_related("moderator__provider", "tie_breaker__provider")
+PANELS = Panel.objects.select_related("moderator__provider", "tie_breaker__provider", "judge__provider")
 
 
 # The panelists an asker may pick for one question (and as its moderator).
@@ -113,7 +113,8 @@ class AdHoc:
                 "name": f"Picked {digest[:4]}: {', '.join(m.name for m in self.members)}"[:80],
                 "description": f"Voices picked for one question, on the settings of “{base.name}”.",
                 "protocol": self.protocol, "moderator": self.moderator, "ad_hoc": True,
-                "tie_breaker": base.tie_breaker, "fallback_moderator": base.fallback_moderator,
+                "tie_breaker": base.tie_breaker, "fallback_moderator": base.fallback_moderator, "judge": base.judge,
+                "facilitator_brief": base.facilitator_brief,
                 "rounds": base.rounds if same_protocol else 0, "debate": base.debate,
                 "merge_critique": base.merge_critique, "revote_on_dissent": base.revote_on_dissent,
                 "failure_policy": base.failure_policy, "quorum": quorum,
@@ -244,13 +245,10 @@ class AskForm(forms.Form):
                 self.add_error("voices", "Pick at least two voices: one voice is not a panel.")
                 return data
             self.lineup = AdHoc(panel, picked or panel.roster(), Protocol(protocol), moderator)
-            members, judges, field = self.lineup.members, [moderator], "voices" if picked else "moderator"
+            judges = [moderator, *([panel.judge] if panel.judge else [])]  # the picked lineup keeps the panel's judge
+            members, field = self.lineup.members, "voices" if picked else "moderator"
         else:
-            members, judges, field = (
-                panel.roster(),
-                [moderator, *([panel.tie_breaker] if panel.tie_breaker else [])],
-                "panel",
-            )
+            members, judges, field = panel.roster(), judges_of(panel), "panel"
         if found := lineup_problems(members, judges):
             what = "These voices" if field != "panel" else f"The panel “{panel.name}”"
             self.add_error(field, f"{what} cannot run: {'; '.join(found)}.")

@@ -8,6 +8,7 @@ import statistics
 from dataclasses import dataclass
 from decimal import Decimal
 
+from debates.engine.policy import small
 from debates.engine.protocols import Shape, Step, call_steps, plan, planned_calls
 from debates.models import Contribution, Outcome, Panel, Panelist, Protocol, Provider
 from debates.presets import Wire
@@ -49,23 +50,56 @@ class PanelOption:
     @classmethod
     def of(cls, panel: Panel) -> "PanelOption":
         members = panel.roster()
-        steps = plan(Shape(Protocol(panel.protocol), panel.rounds, panel.merge_critique, panel.revote_on_dissent))
-        per_voice, moderator_calls = call_steps(steps)
+        steps = plan_of(panel)
+        per_voice, moderator_calls = call_steps(steps, judging=False)
+        judge_calls = judge_calls_of(panel, steps)
         cost = per_voice * sum((call_cost(p) for p in members), Decimal(0))
-        cost += moderator_calls * call_cost(panel.moderator)
-        calls = planned_calls(steps, len(members))
+        cost += moderator_calls * call_cost(panel.moderator) + judge_calls * call_cost(judge_of(panel))
+        calls = planned_calls(steps, len(members), judging=bool(judge_calls))
         families = sorted({p.family for p in members})
         seconds, measured = duration(panel, steps)
         return cls(
-            panel, len(members), families, calls, cost, problems(panel), panel.self_judging(), unkeyed_provider(panel),
-            seconds, measured,
-        )  # fmt: skip
+            panel=panel,
+            voices=len(members),
+            families=families,
+            calls=calls,
+            cost=cost,
+            problems=problems(panel),
+            warnings=panel.self_judging(),
+            setup=unkeyed_provider(panel),
+            seconds=seconds,
+            measured=measured,
+        )
+
+
+def plan_of(panel: Panel) -> list[Step]:
+    """The steps a question on this panel usually runs (the plan the engine makes of its settings)."""
+    protocol = Protocol(panel.protocol)
+    return plan(
+        Shape(protocol, panel.rounds, panel.merge_critique, panel.revote_on_dissent, False, panel.facilitator_brief)
+    )
+
+
+def judge_of(panel: Panel) -> Panelist:
+    """Whose model judges agreement: the panel's judge, else its moderator."""
+    return panel.judge or panel.moderator
+
+
+def judge_calls_of(panel: Panel, steps: list[Step]) -> int:
+    """The judge's calls a run usually makes: one per round of answers, none for a judge on a small model."""
+    judge = judge_of(panel)
+    return 0 if small(judge.model, judge.provider.wire) else sum(s.judged for s in steps if s.planned)
+
+
+def judges_of(panel: Panel) -> list[Panelist]:
+    """Who answers besides the seats: the moderator, a tie-breaker and a judge when the panel names them."""
+    return [panel.moderator, *(p for p in (panel.tie_breaker, panel.judge) if p is not None)]
 
 
 def problems(panel: Panel) -> list[str]:
     """Why a panel cannot run now, in words: once per cause, naming the real one (a key named by
     an environment variable that is not set is not the same fix as a key never stored)."""
-    return lineup_problems(panel.roster(), [panel.moderator, *([panel.tie_breaker] if panel.tie_breaker else [])])
+    return lineup_problems(panel.roster(), judges_of(panel))
 
 
 def lineup_problems(members: list[Panelist], judges: list[Panelist]) -> list[str]:
@@ -92,7 +126,7 @@ def lineup_problems(members: list[Panelist], judges: list[Panelist]) -> list[str
 
 def unkeyed_provider(panel: Panel) -> Provider | None:
     """The first provider of the panel that lacks its key: where "set up keys" leads."""
-    voices = [*panel.roster(), panel.moderator]
+    voices = [*panel.roster(), *judges_of(panel)]
     return next((p.provider for p in voices if p.provider.enabled and not p.provider.has_usable_key), None)
 
 
@@ -118,15 +152,17 @@ def duration(panel: Panel, steps: list[Step]) -> tuple[float, bool]:
     """How long a run usually takes: each step as long as its slowest voice, the embedded model's
     voices one after another (one model, one lock), every other voice at once."""
     members = panel.roster()
-    measured = call_seconds([*members, panel.moderator])
+    judge = judge_of(panel)
+    measured = call_seconds([*members, panel.moderator, judge])
 
     def seconds(p: Panelist) -> float:
         return measured.get(p.pk) or GUESS_SECONDS[Wire.LOCAL if p.provider.wire == Wire.LOCAL else "remote"]
 
     local = sum(seconds(p) for p in members if p.provider.wire == Wire.LOCAL)
     remote = max((seconds(p) for p in members if p.provider.wire != Wire.LOCAL), default=0.0)
-    panel_steps, solo_steps = call_steps(steps)
-    return panel_steps * max(local, remote) + solo_steps * seconds(panel.moderator), bool(measured)
+    panel_steps, solo_steps = call_steps(steps, judging=False)
+    judged = judge_calls_of(panel, steps) * seconds(judge)
+    return panel_steps * max(local, remote) + solo_steps * seconds(panel.moderator) + judged, bool(measured)
 
 
 def runnable_default() -> Panel | None:

@@ -354,3 +354,14 @@ def test_a_new_api_token_is_shown_once_and_stored_as_a_digest(admin_client: Clie
     assert plaintext.startswith(token.prefix)
     assert plaintext not in admin_client.get(change_url(token)).content.decode()
     assert plaintext not in admin_client.get(reverse("admin:debates_apitoken_changelist")).content.decode()
+
+
+def test_a_panel_names_its_judge_and_the_facilitators_brief_in_the_admin(admin_client: Client, roster: Panel) -> None:
+    first, second, third = roster.roster()
+    form = panel_form(first, judge=third.pk, facilitator_brief="on") | membership_formset(first.pk, second.pk)
+    admin_client.post(reverse("admin:debates_panel_add"), form)
+    panel = Panel.objects.get(slug="pair")
+    assert (panel.judge, panel.facilitator_brief) == (third, True)
+    page = admin_client.get(change_url(panel)).content.decode()
+    assert 'name="judge"' in page
+    assert "Groups each round" in page  # what the judge does, beside the field

@@ -434,3 +434,22 @@ def test_an_import_that_sets_a_stored_key_aside_asks_first(monkeypatch) -> None:
     assert Provider.objects.get(name="OpenAI").api_key == "sk-stored-in-the-admin"  # nothing changed
     assert import_roster(shadowing).notices  # confirmed: imported, and still said
     assert Provider.objects.get(name="OpenAI").api_key_env == "TEOREMA_TEST_KEY"
+
+
+def test_a_panel_names_its_judge_and_a_facilitator_brief_and_exports_them_back() -> None:
+    text = VALID.replace("is_default = true\n", 'is_default = true\njudge = "GPT"\nfacilitator_brief = true\n')
+    import_roster(text)
+    panel = Panel.objects.get(name="Duo")
+    assert (panel.judge.name, panel.facilitator_brief) == ("GPT", True)
+    exported = export_roster()
+    assert 'judge = "GPT"' in exported
+    assert "facilitator_brief = true" in exported
+    Panel.objects.all().delete()
+    import_roster(exported)
+    assert Panel.objects.get(name="Duo").judge.name == "GPT"
+
+
+def test_a_judge_that_is_not_a_panelist_is_refused_naming_the_field() -> None:
+    with pytest.raises(RosterError) as refused:
+        import_roster(VALID.replace("is_default = true\n", 'is_default = true\njudge = "Nobody"\n'))
+    assert any("judge" in error and "Nobody" in error for error in refused.value.errors)

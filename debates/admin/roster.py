@@ -119,13 +119,13 @@ class PanelAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
     fieldsets = [
         (None, {"fields": ["name", "slug", "description", "protocol", "is_default"]}),
-        ("Roles", {"fields": ["moderator", "tie_breaker", "fallback_moderator"]}),
+        ("Roles", {"fields": ["moderator", "tie_breaker", "fallback_moderator", "judge"]}),
         (
             "Run",
             {
                 "fields": [
                     *("rounds", "debate", "merge_critique", "revote_on_dissent", "failure_policy", "quorum"),
-                    *("default_criticality", "options"),
+                    *("default_criticality", "options", "facilitator_brief"),
                 ]
             },
         ),

@@ -28,14 +28,19 @@ SMALL = 3e9  # at most this many parameters: too weak for its agreement to count
 
 
 def small_model(seat: Seat) -> bool:
-    """The embedded demo model, or a model whose name says it has at most 3B parameters.
+    """The embedded demo model, or a model whose name says it has at most 3B parameters."""
+    return small(seat.voice.model, seat.voice.endpoint.wire)
+
+
+def small(model: str, wire: str) -> bool:
+    """Whether a model on a wire is the embedded demo model or says it has at most 3B parameters.
 
     Only what the name states plainly counts ("mini" or "flash" say nothing about the size); a
     name giving several counts is judged by the largest.
     """
-    if seat.voice.endpoint.wire == "local":
+    if wire == "local":
         return True
-    counts = [float(n) * (1e6 if unit.lower() == "m" else 1e9) for n, unit in PARAMETERS.findall(seat.voice.model)]
+    counts = [float(n) * (1e6 if unit.lower() == "m" else 1e9) for n, unit in PARAMETERS.findall(model)]
     return bool(counts) and max(counts) <= SMALL
 
 

@@ -1,5 +1,7 @@
 """Asking in the web form: every refusal says why; a valid question starts its run."""
 
+from decimal import Decimal
+
 import pytest
 from django.conf import settings
 from django.urls import reverse
@@ -165,3 +167,30 @@ def make_question_with_latencies(panel, seconds: float) -> Question:
         Contribution.objects.create(round=round_, seat=f"p{i}", label=f"Panelist {i}", panelist=voice, kind="answer",
                                     status="done", latency_ms=int(seconds * 1000))  # fmt: skip
     return question
+
+
+def test_the_estimate_counts_the_judges_calls_at_the_judges_price(asker, offline_panel):
+    from debates.models import Panelist
+    from debates.readiness import PanelOption, call_cost
+
+    before = PanelOption.of(offline_panel)
+    prices = {"price_in": Decimal("30"), "price_out": Decimal("60")}
+    provider = offline_panel.moderator.provider
+    judge = Panelist.objects.create(name="Dear judge", provider=provider, model="model-judge", family="omega", **prices)
+    offline_panel.judge = judge
+    offline_panel.save()
+    after = PanelOption.of(offline_panel)
+    assert after.calls == before.calls == 9
+    assert after.cost - before.cost == 2 * (call_cost(judge) - call_cost(offline_panel.moderator))
+
+
+def test_a_judge_on_a_small_model_plans_no_judge_call_and_a_keyless_judge_stops_the_panel(asker, offline_panel):
+    from debates.models import Panelist, Provider
+    from debates.readiness import PanelOption
+
+    keyless = Provider.objects.create(name="No key", wire="openai", base_url="http://127.0.0.1:9/v1")
+    offline_panel.judge = Panelist.objects.create(name="Tiny", provider=keyless, model="qwen2.5:1.5b", family="qwen")
+    offline_panel.save()
+    option = PanelOption.of(offline_panel)
+    assert option.calls == 3 + 3 + 1  # its grouping would be noise: the answers are grouped by wording
+    assert option.problems == ["No key has no key for Tiny: no API key is stored for it"]
