@@ -132,6 +132,7 @@ class Cluster:
 
     workdir: Path
     env: dict[str, str]
+    serve: str = "teorema.serve"  # the module a web process runs (a bench may run a variant)
     processes: list[Process] = field(default_factory=list)
 
     def manage(self, *args: str, timeout: float = 300) -> str:
@@ -157,7 +158,7 @@ class Cluster:
     def web(self, name: str, timeout: float = 90, **env: str) -> Process:
         """A Daphne process on a free loopback port, once it answers HTTP."""
         port = free_port()
-        argv = [sys.executable, "-m", "teorema.serve", "-b", "127.0.0.1", "-p", str(port), "teorema.asgi:application"]
+        argv = [sys.executable, "-m", self.serve, "-b", "127.0.0.1", "-p", str(port), "teorema.asgi:application"]
         process = self.spawn(name, argv, port, **env)
         self.wait(lambda: _answers(port), timeout, f"{name} to answer on port {port}", process)
         return process
