@@ -127,8 +127,8 @@ async def test_a_sink_failure_reaches_the_engine_and_what_follows_it_is_dropped_
 
 
 async def test_a_chunk_for_a_voice_with_nothing_ahead_reaches_the_sink_inside_emit():
-    """No turn of the event loop between the engine and the live sink: under load one turn
-    took 10-20 ms, and a voice's first words crossed several."""
+    """No turn of the event loop between the engine and the live sink: under load each turn is
+    long, and a voice's first words would cross several."""
     sink = Recording()
     ordered = InOrder(sink)
     await ordered.emit(chunk("p1", "first words"))
