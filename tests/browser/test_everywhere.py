@@ -172,7 +172,9 @@ def test_the_main_actions_are_big_enough_to_tap_on_a_phone(open_page):
     for name, selectors in targets.items():
         page = open_page(name)
         for selector in selectors:
-            for element in page.locator(selector).all():
+            elements = page.locator(selector).all()
+            assert elements, f"no {selector} on the {name} page: nothing of it was measured"
+            for element in elements:
                 assert box_of(element)["height"] >= 44, (name, selector)
 
 
