@@ -31,12 +31,12 @@ def write_at_once(self: tcp.Connection, data: bytes) -> None:
     """Send ``data`` now when nothing written before it is still waiting.
 
     Twisted's transport buffers every write until a later turn of the reactor finds the socket
-    writable: each websocket message (a voice's first words, say) waited for a turn of the busy
-    event loop, 10-40 ms at 50 debates, and cost two more epoll calls. What the socket does not
-    take now goes the usual way, as does every write behind it, so the order holds. TLS started
-    on the connection, and a pull producer (which the reactor asks for more as its buffer
-    empties), keep Twisted's path. At 50 debates, 4 interleaved pairs: first token p95
-    31-80 -> 22-33 ms, the viewer's side of it 9-23 -> 0.4-1.2 ms (docs/benchmarks.md).
+    writable: each websocket message (a voice's first words, say) would wait for a turn of the
+    busy event loop and cost two more epoll calls. What the socket does not take now goes the
+    usual way, as does every write behind it, so the order holds. TLS started on the connection,
+    and a pull producer (which the reactor asks for more as its buffer empties), keep Twisted's
+    path. It reads Twisted's private fields: Twisted is pinned, and tests/test_serve.py checks
+    them on a connection Twisted made. docs/benchmarks.md has what it saves.
     """
     if (
         type(data) is bytes
