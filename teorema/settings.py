@@ -242,12 +242,21 @@ CLIENT_ERROR_LOGGERS = [
     *(
         f"django.security.{name}"
         for name in (
-            "SuspiciousOperation", "DisallowedHost", "DisallowedRedirect", "RequestDataTooBig",
-            "TooManyFieldsSent", "TooManyFilesSent", "SuspiciousMultipartForm", "SuspiciousFileOperation",
-            "SuspiciousSession", "InvalidSessionKey", "DisallowedModelAdminLookup", "DisallowedModelAdminToField",
+            "SuspiciousOperation",
+            "DisallowedHost",
+            "DisallowedRedirect",
+            "RequestDataTooBig",
+            "TooManyFieldsSent",
+            "TooManyFilesSent",
+            "SuspiciousMultipartForm",
+            "SuspiciousFileOperation",
+            "SuspiciousSession",
+            "InvalidSessionKey",
+            "DisallowedModelAdminLookup",
+            "DisallowedModelAdminToField",
         )
     ),
-]  # fmt: skip
+]
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -262,9 +262,17 @@ class LiveSink:
                 key = card_key(event.round, event.seat)
                 shown = key in state.cards
                 card = self._card(
-                    event.round, event.seat, label=event.label, kind=event.kind, status="waiting", text="", error="",
-                    started_ms=int(time.time() * 1000), position=0, of=0,
-                )  # fmt: skip
+                    event.round,
+                    event.seat,
+                    label=event.label,
+                    kind=event.kind,
+                    status="waiting",
+                    text="",
+                    error="",
+                    started_ms=int(time.time() * 1000),
+                    position=0,
+                    of=0,
+                )
                 self._forget(key)
                 return [self._part("round.html#card", card_key=key, card=card) if shown else self._placed(card)]
             case ContributionQueued():

@@ -204,7 +204,13 @@ def reopen_synthesis(question: Question) -> bool:
         Round.objects.filter(question=locked, kind="synthesis").delete()
         recount(locked.pk)
         Question.objects.filter(pk=locked.pk).update(
-            status=Status.QUEUED, error="", verdict="", phase="", finished_at=None, cancel_requested=False,
-            lease_owner="", lease_expires=None,
-        )  # fmt: skip
+            status=Status.QUEUED,
+            error="",
+            verdict="",
+            phase="",
+            finished_at=None,
+            cancel_requested=False,
+            lease_owner="",
+            lease_expires=None,
+        )
     return True
