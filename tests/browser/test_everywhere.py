@@ -102,9 +102,12 @@ def open_page(browser, app_url: str, site: dict):
     def open_(name: str, viewport: str = "phone", scheme: str = "light", javascript: bool = True):
         session = None if name in SIGNED_OUT else site["session"]
         context = browser.new_context(
-            base_url=app_url, viewport=VIEWPORTS[viewport], color_scheme=scheme,
-            storage_state=session, java_script_enabled=javascript,
-        )  # fmt: skip
+            base_url=app_url,
+            viewport=VIEWPORTS[viewport],
+            color_scheme=scheme,
+            storage_state=session,
+            java_script_enabled=javascript,
+        )
         context.add_init_script(HOOKS)
         context.add_init_script(THEME_AT_FIRST_PAINT)
         contexts.append(context)
