@@ -190,8 +190,10 @@ async def council(url: str, models: list[str], question: str) -> tuple[float, st
     stage1_done = CLOCK()  # its backend sends them to the browser now
     labels = {f"Response {chr(65 + i)}": model for i, model in enumerate(stage1)}
     answers = "\n\n".join(f"{label}:\n{stage1[model]}" for label, model in labels.items())
-    ranking = (f"Evaluate these anonymised responses to the question: {question}\n\n{answers}\n\n"
-               "Then end with FINAL RANKING: and the responses from best to worst, one per line.")  # fmt: skip
+    ranking = (
+        f"Evaluate these anonymised responses to the question: {question}\n\n{answers}\n\n"
+        "Then end with FINAL RANKING: and the responses from best to worst, one per line."
+    )
     stage2 = await query_models(url, models, [{"role": "user", "content": ranking}])
     positions: dict[str, list[int]] = defaultdict(list)
     for text in stage2.values():
@@ -201,8 +203,10 @@ async def council(url: str, models: list[str], question: str) -> tuple[float, st
     aggregate = sorted((sum(p) / len(p), model) for model, p in positions.items())
     responses = "\n\n".join(f"Model: {model}\nResponse: {text}" for model, text in stage1.items())
     rankings = "\n\n".join(f"Model: {model}\nRanking: {text}" for model, text in stage2.items())
-    chairman = (f"You are the Chairman of an LLM Council. Original question: {question}\n\nSTAGE 1:\n{responses}"
-                f"\n\nSTAGE 2:\n{rankings}\n\nAggregate: {aggregate}\n\nSynthesise one final answer.")  # fmt: skip
+    chairman = (
+        f"You are the Chairman of an LLM Council. Original question: {question}\n\nSTAGE 1:\n{responses}"
+        f"\n\nSTAGE 2:\n{rankings}\n\nAggregate: {aggregate}\n\nSynthesise one final answer."
+    )
     return stage1_done, await query_model(url, MODERATOR, [{"role": "user", "content": chairman}])
 
 
@@ -223,23 +227,29 @@ def spread(values: list[float], unit: str = "", scale: float = 1.0, digits: int 
 
 def line(s: Sample) -> str:
     parts = ", ".join(f"{name} {ms * 1000:.0f}" for name, ms in zip(PARTS, s.parts, strict=True))
-    return (f"{s.voices} voices {s.flow:11} wall {s.wall:.3f} s  critical {s.critical:.3f} s  "
-            f"overhead {s.overhead:.3f}  first text {s.first_text:.3f} s  calls {s.calls}"
-            f"{'' if s.finished else '  NOT FINISHED'}  [ms: {parts}]")  # fmt: skip
+    return (
+        f"{s.voices} voices {s.flow:11} wall {s.wall:.3f} s  critical {s.critical:.3f} s  "
+        f"overhead {s.overhead:.3f}  first text {s.first_text:.3f} s  calls {s.calls}"
+        f"{'' if s.finished else '  NOT FINISHED'}  [ms: {parts}]"
+    )
 
 
 def summary(samples: list[Sample]) -> None:
     print("\nMedians (min–max) over the repetitions:")
-    print(f"{'voices':>6}  {'flow':11}  {'wall (critical path)':20}  {'overhead ×':22}  {'wall − critical':24}  "
-          f"{'first text':24}  finished")  # fmt: skip
+    print(
+        f"{'voices':>6}  {'flow':11}  {'wall (critical path)':20}  {'overhead ×':22}  {'wall − critical':24}  "
+        f"{'first text':24}  finished"
+    )
     for key in dict.fromkeys((s.voices, s.flow) for s in samples):
         runs = [s for s in samples if (s.voices, s.flow) == key]
         extra = [s.wall - s.critical for s in runs]
         wall, critical = statistics.median(s.wall for s in runs), statistics.median(s.critical for s in runs)
         times = f"{wall:.3f} s ({critical:.3f} s)"
-        print(f"{key[0]:>6}  {key[1]:11}  {times:20}  {spread([s.overhead for s in runs]):22}  "
-              f"{spread(extra, ' ms', 1000, 0):24}  {spread([s.first_text for s in runs], ' s'):24}  "
-              f"{sum(s.finished for s in runs)}/{len(runs)}")  # fmt: skip
+        print(
+            f"{key[0]:>6}  {key[1]:11}  {times:20}  {spread([s.overhead for s in runs]):22}  "
+            f"{spread(extra, ' ms', 1000, 0):24}  {spread([s.first_text for s in runs], ' s'):24}  "
+            f"{sum(s.finished for s in runs)}/{len(runs)}"
+        )
         parts = ", ".join(f"{n} {statistics.median(s.parts[i] for s in runs) * 1000:.0f}" for i, n in enumerate(PARTS))
         print(f"{'':>6}  {'':11}  where wall − critical goes (ms, medians): {parts}")
 

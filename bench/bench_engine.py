@@ -84,8 +84,12 @@ def spec_for(server: FakeProviderServer, models: list[str]) -> RunSpec:
         return Seat(key, label, server.voice("openai", model), model, model, "fake", Method.NONE)
 
     seats = tuple(seat(f"p{i + 1}", f"Panelist {chr(65 + i)}", m) for i, m in enumerate(models))
-    return RunSpec(question="Replicas or sharding?", protocol=Protocol.TEOREMA, seats=seats,
-                   moderator=seat("moderator", "Moderator", "bench-moderator"))  # fmt: skip
+    return RunSpec(
+        question="Replicas or sharding?",
+        protocol=Protocol.TEOREMA,
+        seats=seats,
+        moderator=seat("moderator", "Moderator", "bench-moderator"),
+    )
 
 
 async def bare_engine(server: FakeProviderServer, voices: int) -> tuple[float, float]:
@@ -119,15 +123,19 @@ async def overhead(repeat: int) -> None:
                     wall, critical = await measure(server, voices)
                     samples.append((wall - critical) / critical)
                     absolute.append((wall - critical) * 1000)
-                print(f"   {name:30} {voices} voices: overhead median {statistics.median(samples):6.2%} "
-                      f"= {statistics.median(absolute):4.0f} ms per run (min {min(samples):.2%}, "
-                      f"max {max(samples):.2%})")  # fmt: skip
+                print(
+                    f"   {name:30} {voices} voices: overhead median {statistics.median(samples):6.2%} "
+                    f"= {statistics.median(absolute):4.0f} ms per run (min {min(samples):.2%}, "
+                    f"max {max(samples):.2%})"
+                )
 
 
 def simulate_votes(items: int, classes: int, seed: int) -> None:
     error_rates, hard_rate = (0.10, 0.15, 0.20), 0.05
-    print(f"\n2. Vote simulation: {items} labelled items, {classes} classes, error rates {error_rates}, "
-          f"shared hard items {hard_rate:.0%} (correlated errors)")  # fmt: skip
+    print(
+        f"\n2. Vote simulation: {items} labelled items, {classes} classes, error rates {error_rates}, "
+        f"shared hard items {hard_rate:.0%} (correlated errors)"
+    )
     labels = [f"class {i}" for i in range(classes)]
     for criticality in Criticality:
         rng = random.Random(seed)  # the same items and answers for every threshold
@@ -153,11 +161,15 @@ def simulate_votes(items: int, classes: int, seed: int) -> None:
                 else:
                     missed += 1
         caught = corrected + flagged
-        print(f"   {criticality:6} threshold {consensus.THRESHOLDS[criticality]}: of {single_errors} single-model "
-              f"errors, consensus corrected {corrected / single_errors:5.1%}, flagged {flagged / single_errors:5.1%}, "
-              f"let through {missed / single_errors:5.1%} -> caught {caught / single_errors:5.1%}")  # fmt: skip
-    print("   (a consensus catches only the errors its models do not share; with 3 voices, a "
-          "4/5 threshold needs unanimity, so 'high' flags every disagreement)")  # fmt: skip
+        print(
+            f"   {criticality:6} threshold {consensus.THRESHOLDS[criticality]}: of {single_errors} single-model "
+            f"errors, consensus corrected {corrected / single_errors:5.1%}, flagged {flagged / single_errors:5.1%}, "
+            f"let through {missed / single_errors:5.1%} -> caught {caught / single_errors:5.1%}"
+        )
+    print(
+        "   (a consensus catches only the errors its models do not share; with 3 voices, a "
+        "4/5 threshold needs unanimity, so 'high' flags every disagreement)"
+    )
 
 
 def main() -> None:

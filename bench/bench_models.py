@@ -158,8 +158,10 @@ class History:
         "Fake {n} stalled: nothing for 60s after the first chunk",
         "Fake {n} rejected the key (401)",
     )
-    GATES = ("gated out after 2 tries: a refusal, not an answer (“I can't help”)",
-             "gated out after 2 tries: off-topic: it shares no term with the question")  # fmt: skip
+    GATES = (
+        "gated out after 2 tries: a refusal, not an answer (“I can't help”)",
+        "gated out after 2 tries: off-topic: it shares no term with the question",
+    )
 
     def __init__(self, panelists: int, rng: random.Random) -> None:
         from django.contrib.auth import get_user_model
@@ -174,18 +176,26 @@ class History:
             "user": users.create_user("alice"),
         }
         self.owners = [self.users["user"], users.create_user("bob")]
-        providers = [Provider.objects.create(name=f"Fake {i}", wire="openai", base_url="http://127.0.0.1:9/v1")
-                     for i in range(5)]  # fmt: skip
+        providers = [
+            Provider.objects.create(name=f"Fake {i}", wire="openai", base_url="http://127.0.0.1:9/v1") for i in range(5)
+        ]
         self.panelists = Panelist.objects.bulk_create(
-            Panelist(name=f"Model {i:02}", provider=providers[i % 5], model=f"model-{i}", family=f"family-{i % 7}",
-                     price_in=Decimal("1"), price_out=Decimal("2"))
+            Panelist(
+                name=f"Model {i:02}",
+                provider=providers[i % 5],
+                model=f"model-{i}",
+                family=f"family-{i % 7}",
+                price_in=Decimal("1"),
+                price_out=Decimal("2"),
+            )
             for i in range(panelists)
-        )  # fmt: skip
+        )
         self.panels = []
         for i, protocol in enumerate(("teorema", "teorema", "adversarial", "vote", "vote", "teorema")):
             members = rng.sample(self.panelists, (3, 4, 3, 4, 3, 5)[i])
-            panel = Panel.objects.create(name=f"Panel {i}", slug=f"panel-{i}", protocol=protocol,
-                                         moderator=self.panelists[-1 - i])  # fmt: skip
+            panel = Panel.objects.create(
+                name=f"Panel {i}", slug=f"panel-{i}", protocol=protocol, moderator=self.panelists[-1 - i]
+            )
             Membership.objects.bulk_create(
                 Membership(panel=panel, panelist=p, position=n) for n, p in enumerate(members)
             )
@@ -230,27 +240,48 @@ class History:
         answers = {label: self.rng.choice(self.ANSWERS[:2]) for label in labels}
         counts = {a: list(answers.values()).count(a) for a in set(answers.values())}
         top = max(counts, key=counts.get)
-        roster = [{"seat": f"p{i + 1}", "label": label, "panelist_id": m.pk, "name": m.name, "family": m.family}
-                  for i, (label, m) in enumerate(zip(labels, members, strict=True))]  # fmt: skip
+        roster = [
+            {"seat": f"p{i + 1}", "label": label, "panelist_id": m.pk, "name": m.name, "family": m.family}
+            for i, (label, m) in enumerate(zip(labels, members, strict=True))
+        ]
         fields: dict = {"ledger": {}, "consensus": {}}
         if panel.protocol == "vote":
             groups = sorted(counts, key=lambda a: -counts[a])
             fields["consensus"] = {
-                "reached": True, "decision": top, "agreement": f"{counts[top]}/{len(labels)}",
+                "reached": True,
+                "decision": top,
+                "agreement": f"{counts[top]}/{len(labels)}",
                 "groups": [{"decision": a, "labels": [lb for lb in labels if answers[lb] == a]} for a in groups],
-                "dissenters": [lb for lb in labels if answers[lb] != top], "escalation": "", "notes": [],
-            }  # fmt: skip
+                "dissenters": [lb for lb in labels if answers[lb] != top],
+                "escalation": "",
+                "notes": [],
+            }
         else:
             fields["ledger"] = {
-                "claims": [{"id": f"{lb[-1]}{n}", "author": lb, "text": f"claim {n} of {lb}", "kind": "fact",
-                            "confidence": 0.8, "status": "standing",
-                            "cells": {x: {"start": "", "end": ""} for x in labels}}
-                           for lb in labels for n in (1, 2)],
-                "events": [], "unmatched": [], "changes": {},
-                "stances": {lb: {"stance": "agrees" if answers[lb] == top else "disagrees", "why": answers[lb]}
-                            for lb in labels},
-                "emerging": top, "unreadable": [], "flags": [], "labels": labels,
-            }  # fmt: skip
+                "claims": [
+                    {
+                        "id": f"{lb[-1]}{n}",
+                        "author": lb,
+                        "text": f"claim {n} of {lb}",
+                        "kind": "fact",
+                        "confidence": 0.8,
+                        "status": "standing",
+                        "cells": {x: {"start": "", "end": ""} for x in labels},
+                    }
+                    for lb in labels
+                    for n in (1, 2)
+                ],
+                "events": [],
+                "unmatched": [],
+                "changes": {},
+                "stances": {
+                    lb: {"stance": "agrees" if answers[lb] == top else "disagrees", "why": answers[lb]} for lb in labels
+                },
+                "emerging": top,
+                "unreadable": [],
+                "flags": [],
+                "labels": labels,
+            }
         return Question(
             owner=self.rng.choice(self.owners),
             panel=panel,
@@ -294,19 +325,39 @@ class History:
             answer = question.verdict if self.rng.random() < 0.7 else self.ANSWERS[1]
             ledger: dict = {"answer": answer}
             if r.kind in ("answer", "vote"):
-                ledger["claims"] = [{"id": f"{label[-1]}{k}", "text": f"claim {k}", "kind": "fact",
-                                     "confidence": round(self.rng.uniform(0.4, 1.0), 2)} for k in (1, 2)]  # fmt: skip
+                ledger["claims"] = [
+                    {
+                        "id": f"{label[-1]}{k}",
+                        "text": f"claim {k}",
+                        "kind": "fact",
+                        "confidence": round(self.rng.uniform(0.4, 1.0), 2),
+                    }
+                    for k in (1, 2)
+                ]
             else:
                 degree = self.rng.choice(("none", "none", "partial", "total"))
                 ledger["change"] = {"degree": degree, "reason": self.rng.choice(("", "the growth numbers"))}
             flags = ["sycophancy: agreed without a reason"] if self.rng.random() < 0.05 else []
-            rows.append(Contribution(
-                round=r, seat=entry["seat"], label=label, panelist_id=entry["panelist_id"], kind=r.kind, status=status,
-                text="An answer. " * 40, error=error, decision=answer if r.kind == "vote" else "",
-                confidence=round(self.rng.uniform(0.5, 1.0), 2) if r.kind == "vote" else None, flags=flags,
-                tokens_in=2000, tokens_out=self.rng.randint(300, 900), cost=Decimal("0.0031"),
-                latency_ms=self.rng.randint(800, 30_000), ledger=ledger,
-            ))  # fmt: skip
+            rows.append(
+                Contribution(
+                    round=r,
+                    seat=entry["seat"],
+                    label=label,
+                    panelist_id=entry["panelist_id"],
+                    kind=r.kind,
+                    status=status,
+                    text="An answer. " * 40,
+                    error=error,
+                    decision=answer if r.kind == "vote" else "",
+                    confidence=round(self.rng.uniform(0.5, 1.0), 2) if r.kind == "vote" else None,
+                    flags=flags,
+                    tokens_in=2000,
+                    tokens_out=self.rng.randint(300, 900),
+                    cost=Decimal("0.0031"),
+                    latency_ms=self.rng.randint(800, 30_000),
+                    ledger=ledger,
+                )
+            )
         return rows
 
 

@@ -38,10 +38,12 @@ medians over --repeat repetitions; the load average is printed before and after.
 share the machine's 2 cores with the servers, so the figures are a floor for a real deployment.
 With --dump FILE, the last repetition's tokens go there as JSON, [seconds from the first
 submission to the fake's write, lag to the viewer, token] each (a call's first token ends in
-".w0"): where in a run the late ones are. Loopback only.
+".w0"): where in a run the late ones are. With --twisted-writes the web processes run
+bench/serve_buffered.py, Twisted's buffered socket writes instead of teorema.serve.write_at_once:
+the other side of its A/B. Loopback only.
 
 Usage: python bench/bench_scale.py [--debates 50] [--repeat 3] [--viewers 0] [--mode single server] [--workers 1]
-       [--sample] [--stagger 0] [--start-window 2] [--words 60] [--dump FILE]
+       [--sample] [--stagger 0] [--start-window 2] [--words 60] [--dump FILE] [--twisted-writes]
 """
 
 import argparse
@@ -145,8 +147,11 @@ def backing_pids() -> dict[str, int]:
 
 
 @contextlib.contextmanager
-def deployment(mode: str, fake: FakeProcess, workdir: Path, debates: int, workers: int = 1) -> Iterator[tuple]:
-    """Start the mode's processes; yield (web, Teorema's processes, credentials)."""
+def deployment(
+    mode: str, fake: FakeProcess, workdir: Path, debates: int, workers: int = 1, serve: str = "teorema.serve"
+) -> Iterator[tuple]:
+    """Start the mode's processes, the web one running ``serve``; yield (web, Teorema's processes,
+    credentials)."""
     with contextlib.ExitStack() as stack:
         if mode == "server":
             database = stack.enter_context(deploy.postgres_database("teorema_bench"))
@@ -158,7 +163,7 @@ def deployment(mode: str, fake: FakeProcess, workdir: Path, debates: int, worker
         gc_logs.mkdir()
         path = os.pathsep.join(filter(None, [str(GCWATCH), env.get("PYTHONPATH", "")]))
         env |= {"TEOREMA_QUESTIONS_PER_HOUR": "100000", "PYTHONPATH": path, "TEOREMA_BENCH_GC_LOG": str(gc_logs)}
-        cluster = deploy.Cluster(workdir, env)
+        cluster = deploy.Cluster(workdir, env, serve)
         stack.callback(cluster.stop)
         cluster.manage("migrate", "--no-input")
         (workdir / "roster.toml").write_text(roster_toml(fake, dict.fromkeys(VOICES, 0.0)) + IDLE_TOML)
@@ -323,7 +328,7 @@ async def measure_idle(web, credentials, sockets: int, repeat: int) -> list[floa
 async def bench_mode(mode: str, args: argparse.Namespace, fake: FakeProcess) -> dict:
     with (
         tempfile.TemporaryDirectory(prefix=f"teorema-bench-{mode}-") as workdir,
-        deployment(mode, fake, Path(workdir), args.debates, args.workers) as (web, processes, credentials),
+        deployment(mode, fake, Path(workdir), args.debates, args.workers, args.serve) as (web, processes, credentials),
     ):
         await measure_debates(web, processes, credentials, 1, fake)  # warm-up
         runs = [
@@ -340,7 +345,7 @@ async def bench_mode(mode: str, args: argparse.Namespace, fake: FakeProcess) -> 
     if args.viewers:  # fresh processes for the idle viewers, for the same reason
         with (
             tempfile.TemporaryDirectory(prefix=f"teorema-bench-{mode}-") as workdir,
-            deployment(mode, fake, Path(workdir), args.debates) as (web, processes, credentials),
+            deployment(mode, fake, Path(workdir), args.debates, serve=args.serve) as (web, processes, credentials),
         ):
             await measure_debates(web, processes, credentials, 1, fake)
             figures["RSS MiB/idle viewer"] = statistics.median(await measure_idle(web, credentials, args.viewers, 3))
@@ -361,6 +366,14 @@ def main() -> None:
     parser.add_argument("--stagger", type=float, default=0.0, help="seconds over which submissions spread; 0: at once")
     parser.add_argument("--start-window", type=float, default=2.0, help="seconds of 'machine busy at the start'")
     parser.add_argument("--dump", type=Path, help="write each token's write time and lag here (JSON)")
+    parser.add_argument(
+        "--twisted-writes",
+        dest="serve",
+        action="store_const",
+        const="bench.serve_buffered",
+        default="teorema.serve",
+        help="web processes keep Twisted's buffered socket writes (no teorema.serve.write_at_once)",
+    )
     args = parser.parse_args()
     print(__doc__.split("Usage:")[0])
     print(f"Settings: {args.debates} debates at once, {args.repeat} repetitions, {len(VOICES)} voices (7 calls),")

@@ -147,8 +147,10 @@ def serve(config: dict, port: int, report: Path) -> None:
             first = f"{unique.pop(0)}\n" if lead and unique else ""
             return first + (prefix if own is None else own) + " ".join(unique) + suffix
 
-        server.script(model, Script(answer=answer, first_token_delay=pace["first_token"],
-                                    tokens_per_second=pace["tokens_per_second"]))  # fmt: skip
+        server.script(
+            model,
+            Script(answer=answer, first_token_delay=pace["first_token"], tokens_per_second=pace["tokens_per_second"]),
+        )
 
     def dump(*_: object) -> None:
         words, requests = dict(written), list(arrived)

@@ -16,21 +16,39 @@ from pathlib import Path
 
 # (component, path fragments as py-spy prints them); the first component whose fragment is in a frame wins.
 COMPONENTS = (
-    ("consumer and websocket", ("debates/live/consumers.py", "channels/generic/", "channels/consumer.py",
-                                "daphne/", "autobahn/", "twisted/", "txaio/")),
-    ("live sink: fragments and state", ("debates/live/", "django/template/", "django/core/cache/",
-                                        "debates/render.py", "markdown_it/")),
+    (
+        "consumer and websocket",
+        (
+            "debates/live/consumers.py",
+            "channels/generic/",
+            "channels/consumer.py",
+            "daphne/",
+            "autobahn/",
+            "twisted/",
+            "txaio/",
+        ),
+    ),
+    (
+        "live sink: fragments and state",
+        ("debates/live/", "django/template/", "django/core/cache/", "debates/render.py", "markdown_it/"),
+    ),
     ("engine", ("debates/engine/", "debates/grounding/")),
-    ("provider intake (httpx, SSE, JSON)", ("debates/providers/", "httpx/", "httpcore/", "h11/", "h2/",
-                                            "hpack/", "anyio/")),
-    ("submission (HTTP API)", ("debates/api.py", "debates/endpoint.py", "debates/represent.py",
-                               "debates/asking.py", "debates/forms.py", "debates/readiness.py",
-                               "debates/middleware.py", "django/core/handlers/")),
+    (
+        "provider intake (httpx, SSE, JSON)",
+        ("debates/providers/", "httpx/", "httpcore/", "h11/", "h2/", "hpack/", "anyio/"),
+    ),
+    (
+        "submission (HTTP API)",
+        (
+            *("debates/api.py", "debates/endpoint.py", "debates/represent.py", "debates/asking.py"),
+            *("debates/forms.py", "debates/readiness.py", "debates/middleware.py", "django/core/handlers/"),
+        ),
+    ),
     ("database (recorder, lease, ORM)", ("debates/runs/", "django/db/", "psycopg/", "django_tasks", "sqlite3")),
     ("channel layer", ("channels/layers.py", "channels_redis/", "redis/", "msgpack/")),
     ("thread hops (asgiref)", ("asgiref/", "concurrent/futures/")),
     ("event loop and socket I/O", ("asyncio/", "uvloop")),
-)  # fmt: skip
+)
 PY_SPY = Path(sys.executable).with_name("py-spy")
 
 

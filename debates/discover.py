@@ -64,9 +64,9 @@ def adopt(server: LocalServer) -> Panel:
     """A provider, a panelist per model (at most five; one model gets three methods) and a
     teorema panel on them, made the default. Asking twice reuses what the first time made."""
     provider, _ = Provider.objects.get_or_create(
-        name=server.label, defaults={"wire": PRESETS[server.preset].wire, "preset": server.preset,
-                                     "base_url": server.base_url},
-    )  # fmt: skip
+        name=server.label,
+        defaults={"wire": PRESETS[server.preset].wire, "preset": server.preset, "base_url": server.base_url},
+    )
     models = list(server.models[: MAX_VOICES + 1])
     # A moderator on a model no panelist runs, when there are models enough: a judge favours its own answers.
     voices, judge = (models[:-1], models[-1]) if len(models) >= 3 else (models, models[0])
@@ -75,9 +75,14 @@ def adopt(server: LocalServer) -> Panel:
     moderator = next((p for p in members if p.model == judge), None) or panelist(provider, server, judge, Method.NONE)
     panel, _ = Panel.objects.update_or_create(
         slug=server.preset,
-        defaults={"name": f"{server.label} (this machine)", "protocol": Protocol.TEOREMA, "moderator": moderator,
-                  "is_default": True, "description": f"The models of the {server.label} server at {server.base_url}."},
-    )  # fmt: skip
+        defaults={
+            "name": f"{server.label} (this machine)",
+            "protocol": Protocol.TEOREMA,
+            "moderator": moderator,
+            "is_default": True,
+            "description": f"The models of the {server.label} server at {server.base_url}.",
+        },
+    )
     Membership.objects.filter(panel=panel).delete()
     Membership.objects.bulk_create(Membership(panel=panel, panelist=p, position=i) for i, p in enumerate(members))
     return panel

@@ -1,9 +1,9 @@
 """Django's Redis cache, with one redis-py client per connection pool instead of one per call.
 
 Django's client builds a ``redis.Redis`` for every operation, and redis-py 8's constructor costs
-about as much CPU as the command it then sends (a live state's write: 0.53 ms of thread CPU, 0.24
-with the client kept). On a server the live sink writes a run's state before every broadcast,
-about 650 a second at 50 debates. A client is thread-safe over its pool: one serves every thread.
+about as much CPU as the command it then sends. On a server the live sink writes a run's state
+before every broadcast, many times a second per debate. A client is thread-safe over its pool:
+one serves every thread.
 """
 
 from typing import Any

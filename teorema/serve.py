@@ -1,17 +1,14 @@
 """Daphne on uvloop: ``python -m teorema.serve`` takes Daphne's own arguments.
 
 Daphne creates its event loop when it is imported, so the policy is set before that import.
-At 50 debates streaming to their viewers, asyncio's pure-Python loop took a quarter of the
-process's CPU (docs/benchmarks.md); uvloop runs the same loop in C and Twisted's asyncio
-reactor works on it unchanged.
+Under load asyncio's pure-Python loop is a large share of the process's CPU; uvloop runs the
+same loop in C and Twisted's asyncio reactor works on it unchanged.
 
 The GIL's switch interval is 2 ms, not CPython's 5. The runs' writes, the API and the viewers'
 snapshots run on threads beside the event loop, and each SQLite call there gives the GIL up and
-then waits for the busy loop to hand it back, up to one interval per call: with 50 debates at once
-a vote's write waited up to a second, and a round's first words (shown after the votes before
-them) or a late viewer's snapshot waited with it. At 2 ms, 5 interleaved pairs on a saturated
-2-core machine: first token p95 60-206 ms against 61-3,393 (two runs stalled for seconds at 5 ms,
-none at 2), chunk p95 143-185 against 166-454 ms, the same CPU (docs/benchmarks.md).
+then waits for the busy loop to hand it back, up to one interval per call: a vote's write could
+take many times its own CPU, and a round's first words (shown after the votes before them) or a
+late viewer's snapshot waited with it. docs/benchmarks.md (fifth pass) has the figures.
 
 Writes go to the socket at once (``write_at_once``).
 """
@@ -34,12 +31,12 @@ def write_at_once(self: tcp.Connection, data: bytes) -> None:
     """Send ``data`` now when nothing written before it is still waiting.
 
     Twisted's transport buffers every write until a later turn of the reactor finds the socket
-    writable: each websocket message (a voice's first words, say) waited for a turn of the busy
-    event loop, 10-40 ms at 50 debates, and cost two more epoll calls. What the socket does not
-    take now goes the usual way, as does every write behind it, so the order holds. TLS started
-    on the connection, and a pull producer (which the reactor asks for more as its buffer
-    empties), keep Twisted's path. At 50 debates, 4 interleaved pairs: first token p95
-    31-80 -> 22-33 ms, the viewer's side of it 9-23 -> 0.4-1.2 ms (docs/benchmarks.md).
+    writable: each websocket message (a voice's first words, say) would wait for a turn of the
+    busy event loop and cost two more epoll calls. What the socket does not take now goes the
+    usual way, as does every write behind it, so the order holds. TLS started on the connection,
+    and a pull producer (which the reactor asks for more as its buffer empties), keep Twisted's
+    path. It reads Twisted's private fields: Twisted is pinned, and tests/test_serve.py checks
+    them on a connection Twisted made. docs/benchmarks.md has what it saves.
     """
     if (
         type(data) is bytes

@@ -58,11 +58,16 @@ async def test_each_voice_in_order_and_whole_run_events_between_everything():
     ordered = InOrder(sink)
     start = RoundStarted(0, "answer", "Round 0", ("p1", "p2"), ("A", "B"))
     events = [
-        PhaseChanged("Round 0", 1, 2), start,
-        ContributionStarted(0, "p1", "A", "answer"), ContributionStarted(0, "p2", "B", "answer"),
+        PhaseChanged("Round 0", 1, 2),
+        start,
+        ContributionStarted(0, "p1", "A", "answer"),
+        ContributionStarted(0, "p2", "B", "answer"),
         *(chunk(seat, f"{seat}-{i} ") for i in range(20) for seat in ("p1", "p2")),
-        finished("p1"), finished("p2"), RoundFinished(0, "done"), PhaseChanged("Round 1", 2, 2),
-    ]  # fmt: skip
+        finished("p1"),
+        finished("p2"),
+        RoundFinished(0, "done"),
+        PhaseChanged("Round 1", 2, 2),
+    ]
     for event in events:
         await ordered.emit(event)
     await ordered.drain()
@@ -127,8 +132,8 @@ async def test_a_sink_failure_reaches_the_engine_and_what_follows_it_is_dropped_
 
 
 async def test_a_chunk_for_a_voice_with_nothing_ahead_reaches_the_sink_inside_emit():
-    """No turn of the event loop between the engine and the live sink: under load one turn
-    took 10-20 ms, and a voice's first words crossed several."""
+    """No turn of the event loop between the engine and the live sink: under load each turn is
+    long, and a voice's first words would cross several."""
     sink = Recording()
     ordered = InOrder(sink)
     await ordered.emit(chunk("p1", "first words"))

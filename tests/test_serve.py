@@ -1,16 +1,37 @@
 """teorema.serve.write_at_once: Daphne's transport sends at once, and keeps Twisted's order.
 
 A real socket pair; the reactor stands in as the set of descriptors waiting to write, which a
-test drains by hand the way the reactor would (``doWrite`` while the socket is writable).
+test drains by hand the way the reactor would (``doWrite`` while the socket is writable). The last
+tests run on a connection Twisted's own reactor accepted: write_at_once reads Twisted's private
+fields, and a Twisted that changes them fails there.
 """
 
+import asyncio
+import contextlib
+import inspect
+import re
 import socket
 
 import pytest
-from twisted.internet import main, tcp
-from twisted.internet.protocol import Protocol
+import uvloop
+from twisted.internet import _newtls, main, tcp
+from twisted.internet.asyncioreactor import AsyncioSelectorReactor
+from twisted.internet.protocol import Factory, Protocol
 
-from teorema.serve import write_at_once
+from teorema.serve import _buffered_write, write_at_once
+
+# Twisted's private fields write_at_once reads, as a fresh connection has them: the fast path.
+FRESH = {
+    "connected": True,
+    "TLS": False,
+    "disconnecting": False,
+    "_writeDisconnected": False,
+    "_tempDataBuffer": [],
+    "offset": 0,
+    "dataBuffer": b"",
+    "producer": None,
+    "streamingProducer": False,
+}
 
 
 class Reactor:
@@ -102,3 +123,72 @@ def test_a_peer_that_is_gone_is_found_by_the_reactors_write(wire):
     transport.write(b"to nobody")  # no exception here
     assert transport in reactor.writers
     assert transport.doWrite() is main.CONNECTION_LOST  # the reactor then closes the connection
+
+
+# --- against Twisted itself: what write_at_once relies on, on a connection Twisted made -----------
+
+
+@pytest.fixture
+def accepted():
+    """(the server side's transport, as Twisted's asyncio reactor on uvloop builds it for a real
+    loopback connection, as in Daphne; the client's socket; a turn of the reactor)."""
+    loop = uvloop.new_event_loop()
+    reactor = AsyncioSelectorReactor(loop)
+    transports: list[tcp.Connection] = []
+
+    class Accepting(Protocol):
+        def connectionMade(self) -> None:
+            transports.append(self.transport)
+
+    port = reactor.listenTCP(0, Factory.forProtocol(Accepting), interface="127.0.0.1")
+    peer = socket.create_connection(("127.0.0.1", port.getHost().port))
+
+    def turn() -> None:
+        loop.run_until_complete(asyncio.sleep(0.001))
+
+    for _ in range(1000):
+        if transports:
+            break
+        turn()
+    assert transports, "Twisted never accepted the loopback connection"
+    yield transports[0], peer, turn
+    transports[0].loseConnection()
+    port.stopListening()
+    turn()
+    peer.close()
+    loop.close()
+
+
+def test_twisteds_transport_still_has_every_field_write_at_once_reads(accepted):
+    transport, _, _ = accepted
+    read = set(re.findall(r"self\.(\w+)", inspect.getsource(write_at_once)))
+    assert read == {*FRESH, "socket"}  # a field it newly reads belongs in FRESH, with its meaning
+    missing = sorted(name for name in read if not hasattr(transport, name))
+    assert missing == [], f"Twisted's tcp.Connection no longer has {missing}: write_at_once must change"
+    assert isinstance(transport, tcp.Connection)
+    assert {name: getattr(transport, name) for name in FRESH} == FRESH
+    assert isinstance(transport.socket, socket.socket)
+
+
+def test_what_write_at_once_falls_back_on_is_twisteds_own_write(accepted):
+    transport, _, _ = accepted
+    assert _buffered_write is _newtls.ConnectionMixin.write  # TLS or not, then FileDescriptor.write
+    assert _buffered_write is type(transport).write  # nothing else has patched it meanwhile
+
+
+def test_a_write_through_write_at_once_reaches_the_peer_byte_for_byte(accepted):
+    transport, peer, turn = accepted
+    big = bytes(range(256)) * 40_000  # more than the socket takes at once: the rest through Twisted
+    for data in (b"first words", big, b"tail"):
+        write_at_once(transport, data)
+    expected = b"first words" + big + b"tail"
+    peer.setblocking(False)
+    received = b""
+    for _ in range(10_000):
+        turn()
+        with contextlib.suppress(BlockingIOError):
+            while chunk := peer.recv(1 << 20):
+                received += chunk
+        if len(received) >= len(expected):
+            break
+    assert received == expected

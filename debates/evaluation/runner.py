@@ -39,16 +39,27 @@ def start(dataset: Dataset, panel: Panel, owner: Any, settings: dict[str, Any]) 
         return unfinished, True
     with transaction.atomic():
         evaluation = Evaluation.objects.create(
-            dataset=dataset.name, fingerprint=fingerprint, panel=panel, owner=owner, settings=settings,
+            dataset=dataset.name,
+            fingerprint=fingerprint,
+            panel=panel,
+            owner=owner,
+            settings=settings,
             totals=Totals(len(dataset.items)).as_dict(),
-        )  # fmt: skip
+        )
         rows = [
             EvaluationItem(
-                evaluation=evaluation, index=index, item_id=item.id, line=item.line, text=item.asked,
-                answer=item.answer, expected=item.expected, kind=item.kind, options=list(item.options),
+                evaluation=evaluation,
+                index=index,
+                item_id=item.id,
+                line=item.line,
+                text=item.asked,
+                answer=item.answer,
+                expected=item.expected,
+                kind=item.kind,
+                options=list(item.options),
             )
             for index, item in enumerate(dataset.items)
-        ]  # fmt: skip
+        ]
         EvaluationItem.objects.bulk_create(rows)
     return evaluation, False
 
@@ -105,8 +116,10 @@ class Runner:
                 break
             if not waiting:
                 waiting = True
-                self.note(f"item {item.index + 1}: question {question_id} is held by {question.lease_owner}; "
-                          "waiting for it to finish or for its lease to lapse")  # fmt: skip
+                self.note(
+                    f"item {item.index + 1}: question {question_id} is held by {question.lease_owner}; "
+                    "waiting for it to finish or for its lease to lapse"
+                )
             await asyncio.sleep(LEASE_POLL)
         totals = await sync_to_async(self.record)(item, question_id, time.monotonic() - began)
         self.item_done(item, totals)
@@ -118,10 +131,14 @@ class Runner:
             if locked.question_id is None:
                 panel = self.evaluation.panel
                 locked.question = Question.objects.create(
-                    owner=self.evaluation.owner, panel=panel, text=locked.text, options=locked.options,
-                    criticality=panel.default_criticality, force_panel=True,
+                    owner=self.evaluation.owner,
+                    panel=panel,
+                    text=locked.text,
+                    options=locked.options,
+                    criticality=panel.default_criticality,
+                    force_panel=True,
                     grounding=self.evaluation.settings.get("grounding", False),
-                )  # fmt: skip
+                )
                 locked.save(update_fields=["question"])
             item.question_id = locked.question_id
             assert locked.question_id is not None, "linked just above"

@@ -113,9 +113,15 @@ class Card:
         """What the run had of this voice when the asker cancelled it: kept, with its text so far."""
         since = int(time.time() * 1000) - self.started_ms if self.started_ms else 0
         return ContributionResult(
-            round=self.round, seat=self.seat, label=self.label, kind=StepKind(self.kind), status=Outcome.CANCELLED,
-            text=self.text, error="the debate was cancelled before this voice finished", latency_ms=since,
-        )  # fmt: skip
+            round=self.round,
+            seat=self.seat,
+            label=self.label,
+            kind=StepKind(self.kind),
+            status=Outcome.CANCELLED,
+            text=self.text,
+            error="the debate was cancelled before this voice finished",
+            latency_ms=since,
+        )
 
     @classmethod
     def from_result(cls, result: ContributionResult) -> "Card":

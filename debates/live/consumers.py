@@ -69,9 +69,9 @@ class QuestionConsumer(AsyncWebsocketConsumer):
         """Every message straight to its handler.
 
         Channels first closes stale DB connections, a trip through asgiref's one shared thread
-        that carries every run's writes: at 50 debates each fragment waited ~130 ms for it, in
-        order, per viewer. This consumer reads the DB only on the viewers' thread, which closes
-        stale connections around each read.
+        that carries every run's writes: under load each fragment waited behind those writes,
+        in order, per viewer. This consumer reads the DB only on the viewers' thread, which
+        closes stale connections around each read.
         """
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:

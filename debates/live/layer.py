@@ -3,16 +3,16 @@ server's on Redis, which also keeps each run's live state (``SharedChannelLayer`
 Both hand a subscribed consumer its messages at once.
 
 Channels' InMemoryChannelLayer sweeps every channel and group for expired entries on each
-receive and group send: at 150 viewers that walk cost ~96 µs per call against ~20 µs at 10, so
-fan-out grew quadratically. Expiry is a safety net for messages nobody reads (30 s here), so
-sweeping once a second loses nothing. Its group send also spawned a task per member and deep-copied
+receive and group send, a walk over every viewer's channel for every message to a viewer: fan-out
+grows quadratically. Expiry is a safety net for messages nobody reads (30 s here), so sweeping
+once a second loses nothing. Its group send also spawned a task per member and deep-copied
 the message for each; sending the one message in turn keeps the same order and says when a
 viewer's queue is full instead of dropping in silence.
 
 A consumer in this process may also subscribe its channel: a group send then hands the message
 to it at once, with no queue in between. Through the queue a fragment waited three turns of the
 event loop (the receiving task, Channels' wait on it, the consumer's task) before its socket
-write; under load one turn takes 10-20 ms, and a voice's first words crossed five.
+write; under load each turn is long, and a voice's first words crossed five.
 """
 
 import asyncio
@@ -109,9 +109,9 @@ PUBLISH_WITH_PARTS_SHA = hashlib.sha1(PUBLISH_WITH_PARTS.encode()).hexdigest()
 class SharedChannelLayer(RedisPubSubChannelLayer):
     """The server's layer (Redis pub/sub), which also keeps each run's live state.
 
-    A worker wrote the whole state before each broadcast (13 a second per debate) with a command
-    of its own: at 50 debates that write and the publish after it were a quarter of the worker's
-    CPU, nearly all of it redis-py's cost per command. Here both go as one script call, the state
+    A worker wrote the whole state before each broadcast, many a second per debate, with a command
+    of its own: that write and the publish after it were a large share of the worker's CPU,
+    nearly all of it redis-py's cost per command. Here both go as one script call, the state
     in parts (``live.state``): what a broadcast changed, not all of it. The state is read from the
     same Redis, by any process, from any thread.
     """

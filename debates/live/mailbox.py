@@ -1,7 +1,7 @@
 """Items handled one at a time, in order, and at once when nothing is ahead of them.
 
 A queue read by a task of its own costs a turn of the event loop per item: the reader wakes on
-the next turn, behind everything else that became ready. Under load a turn takes 10-20 ms, and
+the next turn, behind everything else that became ready. Under load a turn is long, and
 a voice's words crossed two such queues (its lane in the run, its viewer's socket) on their way
 out. Here an item that finds the mailbox idle is handled in an eager task, which runs at once
 until its first real wait (a stored vote, a snapshot read on another thread); items that arrive

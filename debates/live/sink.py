@@ -8,8 +8,8 @@ Fragments are rendered once here, whatever the number of viewers; the consumer o
 Events wait in a queue for the next broadcast and change the state only when it goes (a reader
 never sees a change whose broadcast it will also get): a voice's first words and the end go at
 once, other words one flush window after the last broadcast (at once after a quiet window: a
-window counted from the words themselves kept them 65-70 ms at the median, now 40), other steps
-within STEP_WINDOW.
+window counted from the words themselves held a word that came after a quiet spell for the
+whole window), other steps within STEP_WINDOW.
 The sink never writes the DB: the recorder does, before a ContributionFinished reaches this sink.
 
 A broadcast on the group ``question-<id>`` is::
@@ -262,9 +262,17 @@ class LiveSink:
                 key = card_key(event.round, event.seat)
                 shown = key in state.cards
                 card = self._card(
-                    event.round, event.seat, label=event.label, kind=event.kind, status="waiting", text="", error="",
-                    started_ms=int(time.time() * 1000), position=0, of=0,
-                )  # fmt: skip
+                    event.round,
+                    event.seat,
+                    label=event.label,
+                    kind=event.kind,
+                    status="waiting",
+                    text="",
+                    error="",
+                    started_ms=int(time.time() * 1000),
+                    position=0,
+                    of=0,
+                )
                 self._forget(key)
                 return [self._part("round.html#card", card_key=key, card=card) if shown else self._placed(card)]
             case ContributionQueued():

@@ -121,11 +121,11 @@ async def publish(
 ) -> None:
     """Publish the state as it is now, then send ``message`` to the question's group.
 
-    When broadcasts stay in this process only its own viewers read the state, so the sink's
-    object itself is published and a reader copies it: pickling the whole state into the cache
-    on every broadcast (13 a second per debate) was a twentieth of the process's CPU at 50
-    debates. ``release`` hands it to the cache when the run ends here. The server's layer takes
-    what changed with the message, in one command.
+    When broadcasts stay in this process only its own viewers read the state, so the sink's object
+    itself is published and a reader copies it: pickling the whole state into the cache on every
+    broadcast, many a second per debate, cost CPU for nothing. ``release`` hands it to the cache
+    when the run ends here. The server's layer takes what changed with the message, in one
+    command.
     """
     group = group_name(question_id)
     if broadcasts_stay_in_process():

@@ -2,10 +2,9 @@
 
 Every run's writes go through asgiref's one shared thread, and a run's result is shown only once
 its write is done (store, then show). Viewers' reads queued there in front of those writes, with
-every run's start (its claim, its spec): with 50 questions submitted at once and a viewer on
-each, the first words' p95 was 229-275 ms with the reads there, 83-113 ms with them here. They
-are read beside the writes (SQLite in WAL mode, or PostgreSQL, lets them), on one thread with
-its own persistent connection.
+every run's start (its claim, its spec), and with many questions submitted at once each run's
+first words waited for them. They are read beside the writes (SQLite in WAL mode, or PostgreSQL,
+lets them), on one thread with its own persistent connection.
 """
 
 from collections.abc import Callable

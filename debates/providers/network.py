@@ -1,10 +1,10 @@
 """The provider client's sockets on asyncio streams, not anyio.
 
 httpcore reaches asyncio through anyio, whose every read enters a cancel scope, two context
-managers and a checkpoint (one more turn of the loop): at 50 debates (3,000 streamed events a
-second) that was a tenth of the web process's CPU, more than our own SSE parsing and engine
-together. This backend does the same job with asyncio's streams: a read that finds data waiting
-returns it without a turn of the loop, and a timeout is one timer.
+managers and a checkpoint (one more turn of the loop): with many answers streaming that cost
+more than our own SSE parsing and engine together. This backend does the same job with asyncio's
+streams: a read that finds data waiting returns it without a turn of the loop, and a timeout is
+one timer.
 
 httpcore's network backend is its extension point; httpx's transport does not take one, so
 ``transport()`` builds httpx's transport and gives it a pool that uses this backend, with the
@@ -27,9 +27,9 @@ from httpcore import AsyncNetworkBackend, AsyncNetworkStream
 
 class Stream(AsyncNetworkStream):
     """A connection. Its read timeout is one lazy alarm, not a timer per read: a streamed answer
-    reads once per event, and arming and cancelling a timeout around each read was ~8 % of the
-    intake's CPU at 50 debates. Each read moves the deadline; the alarm, when it rings, rings again at the
-    deadline if it moved, and cancels the read only if it has passed."""
+    reads once per event, and arming and cancelling a timeout around each read cost CPU on every
+    one. Each read moves the deadline; the alarm, when it rings, rings again at the deadline if it
+    moved, and cancels the read only if it has passed."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader

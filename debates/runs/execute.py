@@ -48,10 +48,10 @@ class Tee:
 class InOrder:
     """Hand events to a sink without holding the engine up, in an order every viewer can trust.
 
-    Storing a vote (a few SQLite writes) and rendering its fragments took 10-35 ms under load,
-    and the engine waited for both before sending the next voice's request or opening the next
-    round: time added to every run's critical path. Here the engine hands an event over and goes
-    on. A voice's events (its start, chunks, retries, end) form a lane delivered in order, lanes
+    Storing a vote (a few SQLite writes) and rendering its fragments take time under load; were
+    the engine to wait for both before sending the next voice's request or opening the next round,
+    that time would add to every run's critical path. Here the engine hands an event over and
+    goes on. A voice's events (its start, chunks, retries, end) form a lane delivered in order, lanes
     side by side, so one voice's chunks never wait behind another's vote being stored; an event
     about the whole run (phase, round, ledger, end) waits for every lane before it and holds
     back the lanes after it. A lane with nothing ahead delivers at once (live.mailbox): a chunk
@@ -204,7 +204,13 @@ def reopen_synthesis(question: Question) -> bool:
         Round.objects.filter(question=locked, kind="synthesis").delete()
         recount(locked.pk)
         Question.objects.filter(pk=locked.pk).update(
-            status=Status.QUEUED, error="", verdict="", phase="", finished_at=None, cancel_requested=False,
-            lease_owner="", lease_expires=None,
-        )  # fmt: skip
+            status=Status.QUEUED,
+            error="",
+            verdict="",
+            phase="",
+            finished_at=None,
+            cancel_requested=False,
+            lease_owner="",
+            lease_expires=None,
+        )
     return True

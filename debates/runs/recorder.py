@@ -34,9 +34,9 @@ PROGRESS = (PhaseChanged, RoundStarted, RoundFinished, PanelChanged, ConsensusEv
 
 class Recorder:
     """Writes in event order. A result (a contribution, the end) is stored before ``emit``
-    returns, so no viewer is shown one the DB lacks; a run's progress is written behind it. A run's
-    first words waited for its phase and round rows, queued behind every other run's writes in
-    asgiref's one thread: 0.3-0.8 s with 50 questions submitted at once.
+    returns, so no viewer is shown one the DB lacks; a run's progress is written behind it: written
+    first, a run's phase and round rows held its first words back, queued behind every other
+    run's writes in asgiref's one thread.
 
     What queues while a write is under way goes in the next single hop to that thread: at a
     round's end a run's votes and its progress rows (round, ledger, phase, the next round) took

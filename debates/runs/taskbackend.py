@@ -36,10 +36,19 @@ class InProcessBackend(BaseTaskBackend):
     def enqueue[**P, R](self, task: Task[P, R], args: list[Any], kwargs: dict[str, Any]) -> TaskResult[P, R]:
         self.validate_task(task)
         result: TaskResult[P, R] = TaskResult(
-            task=task, id=get_random_string(32), status=TaskResultStatus.READY, enqueued_at=None, started_at=None,
-            last_attempted_at=None, finished_at=None, args=args, kwargs=kwargs, backend=self.alias, errors=[],
+            task=task,
+            id=get_random_string(32),
+            status=TaskResultStatus.READY,
+            enqueued_at=None,
+            started_at=None,
+            last_attempted_at=None,
+            finished_at=None,
+            args=args,
+            kwargs=kwargs,
+            backend=self.alias,
+            errors=[],
             worker_ids=[],
-        )  # fmt: skip
+        )
         coroutine = task.acall(*args, **kwargs)
         try:
             asyncio.get_running_loop()

@@ -190,27 +190,50 @@ class Record:
 
     def as_dict(self) -> dict:
         return {
-            "id": self.id, "name": self.name, "model": self.model, "family": self.family, "provider": self.provider,
+            "id": self.id,
+            "name": self.name,
+            "model": self.model,
+            "family": self.family,
+            "provider": self.provider,
             "questions": self.positions,
-            "sided_with_verdict": {"sided": self.sided, "of": self.known, "rate": self.sided_rate,
-                                   "with_reservations": self.reservations},
-            "lone_dissent": {"count": self.lone_dissents, "judged": self.dissents_judged,
-                             "right": self.dissents_right, "right_rate": self.dissent_right_rate},
+            "sided_with_verdict": {
+                "sided": self.sided,
+                "of": self.known,
+                "rate": self.sided_rate,
+                "with_reservations": self.reservations,
+            },
+            "lone_dissent": {
+                "count": self.lone_dissents,
+                "judged": self.dissents_judged,
+                "right": self.dissents_right,
+                "right_rate": self.dissent_right_rate,
+            },
             "position_changes": {
-                "count": self.changes, "total": self.total_changes, "partial": self.changes - self.total_changes,
-                "with_reason": self.changes_with_reason, "without_reason": self.changes - self.changes_with_reason,
-                "judged": self.changes_judged, "toward_outcome": self.changes_toward,
+                "count": self.changes,
+                "total": self.total_changes,
+                "partial": self.changes - self.total_changes,
+                "with_reason": self.changes_with_reason,
+                "without_reason": self.changes - self.changes_with_reason,
+                "judged": self.changes_judged,
+                "toward_outcome": self.changes_toward,
                 "away_from_outcome": self.changes_away,
             },
             "flags": {"contributions": self.flagged, "by_kind": self.flags},
-            "failures": {"failed": self.failed, "gated": self.gated, "failed_by_kind": self.failures,
-                         "gated_by_kind": self.gate_rejections},
+            "failures": {
+                "failed": self.failed,
+                "gated": self.gated,
+                "failed_by_kind": self.failures,
+                "gated_by_kind": self.gate_rejections,
+            },
             "contradicted_by_facts": self.contradicted,
             "calibration": {"brier": self.brier, "n": self.calibration_n},
-            "calls": self.calls, "tokens_in": self.tokens_in, "tokens_out": self.tokens_out, "cost": str(self.cost),
+            "calls": self.calls,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "cost": str(self.cost),
             "cost_per_question": None if self.cost_per_question is None else str(round(self.cost_per_question, 6)),
             "latency_ms": {"median": self.latency_median_ms, "p95": self.latency_p95_ms},
-        }  # fmt: skip
+        }
 
 
 @dataclass(frozen=True)
@@ -263,8 +286,14 @@ class Pair:
         return kappa(self.both, self.only_a, self.only_b, self.neither)
 
     def __add__(self, other: "Pair") -> "Pair":
-        return Pair(self.a, self.b, self.both + other.both, self.only_a + other.only_a,
-                    self.only_b + other.only_b, self.neither + other.neither)  # fmt: skip
+        return Pair(
+            a=self.a,
+            b=self.b,
+            both=self.both + other.both,
+            only_a=self.only_a + other.only_a,
+            only_b=self.only_b + other.only_b,
+            neither=self.neither + other.neither,
+        )
 
 
 @dataclass(frozen=True)
@@ -303,24 +332,42 @@ class Figures:
             "with_outcome": self.with_outcome,
             "panelists": [record.as_dict() for record in self.records],
             "calibration": {
-                "brier": self.calibration.brier, "n": self.calibration.n, "positions": self.calibration.positions,
+                "brier": self.calibration.brier,
+                "n": self.calibration.n,
+                "positions": self.calibration.positions,
                 "contradicted_claims": self.calibration.contradicted_claims,
                 "bins": [vars(b) for b in self.calibration.bins],
             },
             "agreement": [
-                {"a": p.a, "a_name": names.get(p.a, ""), "b": p.b, "b_name": names.get(p.b, ""),
-                 "questions": p.questions, "same_side": p.both + p.neither, "agreement": p.agreement, "kappa": p.kappa}
+                {
+                    "a": p.a,
+                    "a_name": names.get(p.a, ""),
+                    "b": p.b,
+                    "b_name": names.get(p.b, ""),
+                    "questions": p.questions,
+                    "same_side": p.both + p.neither,
+                    "agreement": p.agreement,
+                    "kappa": p.kappa,
+                }
                 for p in self.pairs
             ],
             "panels": [
-                {"id": p.id, "name": p.name, "slug": p.slug, "questions": p.questions,
-                 "voices": [{"id": pk, "name": name} for pk, name in p.voices], "families": p.families,
-                 "heterogeneity": p.heterogeneity, "evidence": p.evidence,
-                 "independent_voices": p.independent, "independent_voices_missing": p.why_not}
+                {
+                    "id": p.id,
+                    "name": p.name,
+                    "slug": p.slug,
+                    "questions": p.questions,
+                    "voices": [{"id": pk, "name": name} for pk, name in p.voices],
+                    "families": p.families,
+                    "heterogeneity": p.heterogeneity,
+                    "evidence": p.evidence,
+                    "independent_voices": p.independent,
+                    "independent_voices_missing": p.why_not,
+                }
                 for p in self.panels
             ],
             "computed_at": self.computed_at,
-        }  # fmt: skip
+        }
 
 
 # --- the queries ------------------------------------------------------------------------------
@@ -438,12 +485,10 @@ def _positions(standings: Standings, contradictions: QuerySet[Contradiction], re
     )
     for row in rows:
         into = record(row["panelist"])
-        into.positions, into.known, into.sided, into.reservations = (
-            row["positions"], row["known"], row["sided"], row["reservations"]
-        )  # fmt: skip
-        into.lone_dissents, into.dissents_judged, into.dissents_right = (
-            row["lone_dissents"], row["lone_judged"], row["lone_right"] or 0.0
-        )  # fmt: skip
+        into.positions, into.known = row["positions"], row["known"]
+        into.sided, into.reservations = row["sided"], row["reservations"]
+        into.lone_dissents, into.dissents_judged = row["lone_dissents"], row["lone_judged"]
+        into.dissents_right = row["lone_right"] or 0.0
         into.calibration_n += row["calibration_n"]
         into.squared_error += row["squared_error"] or 0.0
     for claim in contradictions.values("contribution__panelist").annotate(
@@ -573,8 +618,20 @@ def _panels(
         independent, why_not = _independent(members, pairs_by_panel.get(panel.pk, []))
         families = sorted({records[pk].family.casefold() for pk in members})
         named = [(pk, records[pk].name) for pk in members]
-        found.append(PanelFigures(panel.pk, panel.name, panel.slug, asked[panel.pk], named, families,
-                                  panel.note or "", panel.evidence or "", independent, why_not))  # fmt: skip
+        found.append(
+            PanelFigures(
+                id=panel.pk,
+                name=panel.name,
+                slug=panel.slug,
+                questions=asked[panel.pk],
+                voices=named,
+                families=families,
+                heterogeneity=panel.note or "",
+                evidence=panel.evidence or "",
+                independent=independent,
+                why_not=why_not,
+            )
+        )
     return found
 
 

@@ -16,15 +16,18 @@ from debates.track.figures import MIN_SHARED, Bin, Pair, Record
 
 WIDTH, HEIGHT = 400, 300
 LEFT, RIGHT, TOP, BOTTOM = 46, 22, 12, 42  # the plot area's margins, for axis labels
+Ticks = Sequence[tuple[float, str]]  # (value, its label) along an axis
 
 
-def element(name: str, content: str | SafeString = "", **attributes: object) -> SafeString:
-    """One SVG element; attribute names use _ for - (``text_anchor``), ``cls`` for class."""
-    attrs = format_html_join(
-        "", ' {}="{}"', ((key.removesuffix("_").replace("_", "-").replace("cls", "class"), _number(value))
-                         for key, value in attributes.items() if value is not None)
-    )  # fmt: skip
-    return format_html("<{0}{1}>{2}</{0}>", name, attrs, content)
+def element(name: str, content: str | SafeString = "", /, **attributes: object) -> SafeString:
+    """One SVG element; attribute names use _ for - (``text_anchor``), ``cls`` for class (every
+    keyword is an attribute: the name and the content are positional)."""
+    shown = ((_attribute(key), _number(value)) for key, value in attributes.items() if value is not None)
+    return format_html("<{0}{1}>{2}</{0}>", name, format_html_join("", ' {}="{}"', shown), content)
+
+
+def _attribute(key: str) -> str:
+    return key.removesuffix("_").replace("_", "-").replace("cls", "class")
 
 
 def _number(value: object) -> object:
@@ -54,8 +57,7 @@ class Scale:
         return self.start + (f(value) - f(self.low)) / span * (self.end - self.start)
 
 
-def axes(x: Scale, y: Scale, x_ticks: Sequence[tuple[float, str]], y_ticks: Sequence[tuple[float, str]],
-         x_label: str, y_label: str) -> list[SafeString]:  # fmt: skip
+def axes(x: Scale, y: Scale, x_ticks: Ticks, y_ticks: Ticks, x_label: str, y_label: str) -> list[SafeString]:
     """Grid lines, tick labels and axis titles for a plot area."""
     marks = [element("rect", cls="frame", x=x.start, y=y.end, width=x.end - x.start, height=y.start - y.end)]
     for value, text in x_ticks:
@@ -67,8 +69,8 @@ def axes(x: Scale, y: Scale, x_ticks: Sequence[tuple[float, str]], y_ticks: Sequ
     middle = (x.start + x.end) / 2
     marks.append(element("text", x_label, cls="axis-title", x=middle, y=HEIGHT - 6, text_anchor="middle"))
     centre = (y.start + y.end) / 2
-    marks.append(element("text", y_label, cls="axis-title", x=12, y=centre, text_anchor="middle",
-                         transform=f"rotate(-90 12 {centre:.1f})"))  # fmt: skip
+    upright = f"rotate(-90 12 {centre:.1f})"
+    marks.append(element("text", y_label, cls="axis-title", x=12, y=centre, text_anchor="middle", transform=upright))
     return marks
 
 
@@ -118,29 +120,29 @@ def heatmap(records: Sequence[Record], pairs: Sequence[Pair]) -> SafeString:
     ]
     for i, row in enumerate(voices):
         top = 22 + cell * i
-        marks.append(element("text", f"{i + 1} {_short(row.name)}", cls="tick", x=names - 6, y=top + cell / 2 + 4,
-                             text_anchor="end"))  # fmt: skip
+        name = f"{i + 1} {_short(row.name)}"
+        marks.append(element("text", name, cls="tick", x=names - 6, y=top + cell / 2 + 4, text_anchor="end"))
         for j, column in enumerate(voices):
             pair = by_pair.get((row.id, column.id))
             left = names + cell * j
+            box = {"x": left + 1, "y": top + 1, "width": cell - 2, "height": cell - 2}
             if i == j:
-                marks.append(element("rect", cls="cell self", x=left + 1, y=top + 1, width=cell - 2, height=cell - 2))
+                marks.append(element("rect", cls="cell self", **box))
                 continue
             if pair is None or pair.questions < MIN_SHARED or pair.agreement is None:
                 shared = pair.questions if pair else 0
                 title = element("title", f"{row.name} and {column.name}: {shared} shared question(s), too few")
-                marks.append(element("rect", title, cls="cell unknown", x=left + 1, y=top + 1, width=cell - 2,
-                                     height=cell - 2))  # fmt: skip
+                marks.append(element("rect", title, cls="cell unknown", **box))
                 continue
             kappa = "" if pair.kappa is None else f", kappa {pair.kappa:.2f}"
-            title = element("title", f"{row.name} and {column.name}: the same side on {pair.agreement:.0%} of "
-                                     f"{pair.questions} shared questions{kappa}")  # fmt: skip
-            marks.append(element("rect", title, cls="cell", x=left + 1, y=top + 1, width=cell - 2, height=cell - 2,
-                                 fill_opacity=f"{0.1 + 0.9 * pair.agreement:.2f}"))  # fmt: skip
+            agreed = f"the same side on {pair.agreement:.0%} of {pair.questions} shared questions{kappa}"
+            title = element("title", f"{row.name} and {column.name}: {agreed}")
+            marks.append(element("rect", title, cls="cell", **box, fill_opacity=f"{0.1 + 0.9 * pair.agreement:.2f}"))
             if cell >= 26:
                 shade = "dark" if pair.agreement >= 0.55 else "light"
-                marks.append(element("text", f"{pair.agreement * 100:.0f}", cls=f"cell-value on-{shade}",
-                                     x=left + cell / 2, y=top + cell / 2 + 4, text_anchor="middle"))  # fmt: skip
+                value = f"{pair.agreement * 100:.0f}"
+                centre = {"x": left + cell / 2, "y": top + cell / 2 + 4, "text_anchor": "middle"}
+                marks.append(element("text", value, cls=f"cell-value on-{shade}", **centre))
     return chart(label, marks, height)
 
 
@@ -167,14 +169,14 @@ def cost_against_agreement(records: Sequence[Record]) -> SafeString:
     labels = _spread([(cx, cy - 8) for cx, cy, _ in placed])
     for (cx, cy, record), (lx, ly) in zip(placed, labels, strict=True):
         rate = record.sided_rate or 0.0
-        title = element("title", f"{record.name}: ${float(record.cost_per_question or 0):.4f} per question, sided "
-                                 f"with the verdict on {record.sided} of {record.known} ({rate:.0%})")  # fmt: skip
+        cost = f"${float(record.cost_per_question or 0):.4f} per question"
+        sided = f"sided with the verdict on {record.sided} of {record.known} ({rate:.0%})"
+        title = element("title", f"{record.name}: {cost}, {sided}")
         marks.append(element("circle", title, cls="point", cx=cx, cy=cy, r=5))
         anchor, offset = ("end", -8) if cx > WIDTH * 0.62 else ("start", 8)
         if abs(ly - (cy - 8)) > 3:  # moved to stay readable: a line says whose label it is
             marks.append(element("line", cls="leader", x1=cx, y1=cy, x2=lx + offset * 0.6, y2=ly - 4))
-        marks.append(element("text", _short(record.name), cls="point-label", x=lx + offset, y=ly,
-                             text_anchor=anchor))  # fmt: skip
+        marks.append(element("text", _short(record.name), cls="point-label", x=lx + offset, y=ly, text_anchor=anchor))
     return chart(label, marks)
 
 

@@ -102,9 +102,12 @@ def open_page(browser, app_url: str, site: dict):
     def open_(name: str, viewport: str = "phone", scheme: str = "light", javascript: bool = True):
         session = None if name in SIGNED_OUT else site["session"]
         context = browser.new_context(
-            base_url=app_url, viewport=VIEWPORTS[viewport], color_scheme=scheme,
-            storage_state=session, java_script_enabled=javascript,
-        )  # fmt: skip
+            base_url=app_url,
+            viewport=VIEWPORTS[viewport],
+            color_scheme=scheme,
+            storage_state=session,
+            java_script_enabled=javascript,
+        )
         context.add_init_script(HOOKS)
         context.add_init_script(THEME_AT_FIRST_PAINT)
         contexts.append(context)
@@ -172,7 +175,9 @@ def test_the_main_actions_are_big_enough_to_tap_on_a_phone(open_page):
     for name, selectors in targets.items():
         page = open_page(name)
         for selector in selectors:
-            for element in page.locator(selector).all():
+            elements = page.locator(selector).all()
+            assert elements, f"no {selector} on the {name} page: nothing of it was measured"
+            for element in elements:
                 assert box_of(element)["height"] >= 44, (name, selector)
 
 

@@ -58,9 +58,13 @@ def test_an_evaluation_scores_each_model_the_majority_and_the_verdict_as_worked_
     assert stored_rows(evaluation) == EXPECTED_ROWS
     items = {item.item_id: item for item in evaluation.items.all()}
     assert [(i, items[i].majority, items[i].majority_tie) for i in items] == [
-        ("moons", "2", False), ("spider", "6", False), ("hexagon", "4 / 5 / 6", True),
-        ("planet", "Jupiter", False), ("capital", "Canberra", False), ("minutes", "120", False),
-    ]  # fmt: skip
+        ("moons", "2", False),
+        ("spider", "6", False),
+        ("hexagon", "4 / 5 / 6", True),
+        ("planet", "Jupiter", False),
+        ("capital", "Canberra", False),
+        ("minutes", "120", False),
+    ]
     gamma_on_planet = next(a for a in items["planet"].answers if a["name"] == "Gamma house")
     assert (gamma_on_planet["answer"], gamma_on_planet["read"], gamma_on_planet["source"]) == ("", "Venus", "text")
     beta_on_minutes = next(a for a in items["minutes"].answers if a["name"] == "Beta house")
@@ -164,9 +168,10 @@ async def test_a_question_stopped_mid_debate_resumes_through_its_lease_without_r
     running = asyncio.create_task(Runner(evaluation).run())
 
     async def debated_by_two() -> bool:
-        return await Contribution.objects.filter(
+        debated = Contribution.objects.filter(
             round__question__evaluation_items__item_id="planet", round__kind="debate", status="done"
-        ).acount() == 2  # fmt: skip
+        )
+        return await debated.acount() == 2
 
     await wait_for(debated_by_two, "beta and gamma to finish item 4's debate")
     running.cancel()  # what Ctrl-C does to the command's run

@@ -90,9 +90,14 @@ def test_the_exports_carry_every_item_and_the_totals(client, alice, finished) ->
     assert rows[3]["Gamma house read"] == "Venus"
     data = json.loads(page(client, alice, finished, "debates:evaluation_export", "json").content)
     assert data["evaluation"]["totals"]["rows"][-1] == {
-        "kind": "verdict", "label": "Verdict after debate", "detail": "the moderator", "correct": 5, "total": 6,
-        "accuracy": 5 / 6, "interval95": pytest.approx([0.4365, 0.9699], abs=1e-4),
-    }  # fmt: skip
+        "kind": "verdict",
+        "label": "Verdict after debate",
+        "detail": "the moderator",
+        "correct": 5,
+        "total": 6,
+        "accuracy": 5 / 6,
+        "interval95": pytest.approx([0.4365, 0.9699], abs=1e-4),
+    }
     assert page(client, alice, finished, "debates:evaluation_export", "xml").status_code == 404
 
 

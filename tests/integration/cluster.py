@@ -132,14 +132,19 @@ class Cluster:
 
     workdir: Path
     env: dict[str, str]
+    serve: str = "teorema.serve"  # the module a web process runs (a bench may run a variant)
     processes: list[Process] = field(default_factory=list)
 
     def manage(self, *args: str, timeout: float = 300) -> str:
         """Run a management command to completion; its stdout (or an error with its output)."""
         done = subprocess.run(
-            [sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True, text=True,
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
             timeout=timeout,
-        )  # fmt: skip
+        )
         if done.returncode:
             raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
         return done.stdout
@@ -157,7 +162,7 @@ class Cluster:
     def web(self, name: str, timeout: float = 90, **env: str) -> Process:
         """A Daphne process on a free loopback port, once it answers HTTP."""
         port = free_port()
-        argv = [sys.executable, "-m", "teorema.serve", "-b", "127.0.0.1", "-p", str(port), "teorema.asgi:application"]
+        argv = [sys.executable, "-m", self.serve, "-b", "127.0.0.1", "-p", str(port), "teorema.asgi:application"]
         process = self.spawn(name, argv, port, **env)
         self.wait(lambda: _answers(port), timeout, f"{name} to answer on port {port}", process)
         return process

@@ -222,8 +222,10 @@ def check_viewer(w: Watch, calls: list[StoredVote]) -> Counter:
     how = Counter()
     if w.viewer.close_code not in (1000, None):  # None: still open (reported already)
         error = next((line for line in w.web.output().splitlines() if "Exception inside application" in line), "")
-        w.problems.append(f"{w}: the socket closed with {w.viewer.close_code}, not 1000 (normal, run over); "
-                          f"{w.web.name} logged: {error or 'no exception'}")  # fmt: skip
+        w.problems.append(
+            f"{w}: the socket closed with {w.viewer.close_code}, not 1000 (normal, run over); "
+            f"{w.web.name} logged: {error or 'no exception'}"
+        )
     if not w.viewer.messages:
         w.problems.append(f"{w}: no message at all")
         return how
@@ -237,16 +239,20 @@ def check_viewer(w: Watch, calls: list[StoredVote]) -> Counter:
         record = seen[text_id]
         if record.wrong is not None:
             index, shown = record.wrong
-            w.problems.append(f"{about}: message {index} left the card showing what the stored text does not begin "
-                              f"with; {difference(vote.text, shown, whole=False)}")  # fmt: skip
+            w.problems.append(
+                f"{about}: message {index} left the card showing what the stored text does not begin "
+                f"with; {difference(vote.text, shown, whole=False)}"
+            )
         if record.streaming:
             how["joined mid-stream" if record.joined_with else "from the first word"] += 1
             streamed = page.streamed.get(text_id)
             if streamed is None:
                 w.problems.append(f"{about}: it streamed, but its finished card never arrived")
             elif streamed != vote.text and record.wrong is None:
-                w.problems.append(f"{about}: when it finished, the card showed other than the stored text; "
-                                  f"{difference(vote.text, streamed)}")  # fmt: skip
+                w.problems.append(
+                    f"{about}: when it finished, the card showed other than the stored text; "
+                    f"{difference(vote.text, streamed)}"
+                )
         else:
             how["first shown finished"] += 1
         if not shown_at_the_end:
@@ -256,8 +262,9 @@ def check_viewer(w: Watch, calls: list[StoredVote]) -> Counter:
                 if str(markdown(body)) not in final:
                     w.problems.append(f"{about}: the last snapshot lacks the synthesis section {body!r}")
         elif finished_html(final, text_id) != str(markdown(vote.text)):
-            w.problems.append(f"{about}: the last snapshot shows {finished_html(final, text_id)!r}, "
-                              f"not the stored text rendered")  # fmt: skip
+            w.problems.append(
+                f"{about}: the last snapshot shows {finished_html(final, text_id)!r}, not the stored text rendered"
+            )
     return how
 
 
@@ -271,8 +278,10 @@ def check_debate(store: Store, server: FakeProviderServer, question_id: int) -> 
     for vote in calls:
         sent = sent_by_provider(server, vote)
         if sent != vote.text:
-            problems.append(f"question {question_id}, round {vote.round} seat {vote.seat}: the stored text is not "
-                            f"what the provider sent; {difference(sent or '', vote.text)}")  # fmt: skip
+            problems.append(
+                f"question {question_id}, round {vote.round} seat {vote.seat}: the stored text is not "
+                f"what the provider sent; {difference(sent or '', vote.text)}"
+            )
     return calls, problems
 
 
@@ -284,8 +293,9 @@ def keep_messages(watches: list[Watch], folder: Path) -> str:
     return f"The messages of those viewers are in {folder}/viewer-q<question>-<web>.txt" if watches else ""
 
 
-async def run_scenario(webs: list[Process], credentials: Credentials, store: Store, server: FakeProviderServer,
-                       processes: Cluster) -> str:  # fmt: skip
+async def run_scenario(
+    webs: list[Process], credentials: Credentials, store: Store, server: FakeProviderServer, processes: Cluster
+) -> str:
     """Submit, watch, check everything; a failure lists the problems, then the processes' logs."""
     started = time.monotonic()
     watches = await submit_and_watch(webs, credentials)
@@ -365,9 +375,12 @@ def single_process(tmp_path: Path) -> Iterator[tuple[FakeProviderServer, Cluster
     ours = ("TEOREMA_", "DJANGO_", "DATABASE_URL", "REDIS_URL")
     env = {name: value for name, value in os.environ.items() if not name.startswith(ours)}
     env |= {
-        "TEOREMA_DATA_DIR": str(data), "ALLOWED_HOSTS": "127.0.0.1", API_KEY_ENV: "sk-fake-integration",
-        "TEOREMA_QUESTIONS_PER_HOUR": "1000", "PYTHONUNBUFFERED": "1",
-    }  # fmt: skip
+        "TEOREMA_DATA_DIR": str(data),
+        "ALLOWED_HOSTS": "127.0.0.1",
+        API_KEY_ENV: "sk-fake-integration",
+        "TEOREMA_QUESTIONS_PER_HOUR": "1000",
+        "PYTHONUNBUFFERED": "1",
+    }
     with FakeProviderServer() as server:
         script_unique_words(server)
         processes = Cluster(tmp_path, env)

@@ -23,8 +23,12 @@ def configured() -> dict:
     env = os.environ | {"REDIS_URL": "redis://127.0.0.1:6379/0", "DJANGO_SETTINGS_MODULE": "teorema.settings"}
     shown = subprocess.run(
         [sys.executable, "-c", f"import django; django.setup(); {SHOW_LAYER}"],
-        env=env, capture_output=True, text=True, check=True, cwd=deploy.ROOT,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=deploy.ROOT,
+    )
     return json.loads(shown.stdout.strip().splitlines()[-1])
 
 

@@ -121,9 +121,13 @@ async def watch(viewer: Viewer, question_id: int, session: str, opened=None) -> 
     headers = {"Cookie": f"sessionid={session}"}
     # No keepalive pings: on a loaded machine a late pong would close a healthy loopback socket.
     async with connect(
-        url, origin=f"http://127.0.0.1:{viewer.port}", additional_headers=headers, proxy=None, max_size=None,
+        url,
+        origin=f"http://127.0.0.1:{viewer.port}",
+        additional_headers=headers,
+        proxy=None,
+        max_size=None,
         ping_interval=None,
-    ) as socket:  # fmt: skip
+    ) as socket:
         if opened is not None:
             opened.set()
         try:

@@ -98,12 +98,14 @@ def test_a_long_verdict_full_of_formatting_code_and_emoji() -> None:
 
 MARKDOWN_PIECES = st.sampled_from(
     [
-        "word", "Word.", "sentence! ", "why? ", " ", " ", "\n", "\n\n", "**", "*", "_", "~~", "`", "```\n",
-        "```python\n", "# ", "- ", "1. ", "> ", "[link](https://example.com/x?a=1&b=2)", "<b>", "</i>", "&",
-        "&amp;", "<", ">", '"', "😀", "👨‍👩‍👧", "👍🏽", "🇮🇹", "é", "e\u0301", "\t", "    indented", "---\n",
-        "x" * 50,
+        *["word", "Word.", "sentence! ", "why? ", " ", " ", "\n", "\n\n"],  # prose
+        *["**", "*", "_", "~~", "`", "```\n", "```python\n"],  # inline markup and fences
+        *["# ", "- ", "1. ", "> ", "[link](https://example.com/x?a=1&b=2)"],  # blocks and a link
+        *["<b>", "</i>", "&", "&amp;", "<", ">", '"'],  # what Telegram's HTML must escape
+        *["😀", "👨‍👩‍👧", "👍🏽", "🇮🇹", "é", "e\u0301"],  # one character on screen, several code points
+        *["\t", "    indented", "---\n", "x" * 50],  # layout, and a word longer than a small limit
     ]
-)  # fmt: skip
+)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -48,31 +48,55 @@ def store(panel: Panel, debate: Debate, owner=None, **fields) -> Question:
     if panel.protocol != "vote":
         ledger = {"stances": {label: {"stance": v.stance, "why": ""} for label, v in debate.voices.items()}}
     question = Question.objects.create(
-        owner=owner, panel=panel, text=fields.pop("text", "Read replicas or sharding?"), criticality="medium",
-        status=debate.status, verdict=fields.pop("verdict", "Add read replicas"), roster=roster, ledger=ledger,
-        consensus=debate.consensus, human_decision=debate.human_decision,
-        panel_run={"heterogeneity": "families", "evidence": "strong",
-                   "note": f"the panel spans {len({m.family for m in members})} model families"},
+        owner=owner,
+        panel=panel,
+        text=fields.pop("text", "Read replicas or sharding?"),
+        criticality="medium",
+        status=debate.status,
+        verdict=fields.pop("verdict", "Add read replicas"),
+        roster=roster,
+        ledger=ledger,
+        consensus=debate.consensus,
+        human_decision=debate.human_decision,
+        panel_run={
+            "heterogeneity": "families",
+            "evidence": "strong",
+            "note": f"the panel spans {len({m.family for m in members})} model families",
+        },
         **fields,
-    )  # fmt: skip
+    )
     index = 0
     if debate.grounding:
         grounding = Round.objects.create(question=question, index=0, kind="grounding", title="Verified maths")
-        Contribution.objects.create(round=grounding, seat="sympy", label="SymPy", kind="grounding", status="done",
-                                    text=debate.grounding)  # fmt: skip
+        Contribution.objects.create(
+            round=grounding, seat="sympy", label="SymPy", kind="grounding", status="done", text=debate.grounding
+        )
     kind = "vote" if panel.protocol == "vote" else "answer"
     index += 1
     blind = Round.objects.create(question=question, index=index, kind=kind, title="Round 0")
     for (label, voice), entry in zip(debate.voices.items(), roster, strict=True):
         texts = voice.claims or tuple(f"claim {n}" for n in range(1, len(voice.confidences) + 1))
-        claims = [{"id": f"{label[-1]}{n}", "text": text, "confidence": c}
-                  for n, (text, c) in enumerate(zip(texts, voice.confidences, strict=True), 1)]  # fmt: skip
+        claims = [
+            {"id": f"{label[-1]}{n}", "text": text, "confidence": c}
+            for n, (text, c) in enumerate(zip(texts, voice.confidences, strict=True), 1)
+        ]
         Contribution.objects.create(
-            round=blind, seat=entry["seat"], label=label, panelist_id=entry["panelist_id"], kind=kind, status="done",
-            text=voice.text, decision=voice.decision, confidence=voice.confidences[0] if kind == "vote" else None,
-            flags=list(voice.flags), ledger={"claims": claims} if kind == "answer" else {},
-            latency_ms=voice.latency_ms, cost=voice.cost, tokens_in=1000, tokens_out=200,
-        )  # fmt: skip
+            round=blind,
+            seat=entry["seat"],
+            label=label,
+            panelist_id=entry["panelist_id"],
+            kind=kind,
+            status="done",
+            text=voice.text,
+            decision=voice.decision,
+            confidence=voice.confidences[0] if kind == "vote" else None,
+            flags=list(voice.flags),
+            ledger={"claims": claims} if kind == "answer" else {},
+            latency_ms=voice.latency_ms,
+            cost=voice.cost,
+            tokens_in=1000,
+            tokens_out=200,
+        )
     debating = {label: v for label, v in debate.voices.items() if v.change or v.debate_status != "done"}
     if debating:
         index += 1
@@ -81,10 +105,17 @@ def store(panel: Panel, debate: Debate, owner=None, **fields) -> Question:
         for label, voice in debating.items():
             change = {"change": {"degree": voice.change, "reason": voice.reason}} if voice.change else {}
             Contribution.objects.create(
-                round=later, seat=seats[label]["seat"], label=label, panelist_id=seats[label]["panelist_id"],
-                kind="debate", status=voice.debate_status, error=voice.debate_error, ledger=change,
-                latency_ms=voice.latency_ms, cost=voice.cost,
-            )  # fmt: skip
+                round=later,
+                seat=seats[label]["seat"],
+                label=label,
+                panelist_id=seats[label]["panelist_id"],
+                kind="debate",
+                status=voice.debate_status,
+                error=voice.debate_error,
+                ledger=change,
+                latency_ms=voice.latency_ms,
+                cost=voice.cost,
+            )
     if debate.outcome:
         VerdictOutcome.objects.create(question=question, value=debate.outcome)
     return question

@@ -29,24 +29,59 @@ A, B, C = "Panelist A", "Panelist B", "Panelist C"
 @pytest.fixture
 def history(house, alice):
     rows = [
-        ({A: Voice(confidences=(0.9,), change="partial", reason="the growth numbers", latency_ms=100,
-                   flags=("sycophancy: agreed without a reason", "confidence theatre: no falsification condition")),
-          B: Voice(confidences=(0.7,), latency_ms=100),
-          C: Voice("disagrees", (0.6,), latency_ms=100)}, "wrong"),
-        ({A: Voice(confidences=(0.8,), latency_ms=200),
-          B: Voice(confidences=(0.9,), change="none", flags=("truncated: cut off by the token limit",)),
-          C: Voice(confidences=(0.5,))}, "right"),
-        ({A: Voice(confidences=(0.6, 0.8), latency_ms=300),
-          B: Voice("disagrees", (0.8,)),
-          C: Voice(confidences=(0.9,), change="total")}, "right"),
-        ({A: Voice(confidences=(0.9,), latency_ms=400),
-          B: Voice(confidences=(0.6,), debate_status="failed", debate_error="Fake house had a server error (500)"),
-          C: Voice("disagrees", (0.7,))}, ""),
-        ({A: Voice("partly", (0.6,), latency_ms=500),
-          B: Voice(confidences=(0.8,)),
-          C: Voice(confidences=(0.8,), debate_status="gated",
-                   debate_error="gated out after 2 tries: a refusal, not an answer (“No.”)")}, "partly"),
-    ]  # fmt: skip
+        (
+            {
+                A: Voice(
+                    confidences=(0.9,),
+                    change="partial",
+                    reason="the growth numbers",
+                    latency_ms=100,
+                    flags=("sycophancy: agreed without a reason", "confidence theatre: no falsification condition"),
+                ),
+                B: Voice(confidences=(0.7,), latency_ms=100),
+                C: Voice("disagrees", (0.6,), latency_ms=100),
+            },
+            "wrong",
+        ),
+        (
+            {
+                A: Voice(confidences=(0.8,), latency_ms=200),
+                B: Voice(confidences=(0.9,), change="none", flags=("truncated: cut off by the token limit",)),
+                C: Voice(confidences=(0.5,)),
+            },
+            "right",
+        ),
+        (
+            {
+                A: Voice(confidences=(0.6, 0.8), latency_ms=300),
+                B: Voice("disagrees", (0.8,)),
+                C: Voice(confidences=(0.9,), change="total"),
+            },
+            "right",
+        ),
+        (
+            {
+                A: Voice(confidences=(0.9,), latency_ms=400),
+                B: Voice(
+                    confidences=(0.6,), debate_status="failed", debate_error="Fake house had a server error (500)"
+                ),
+                C: Voice("disagrees", (0.7,)),
+            },
+            "",
+        ),
+        (
+            {
+                A: Voice("partly", (0.6,), latency_ms=500),
+                B: Voice(confidences=(0.8,)),
+                C: Voice(
+                    confidences=(0.8,),
+                    debate_status="gated",
+                    debate_error="gated out after 2 tries: a refusal, not an answer (“No.”)",
+                ),
+            },
+            "partly",
+        ),
+    ]
     for voices, outcome in rows:
         store(house, Debate(voices, outcome=outcome), owner=alice)
     return {r.name: r for r in figures.build(alice).records}
@@ -74,8 +109,10 @@ def test_brier_scores_per_voice_and_pooled(history):
     alpha = [(0.9, 0), (0.8, 1), (0.7, 1), (0.6, 0.5)]  # sided on Q1 (wrong), Q2 and Q3 (right), Q5 (partly)
     beta = [(0.7, 0), (0.9, 1), (0.8, 0), (0.8, 0.5)]  # dissented from Q3's right verdict: 0
     gamma = [(0.6, 1), (0.5, 1), (0.9, 1), (0.8, 0.5)]  # dissented from Q1's wrong verdict: 1
-    brier = {name: sum((p - y) ** 2 for p, y in points) / 4 for name, points in
-             (("Alpha house", alpha), ("Beta house", beta), ("Gamma house", gamma))}  # fmt: skip
+    brier = {
+        name: sum((p - y) ** 2 for p, y in points) / 4
+        for name, points in (("Alpha house", alpha), ("Beta house", beta), ("Gamma house", gamma))
+    }
     assert brier == pytest.approx({"Alpha house": 0.95 / 4, "Beta house": 1.23 / 4, "Gamma house": 0.51 / 4})
     for name, expected in brier.items():
         assert (history[name].brier, history[name].calibration_n) == (pytest.approx(expected), 4)

@@ -119,8 +119,11 @@ def test_a_script_judges_a_verdict_with_its_token(client, alice, done):
     assert response.status_code == 200
     body = response.json()
     assert {k: body[k] for k in ("question", "outcome", "note", "marked_by")} == {
-        "question": done.pk, "outcome": "wrong", "note": "It failed in production.", "marked_by": "alice",
-    }  # fmt: skip
+        "question": done.pk,
+        "outcome": "wrong",
+        "note": "It failed in production.",
+        "marked_by": "alice",
+    }
     assert VerdictOutcome.objects.get().value == "wrong"
 
 
@@ -146,18 +149,15 @@ def test_the_api_refuses_a_bad_body_with_the_field_and_the_words(client, alice, 
 def test_the_api_refuses_what_is_not_yours_not_finished_or_not_json(client, alice, bob, done, house):
     assert api_post(client, done, {"outcome": "right"}).status_code == 401
     response = api_post(client, done, {"outcome": "right"}, **bearer(bob))
-    assert (response.status_code, response.json()["error"]) == (
-        403, "Only the asker of this question, or staff, may judge its verdict.",
-    )  # fmt: skip
+    refused = (response.status_code, response.json()["error"])
+    assert refused == (403, "Only the asker of this question, or staff, may judge its verdict.")
     private = store(house, Debate({"Panelist A": Voice()}), owner=alice)
-    assert api_post(client, private, {"outcome": "right"}, **bearer(bob)).json() == {
-        "error": "No such question.", "fields": {},
-    }  # fmt: skip
+    hidden = api_post(client, private, {"outcome": "right"}, **bearer(bob))
+    assert hidden.json() == {"error": "No such question.", "fields": {}}
     running = store(house, Debate({"Panelist A": Voice()}, status="running"), owner=alice, verdict="")
     response = api_post(client, running, {"outcome": "right"}, **bearer(alice))
-    assert (response.status_code, response.json()["error"]) == (
-        409, "The debate has not finished yet: judge its verdict once it is in.",
-    )  # fmt: skip
+    refused = (response.status_code, response.json()["error"])
+    assert refused == (409, "The debate has not finished yet: judge its verdict once it is in.")
     assert api_post(client, done, "[1, 2]", **bearer(alice)).json()["error"] == "The body must be a JSON object."
     assert client.get(f"/api/questions/{done.pk}/outcome", **bearer(alice)).status_code == 405
     assert not VerdictOutcome.objects.exists()

@@ -13,8 +13,11 @@ A, B, C = "Panelist A", "Panelist B", "Panelist C"
 
 def debates(panel, owner, count: int, **fields) -> None:
     for i in range(count):
-        voices = {A: Voice(confidences=(0.9,)), B: Voice(confidences=(0.6,)),
-                  C: Voice("disagrees" if i % 3 else "agrees", (0.7,), change="partial" if i % 2 else "")}  # fmt: skip
+        voices = {
+            A: Voice(confidences=(0.9,)),
+            B: Voice(confidences=(0.6,)),
+            C: Voice("disagrees" if i % 3 else "agrees", (0.7,), change="partial" if i % 2 else ""),
+        }
         store(panel, Debate(voices, outcome=("right", "wrong", "", "partly")[i % 4]), owner=owner, **fields)
 
 
@@ -52,9 +55,20 @@ def test_the_json_has_every_figure(client, alice, house):
     assert body["with_outcome"] == 5
     gamma = next(p for p in body["panelists"] if p["name"] == "Gamma house")
     assert set(gamma) >= {
-        "sided_with_verdict", "lone_dissent", "position_changes", "flags", "failures", "calibration",
-        "contradicted_by_facts", "calls", "tokens_in", "tokens_out", "cost", "cost_per_question", "latency_ms",
-    }  # fmt: skip
+        "sided_with_verdict",
+        "lone_dissent",
+        "position_changes",
+        "flags",
+        "failures",
+        "calibration",
+        "contradicted_by_facts",
+        "calls",
+        "tokens_in",
+        "tokens_out",
+        "cost",
+        "cost_per_question",
+        "latency_ms",
+    }
     assert gamma["sided_with_verdict"] == {"sided": 2, "of": 6, "rate": 2 / 6, "with_reservations": 0}
     assert {"a", "b", "agreement", "kappa", "questions"} <= set(body["agreement"][0])
     (panel,) = body["panels"]

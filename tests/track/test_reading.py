@@ -26,10 +26,9 @@ def sides(question: Question) -> dict[str, int | None]:
 def test_a_vote_sides_by_the_group_decided_by_the_threshold_or_the_tie_breaker(ballot, alice):
     agreed = {"reached": True, "decision": "Yes", "groups": groups(Yes="AB", No="C")}
     reached = store(ballot, Debate(ballots(A="Yes", B="Yes", C="No"), consensus=agreed))
-    broken = store(ballot, Debate(ballots(A="Yes", B="No", C="Maybe"), consensus={
-        "reached": False, "decision": None, "groups": groups(Yes="A", No="B", Maybe="C"),
-        "tie_breaker": {"decision": "maybe", "confidence": 0.6, "reasoning": "…"},
-    }))  # fmt: skip
+    tie_break = {"decision": "maybe", "confidence": 0.6, "reasoning": "…"}
+    tied = {"reached": False, "decision": None, "groups": groups(Yes="A", No="B", Maybe="C"), "tie_breaker": tie_break}
+    broken = store(ballot, Debate(ballots(A="Yes", B="No", C="Maybe"), consensus=tied))
     reading.read_pending()
     assert sides(reached) == {"Alpha ballot": 1, "Beta ballot": 1, "Gamma ballot": 0}
     assert sides(broken) == {"Alpha ballot": 0, "Beta ballot": 0, "Gamma ballot": 1}  # case aside: "maybe"
@@ -38,8 +37,11 @@ def test_a_vote_sides_by_the_group_decided_by_the_threshold_or_the_tie_breaker(b
 
 def test_a_persons_decision_on_a_vote_that_needed_review_is_its_outcome_and_is_read_when_made(ballot, staff):
     split = {"reached": False, "decision": None, "groups": groups(No="BC", Yes="A"), "escalation": "human_review"}
-    question = store(ballot, Debate(ballots(A="Yes", B="No", C="No"), status="needs_review", consensus=split),
-                     verdict="No consensus: a person decides.")  # fmt: skip
+    question = store(
+        ballot,
+        Debate(ballots(A="Yes", B="No", C="No"), status="needs_review", consensus=split),
+        verdict="No consensus: a person decides.",
+    )
     before = {r.name: r for r in figures.build(staff).records}
     assert before["Alpha ballot"].known == 0  # no option decided: no side yet
     Question.objects.filter(pk=question.pk).update(human_decision="No", status=Status.DONE)  # the admin's action
@@ -54,8 +56,10 @@ def test_a_persons_decision_on_a_vote_that_needed_review_is_its_outcome_and_is_r
 
 
 def test_facts_are_read_back_from_the_grounding_brief():
-    brief = Grounding(facts=(Fact("arithmetic", "17*23", "391"), Fact("isprime", "isprime(91)", "False")),
-                      notes=("could not compute `x^x^x`",)).as_brief()  # fmt: skip
+    brief = Grounding(
+        facts=(Fact("arithmetic", "17*23", "391"), Fact("isprime", "isprime(91)", "False")),
+        notes=("could not compute `x^x^x`",),
+    ).as_brief()
     assert reading.facts_of(brief) == (Fact("arithmetic", "17*23", "391"), Fact("isprime", "isprime(91)", "False"))
 
 
@@ -79,6 +83,5 @@ def test_a_claim_a_verified_fact_contradicts_counts_against_the_claim_and_its_vo
     assert (found["Alpha house"].calibration_n, found["Alpha house"].brier) == (1, pytest.approx(0.9**2))
     assert (found["Gamma house"].calibration_n, found["Gamma house"].brier) == (1, pytest.approx(0.95**2))
     calibration = figures.build(alice).calibration
-    assert (calibration.n, calibration.contradicted_claims, calibration.brier) == (
-        2, 2, pytest.approx((0.9**2 + 0.95**2) / 2)
-    )  # fmt: skip
+    pooled = pytest.approx((0.9**2 + 0.95**2) / 2)
+    assert (calibration.n, calibration.contradicted_claims, calibration.brier) == (2, 2, pooled)

@@ -32,23 +32,25 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "dataset", nargs="?", default="",
+            "dataset",
+            nargs="?",
+            default="",
             help="a .jsonl or .csv file of question + answer (+ options, id), or arithmetic:N[:SEED] "
             "(Du et al.'s a+b*c+d-e*f task, generated)",
-        )  # fmt: skip
+        )
         parser.add_argument("--panel", help="panel slug (default: the default panel)")
         parser.add_argument("--limit", type=int, help="only the first N items")
         parser.add_argument("--concurrency", type=int, default=1, help="items run at once (default 1)")
         parser.add_argument("--user", help="username that owns the evaluation and its questions (default: staff-only)")
         parser.add_argument("--resume", type=int, metavar="ID", help="continue evaluation ID where it stopped")
         parser.add_argument(
-            "--grounding", action="store_true",
+            "--grounding",
+            action="store_true",
             help="let SymPy compute each item's maths for the panel first (off: it would hand the panel the answer)",
-        )  # fmt: skip
+        )
         parser.add_argument(
-            "--export", nargs=2, metavar=("FORMAT", "PATH"),
-            help="then write the results as csv or json to PATH",
-        )  # fmt: skip
+            "--export", nargs=2, metavar=("FORMAT", "PATH"), help="then write the results as csv or json to PATH"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["export"] and options["export"][0] not in export.FORMATS:
@@ -87,9 +89,11 @@ class Command(BaseCommand):
                 raise CommandError(f"There is no user “{options['user']}”.")
         runnable(panel)
         settings = {
-            "source": options["dataset"], "limit": options["limit"], "concurrency": options["concurrency"],
+            "source": options["dataset"],
+            "limit": options["limit"],
+            "concurrency": options["concurrency"],
             "grounding": options["grounding"],
-        }  # fmt: skip
+        }
         evaluation, resumed = start(dataset, panel, owner, settings)
         self.head(evaluation, resumed)
         return evaluation
@@ -116,9 +120,8 @@ class Command(BaseCommand):
         total = evaluation.items.count()
         done = evaluation.items.filter(finished_at__isnull=False).count()
         state = f" · resuming: {done} of {total} done" if resumed else ""
-        self.stdout.write(self.style.MIGRATE_HEADING(
-            f"Evaluation {evaluation.pk} · {evaluation.dataset} · panel {evaluation.panel.name} · {total} items{state}"
-        ))  # fmt: skip
+        heading = f"Evaluation {evaluation.pk} · {evaluation.dataset} · panel {evaluation.panel.name} · {total} items"
+        self.stdout.write(self.style.MIGRATE_HEADING(heading + state))
 
     def run(self, evaluation: Evaluation, concurrency: int) -> None:
         progress = Progress(self, evaluation.items.count())
@@ -137,8 +140,8 @@ class Command(BaseCommand):
 
     def report(self, evaluation: Evaluation, totals: Totals) -> None:
         """Du et al.'s table, then what it cost."""
-        self.stdout.write("\n" + self.style.MIGRATE_HEADING(f"== {evaluation.get_status_display()}: "
-                                                          f"{totals.done} of {totals.planned} items =="))  # fmt: skip
+        heading = f"== {evaluation.get_status_display()}: {totals.done} of {totals.planned} items =="
+        self.stdout.write("\n" + self.style.MIGRATE_HEADING(heading))
         rows = totals.rows()
         width = max(len(_name(row)) for row in rows)
         self.stdout.write(f"{'':{width}}  {'correct':>9}  {'accuracy':>8}  95% interval")
@@ -149,10 +152,11 @@ class Command(BaseCommand):
         if totals.ties:
             self.stdout.write(f"Majority vote: {totals.ties} tie(s), counted wrong.")
         if totals.grounded:
-            self.stdout.write(self.style.WARNING(
+            grounded = (
                 f"SymPy computed the maths of {totals.grounded} of {totals.done} items and gave it to the panel "
                 "before it answered: those figures say whether the panel used it, not whether it can compute."
-            ))  # fmt: skip
+            )
+            self.stdout.write(self.style.WARNING(grounded))
         if totals.failed:
             self.stdout.write(self.style.WARNING(f"{totals.failed} question(s) did not finish done: see the page."))
         self.stdout.write(

@@ -18,9 +18,10 @@ class Command(BaseCommand):
         importing = actions.add_parser("import", help="Upsert the roster in FILE; all or nothing.")
         importing.add_argument("file", type=Path)
         importing.add_argument(
-            "--yes", action="store_true",
+            "--yes",
+            action="store_true",
             help="accept changes that are otherwise asked first (another default panel, a stored key set aside)",
-        )  # fmt: skip
+        )
         exporting = actions.add_parser("export", help="Write the roster to FILE (default: stdout).")
         exporting.add_argument("file", type=Path, nargs="?")
 
