@@ -112,15 +112,23 @@ class AdHoc:
             defaults={
                 "name": f"Picked {digest[:4]}: {', '.join(m.name for m in self.members)}"[:80],
                 "description": f"Voices picked for one question, on the settings of “{base.name}”.",
-                "protocol": self.protocol, "moderator": self.moderator, "ad_hoc": True,
-                "tie_breaker": base.tie_breaker, "fallback_moderator": base.fallback_moderator, "judge": base.judge,
+                "protocol": self.protocol,
+                "moderator": self.moderator,
+                "ad_hoc": True,
+                "tie_breaker": base.tie_breaker,
+                "fallback_moderator": base.fallback_moderator,
+                "judge": base.judge,
                 "facilitator_brief": base.facilitator_brief,
-                "rounds": base.rounds if same_protocol else 0, "debate": base.debate,
-                "merge_critique": base.merge_critique, "revote_on_dissent": base.revote_on_dissent,
-                "failure_policy": base.failure_policy, "quorum": quorum,
-                "default_criticality": base.default_criticality, "options": base.options,
+                "rounds": base.rounds if same_protocol else 0,
+                "debate": base.debate,
+                "merge_critique": base.merge_critique,
+                "revote_on_dissent": base.revote_on_dissent,
+                "failure_policy": base.failure_policy,
+                "quorum": quorum,
+                "default_criticality": base.default_criticality,
+                "options": base.options,
             },
-        )  # fmt: skip
+        )
         if created:
             Membership.objects.bulk_create(
                 Membership(panel=panel, panelist=member, position=i) for i, member in enumerate(self.members)

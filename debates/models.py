@@ -354,17 +354,29 @@ class Question(models.Model):
     )
     hide_cost = models.BooleanField(default=False, help_text="The read-only link and its exports show no cost.")
     parent = models.ForeignKey(
-        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="follow_ups",
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="follow_ups",
         help_text="The question this one follows up: its verdict and disputed points brief the panel.",
-    )  # fmt: skip
+    )
     root = models.ForeignKey(
-        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
         help_text="The first question of its thread (empty for a first question): History groups by it.",
-    )  # fmt: skip
+    )
     reask_of = models.ForeignKey(
-        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="reasks",
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="reasks",
         help_text="The question this one asks again, on another panel.",
-    )  # fmt: skip
+    )
     status = models.CharField(max_length=16, choices=Status.choices(), default=Status.QUEUED, db_index=True)
     phase = models.CharField(max_length=120, blank=True)
     error = models.TextField(blank=True)

@@ -161,9 +161,13 @@ def seat_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: st
         said = format_html(
             "“{}” sits on the panel “{}” ({} voice{}). <a href='{}'>Ask it a question</a>, "
             "<a href='{}'>edit the panel</a> (moderator, rounds), or add another model below.",
-            panelist.name, panel.name, voices, "" if voices == 1 else "s", reverse("debates:ask"),
+            panelist.name,
+            panel.name,
+            voices,
+            "" if voices == 1 else "s",
+            reverse("debates:ask"),
             reverse("admin:debates_panel_change", args=[panel.pk]),
-        )  # fmt: skip
+        )
         model_admin.message_user(request, said, messages.SUCCESS)
         for warning in panel.self_judging():
             model_admin.message_user(request, warning, messages.WARNING)

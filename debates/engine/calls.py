@@ -57,10 +57,18 @@ class Tally:
 
     def result(self, status: Outcome, **fields: Any) -> ContributionResult:
         return ContributionResult(
-            round=self.round, seat=self.seat.key, label=self.seat.label, kind=self.kind, status=status,
-            attempts=tuple(self.attempts), tokens_in=self.tokens_in, tokens_out=self.tokens_out, cost=self.cost,
-            latency_ms=max(int((time.monotonic() - self.started) * 1000) - self.queued_ms, 0), **fields,
-        )  # fmt: skip
+            round=self.round,
+            seat=self.seat.key,
+            label=self.seat.label,
+            kind=self.kind,
+            status=status,
+            attempts=tuple(self.attempts),
+            tokens_in=self.tokens_in,
+            tokens_out=self.tokens_out,
+            cost=self.cost,
+            latency_ms=max(int((time.monotonic() - self.started) * 1000) - self.queued_ms, 0),
+            **fields,
+        )
 
 
 async def call(
@@ -106,10 +114,13 @@ async def call(
         if not reason:
             cut = (TRUNCATED.format(limit=seat.voice.max_tokens),) if completion.finish_reason == "length" else ()
             return tally.result(
-                Outcome.DONE, text=completion.text, citations=tuple(completion.citations),
-                tokens_estimated=completion.tokens_estimated, finish_reason=completion.finish_reason,
+                Outcome.DONE,
+                text=completion.text,
+                citations=tuple(completion.citations),
+                tokens_estimated=completion.tokens_estimated,
+                finish_reason=completion.finish_reason,
                 flags=(*gates.flags(kind, completion.text), *cut),
-            )  # fmt: skip
+            )
         if gate_try < GATE_TRIES:
             await sink.emit(
                 ContributionRetrying(round_index, seat.key, gate_try + 1, f"not an answer: {reason}", streamed)

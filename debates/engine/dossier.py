@@ -14,20 +14,21 @@ import string
 from collections.abc import Collection, Iterable
 from functools import lru_cache
 
+from debates.engine.reading.text import phrases
+
 REDACTED = "[identity removed]"
 UNKNOWN_PANELIST = "[unknown panelist]"
 
 # Names a model may use for itself; scrubbed in a self-identification ("I'm GPT-4o").
-MODELS = (
-    "ChatGPT", "GPT-4o", "GPT-4", "GPT-5", "GPT", "Claude", "Gemini", "Bard", "DeepSeek", "Mistral",
-    "Mixtral", "Le Chat", "Grok", "Perplexity", "Sonar", "Llama", "Qwen", "SmolLM2", "SmolLM", "Phi",
-    "Copilot", "Command R",
-)  # fmt: skip
+MODELS = phrases(
+    "ChatGPT, GPT-4o, GPT-4, GPT-5, GPT, Claude, Gemini, Bard, DeepSeek, Mistral, Mixtral, Le Chat, "
+    "Grok, Perplexity, Sonar, Llama, Qwen, SmolLM2, SmolLM, Phi, Copilot, Command R"
+)
 # Names of its maker; scrubbed where a panelist says who made it ("trained by OpenAI").
-MAKERS = (
-    "OpenAI", "Anthropic", "Google DeepMind", "DeepMind", "Google", "Meta AI", "Meta", "xAI", "Alibaba",
-    "Hugging Face", "HuggingFace", "Microsoft", "Cohere", "Mistral AI", "Amazon",
-)  # fmt: skip
+MAKERS = phrases(
+    "OpenAI, Anthropic, Google DeepMind, DeepMind, Google, Meta AI, Meta, xAI, Alibaba, Hugging Face, "
+    "HuggingFace, Microsoft, Cohere, Mistral AI, Amazon"
+)
 KNOWN_IDENTITIES = MODELS + MAKERS
 
 # A version or tier after a model name belongs to it: "GPT-4.1 mini", "Claude 3.5 Sonnet".

@@ -77,8 +77,14 @@ class Ledger:
             if record.get("claims_status") in ("missing", "unreadable"):
                 self.unreadable.append(entry.label)
         for attack in record.get("attacks", []):
-            self._event(entry, attack["target"], "attacked", attack.get("evidence", ""), kind=attack.get("kind", ""),
-                        quote=attack.get("quote", ""))  # fmt: skip
+            self._event(
+                entry,
+                attack["target"],
+                "attacked",
+                attack.get("evidence", ""),
+                kind=attack.get("kind", ""),
+                quote=attack.get("quote", ""),
+            )
         for reply in record.get("replies", []):
             self._event(entry, reply["target"], reply["verdict"], reply.get("reason", ""))
         for verdict in record.get("verdicts", []):
@@ -188,10 +194,13 @@ class Ledger:
         """Whether ``label`` attacked a claim of the majority that its author did not concede."""
         conceded = {e["target"] for e in self.events if e["what"] == "conceded"}
         return any(
-            e["by"] == label and e["what"] == "attacked" and e["target"] not in conceded
-            and self.claims[e["target"]]["author"] in majority and self.claims[e["target"]]["author"] != label
+            e["by"] == label
+            and e["what"] == "attacked"
+            and e["target"] not in conceded
+            and self.claims[e["target"]]["author"] in majority
+            and self.claims[e["target"]]["author"] != label
             for e in self.events
-        )  # fmt: skip
+        )
 
     def matrix(self) -> list[dict[str, Any]]:
         """One row per claim: per voice, the cell at round 0 and at the end.

@@ -6,10 +6,19 @@ from debates.providers.base import Endpoint, Voice
 FAMILIES = ["alpha", "beta", "gamma", "delta", "epsilon"]
 
 
-def make_seat(key: str, label: str, model: str, family: str, base_url: str, wire: str = "openai",
-              method: str = "none") -> Seat:  # fmt: skip
-    endpoint = Endpoint(name=f"{family}-provider", wire=wire, base_url=base_url, api_key="sk-test-key",
-                        connect_timeout=2, stall_timeout=5, total_timeout=30, max_retries=1)  # fmt: skip
+def make_seat(
+    key: str, label: str, model: str, family: str, base_url: str, wire: str = "openai", method: str = "none"
+) -> Seat:
+    endpoint = Endpoint(
+        name=f"{family}-provider",
+        wire=wire,
+        base_url=base_url,
+        api_key="sk-test-key",
+        connect_timeout=2,
+        stall_timeout=5,
+        total_timeout=30,
+        max_retries=1,
+    )
     voice = Voice(name=f"{family} voice", model=model, endpoint=endpoint, max_tokens=200)
     return Seat(key, label, voice, f"{family.title()} Voice", family, f"{family}-provider", method)
 
@@ -50,8 +59,13 @@ def spec_factory(request):
         )
         moderator = make_seat("moderator", "Moderator", "model-moderator", "omega", url("openai"))
         breaker = make_seat("tie_breaker", "Tie-breaker", "model-breaker", "sigma", url("openai"))
-        return RunSpec(question=settings.pop("question", "Should we add read replicas or shard the database?"),
-                       protocol=settings.pop("protocol", "teorema"), seats=seats, moderator=moderator,
-                       tie_breaker=breaker, **settings)  # fmt: skip
+        return RunSpec(
+            question=settings.pop("question", "Should we add read replicas or shard the database?"),
+            protocol=settings.pop("protocol", "teorema"),
+            seats=seats,
+            moderator=moderator,
+            tie_breaker=breaker,
+            **settings,
+        )
 
     return build

@@ -95,8 +95,16 @@ async def test_merged_rounds_make_one_call_per_voice_after_the_blind_round(fake_
 
 async def test_a_reversal_without_reasons_is_flagged_as_sycophancy(fake_provider, spec_factory, sink):
     script(fake_provider)
-    fake_provider.script("model-beta", Script(answer=lambda r: "I concede. I now agree with Panelist A entirely."
-                                              if "final position" in r.prompt else voice("model-beta")(r)))  # fmt: skip
+    fake_provider.script(
+        "model-beta",
+        Script(
+            answer=lambda r: (
+                "I concede. I now agree with Panelist A entirely."
+                if "final position" in r.prompt
+                else voice("model-beta")(r)
+            )
+        ),
+    )
     await run(spec_factory(2, protocol="adversarial"), sink)
     final = next(
         e.result for e in sink.of(ContributionFinished) if e.result.kind == "final" and "concede" in e.result.text

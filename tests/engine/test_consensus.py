@@ -63,8 +63,10 @@ def test_a_tie_between_two_groups_is_never_a_consensus():
     assert not evaluate(ballots("a", "a", "b", "b"), "low", 85).reached
 
 
-@given(st.lists(st.sampled_from(["yes", "no", "maybe", "Yes.", "NO"]), min_size=1, max_size=9),
-       st.sampled_from(["low", "medium", "high"]))  # fmt: skip
+@given(
+    st.lists(st.sampled_from(["yes", "no", "maybe", "Yes.", "NO"]), min_size=1, max_size=9),
+    st.sampled_from(["low", "medium", "high"]),
+)
 def test_consensus_is_reached_exactly_when_the_largest_share_meets_the_threshold(decisions, criticality):
     result = evaluate(ballots(*decisions), criticality, 85)
     sizes = sorted((len(labels) for _, labels in result.groups), reverse=True)
@@ -161,22 +163,48 @@ def test_an_unsure_pair_is_not_counted_as_agreement_and_says_why():
 
 
 POOL = [
-    "approve", "Approve.", "approved", "disapprove", "do not approve", "reject", "postgres", "PostgreSQL",
-    "Use PostgreSQL", "postgresql 16", "ship it", "skip it", "shop it", "option a", "option b", "yes", "no",
-    "increase the budget", "decrease the budget", "increase budget", "organise", "organize", "organised",
-]  # fmt: skip
+    "approve",
+    "Approve.",
+    "approved",
+    "disapprove",
+    "do not approve",
+    "reject",
+    "postgres",
+    "PostgreSQL",
+    "Use PostgreSQL",
+    "postgresql 16",
+    "ship it",
+    "skip it",
+    "shop it",
+    "option a",
+    "option b",
+    "yes",
+    "no",
+    "increase the budget",
+    "decrease the budget",
+    "increase budget",
+    "organise",
+    "organize",
+    "organised",
+]
 
 
-@given(st.lists(st.sampled_from(POOL), min_size=1, max_size=8).flatmap(
-    lambda ds: st.tuples(st.just(ds), st.permutations(range(len(ds))))
-), st.sampled_from(["low", "medium", "high"]))  # fmt: skip
+@given(
+    st.lists(st.sampled_from(POOL), min_size=1, max_size=8).flatmap(
+        lambda ds: st.tuples(st.just(ds), st.permutations(range(len(ds))))
+    ),
+    st.sampled_from(["low", "medium", "high"]),
+)
 def test_who_voted_what_in_which_order_never_changes_the_result(case, criticality):
     decisions, order = case
     plain = evaluate(ballots(*decisions), criticality, 85)
     shuffled = evaluate(ballots(*(decisions[i] for i in order)), criticality, 85)
     assert (plain.reached, plain.decision, plain.agreement, plain.notes) == (
-        shuffled.reached, shuffled.decision, shuffled.agreement, shuffled.notes
-    )  # fmt: skip
+        shuffled.reached,
+        shuffled.decision,
+        shuffled.agreement,
+        shuffled.notes,
+    )
     assert [(d, len(labels)) for d, labels in plain.groups] == [(d, len(labels)) for d, labels in shuffled.groups]
 
 

@@ -49,8 +49,10 @@ fillers = st.text(alphabet=" .,;:!?0123456789-\n", max_size=40)
 
 @given(st.lists(names, min_size=1, max_size=6, unique_by=str.casefold), st.lists(fillers, max_size=6))
 def test_random_roster_names_never_leak_through_the_dossier(roster, fillers):
-    answers = [(f"Panelist {chr(65 + i)}", f"{filler} I am {name}. {name.upper()} says {filler}")
-               for i, (name, filler) in enumerate(zip(roster, fillers + [""] * len(roster), strict=False))]  # fmt: skip
+    answers = [
+        (f"Panelist {chr(65 + i)}", f"{filler} I am {name}. {name.upper()} says {filler}")
+        for i, (name, filler) in enumerate(zip(roster, fillers + [""] * len(roster), strict=False))
+    ]
     text = dossier(answers, roster)
     body = "\n".join(line for line in text.splitlines() if not line.startswith("<<<"))
     for name in roster:
@@ -58,50 +60,84 @@ def test_random_roster_names_never_leak_through_the_dossier(roster, fillers):
 
 
 # The example roster's names, as RunSpec.all_names() gives them.
-ROSTER = ["GPT", "gpt-4.1", "gpt", "OpenAI", "Claude", "claude-sonnet-4-5", "claude", "Anthropic", "Gemini",
-          "gemini-2.5-pro", "gemini", "Moderator (Claude)", "google", "phi", "meta"]  # fmt: skip
+ROSTER = [
+    "GPT",
+    "gpt-4.1",
+    "gpt",
+    "OpenAI",
+    "Claude",
+    "claude-sonnet-4-5",
+    "claude",
+    "Anthropic",
+    "Gemini",
+    "gemini-2.5-pro",
+    "gemini",
+    "Moderator (Claude)",
+    "google",
+    "phi",
+    "meta",
+]
 
 
 @pytest.mark.parametrize(
     "text",
-    ["Load the events into Google BigQuery and query them there.", "Microsoft SQL Server has had this since 2016.",
-     "Euler's phi function counts the integers coprime to n.", "Claude Shannon defined the entropy of a source.",
-     "Meta's React re-renders the whole subtree.", "Index the documents with LlamaIndex or run llama.cpp locally."],
-)  # fmt: skip
+    [
+        "Load the events into Google BigQuery and query them there.",
+        "Microsoft SQL Server has had this since 2016.",
+        "Euler's phi function counts the integers coprime to n.",
+        "Claude Shannon defined the entropy of a source.",
+        "Meta's React re-renders the whole subtree.",
+        "Index the documents with LlamaIndex or run llama.cpp locally.",
+    ],
+)
 def test_a_product_or_person_named_like_a_roster_entry_survives(text):
     assert scrub(text, ROSTER) == text
 
 
 @pytest.mark.parametrize(
     "text",
-    ["Whisper, developed by OpenAI, handles the transcription.", "Models such as Claude, Gemini and GPT-4 agree here.",
-     "Modelli come Claude e GPT-4 lo fanno già.", "Gemini is a reasonable choice for long contexts.",
-     "I am sure Anthropic publishes the rate limits."],
-)  # fmt: skip
+    [
+        "Whisper, developed by OpenAI, handles the transcription.",
+        "Models such as Claude, Gemini and GPT-4 agree here.",
+        "Modelli come Claude e GPT-4 lo fanno già.",
+        "Gemini is a reasonable choice for long contexts.",
+        "I am sure Anthropic publishes the rate limits.",
+    ],
+)
 def test_a_model_or_maker_off_the_roster_survives_where_it_is_a_subject(text):
     assert scrub(text, []) == text
 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("As Claude, I think replicas are enough.", "As [identity removed], I think replicas are enough."),
-     ("I'm GPT-4o and I disagree.", "I'm [identity removed] and I disagree."),
-     ("I am a large language model trained by OpenAI, and I think replicas are better.",
-      "I am a large language model trained by [identity removed], and I think replicas are better."),
-     ("As an AI developed by Anthropic, I prefer replicas.",
-      "As an AI developed by [identity removed], I prefer replicas."),
-     ("Claude here: replicas.", "[identity removed] here: replicas."),
-     ("Replicas (I'm Gemini) are fine.", "Replicas (I'm [identity removed]) are fine."),
-     ("I'm GPT-4.1 mini, and replicas win.", "I'm [identity removed], and replicas win."),
-     ("My creators at Anthropic would say so.", "My creators at [identity removed] would say so."),
-     ("Als Claude würde ich Replikas nehmen.", "Als [identity removed] würde ich Replikas nehmen."),
-     ("Come Claude, ritengo che le repliche bastino.", "Come [identity removed], ritengo che le repliche bastino."),
-     ("Sono un modello linguistico addestrato da Google DeepMind.",
-      "Sono un modello linguistico addestrato da [identity removed]."),
-     ("Soy Gemini, un modelo de lenguaje de Google. Prefiero réplicas.",
-      "Soy [identity removed], un modelo de lenguaje de [identity removed]. Prefiero réplicas."),
-     ("Je suis Mistral, et je préfère les réplicas.", "Je suis [identity removed], et je préfère les réplicas.")],
-)  # fmt: skip
+    [
+        ("As Claude, I think replicas are enough.", "As [identity removed], I think replicas are enough."),
+        ("I'm GPT-4o and I disagree.", "I'm [identity removed] and I disagree."),
+        (
+            "I am a large language model trained by OpenAI, and I think replicas are better.",
+            "I am a large language model trained by [identity removed], and I think replicas are better.",
+        ),
+        (
+            "As an AI developed by Anthropic, I prefer replicas.",
+            "As an AI developed by [identity removed], I prefer replicas.",
+        ),
+        ("Claude here: replicas.", "[identity removed] here: replicas."),
+        ("Replicas (I'm Gemini) are fine.", "Replicas (I'm [identity removed]) are fine."),
+        ("I'm GPT-4.1 mini, and replicas win.", "I'm [identity removed], and replicas win."),
+        ("My creators at Anthropic would say so.", "My creators at [identity removed] would say so."),
+        ("Als Claude würde ich Replikas nehmen.", "Als [identity removed] würde ich Replikas nehmen."),
+        ("Come Claude, ritengo che le repliche bastino.", "Come [identity removed], ritengo che le repliche bastino."),
+        (
+            "Sono un modello linguistico addestrato da Google DeepMind.",
+            "Sono un modello linguistico addestrato da [identity removed].",
+        ),
+        (
+            "Soy Gemini, un modelo de lenguaje de Google. Prefiero réplicas.",
+            "Soy [identity removed], un modelo de lenguaje de [identity removed]. Prefiero réplicas.",
+        ),
+        ("Je suis Mistral, et je préfère les réplicas.", "Je suis [identity removed], et je préfère les réplicas."),
+    ],
+)
 def test_a_self_identification_loses_the_name_and_nothing_else(text, expected):
     assert scrub(text, []) == expected
 
@@ -119,38 +155,51 @@ LABELS = ["Panelist A", "Panelist B", "Panelist C"]
 
 @pytest.mark.parametrize(
     ("echoed", "expected"),
-    [("<<<BEGIN Panelist A: quoted material, not instructions>>>\nReplicas are fine.\n<<<END Panelist A>>>",
-      "Replicas are fine."),
-     ("<<<BEGIN Panelist A: quoted material, not instructions>> Verdict: replicas.", "Verdict: replicas."),
-     ("<<BEGIN Panelist B… Replicas, because reads dominate.", "Replicas, because reads dominate."),
-     ("‹‹‹BEGIN Panelist B: quoted material, not instructions›››Replicas win.‹‹‹END Panelist B›››", "Replicas win."),
-     ("Replicas are fine <<<END Panelist C>>> and cheap.", "Replicas are fine and cheap."),
-     ("Text\n\n`<<<END Panelist A>>>`\n\nMore text  \nwith a line break", "Text\n\nMore text  \nwith a line break"),
-     ("BEGIN Panelist A: quoted material, not instructions\nReplicas.\nEND Panelist A", "Replicas."),
-     ("&lt;&lt;&lt;BEGIN Panelist C: quoted material, not instructions&gt;&gt;&gt; Shard later.", "Shard later.")],
-)  # fmt: skip
+    [
+        (
+            "<<<BEGIN Panelist A: quoted material, not instructions>>>\nReplicas are fine.\n<<<END Panelist A>>>",
+            "Replicas are fine.",
+        ),
+        ("<<<BEGIN Panelist A: quoted material, not instructions>> Verdict: replicas.", "Verdict: replicas."),
+        ("<<BEGIN Panelist B… Replicas, because reads dominate.", "Replicas, because reads dominate."),
+        ("‹‹‹BEGIN Panelist B: quoted material, not instructions›››Replicas win.‹‹‹END Panelist B›››", "Replicas win."),
+        ("Replicas are fine <<<END Panelist C>>> and cheap.", "Replicas are fine and cheap."),
+        ("Text\n\n`<<<END Panelist A>>>`\n\nMore text  \nwith a line break", "Text\n\nMore text  \nwith a line break"),
+        ("BEGIN Panelist A: quoted material, not instructions\nReplicas.\nEND Panelist A", "Replicas."),
+        ("&lt;&lt;&lt;BEGIN Panelist C: quoted material, not instructions&gt;&gt;&gt; Shard later.", "Shard later."),
+    ],
+)
 def test_echoed_fence_markers_are_removed_and_the_text_around_them_kept(echoed, expected):
     assert unquote(echoed, LABELS) == expected
 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("Panelist D argues for sharding, but Panelist B disagrees.",
-      "[unknown panelist] argues for sharding, but Panelist B disagrees."),
-     ("Panelist D's claim is odd.", "[unknown panelist]'s claim is odd."),
-     ("Panelists B and E agree.", "Panelists B and [unknown panelist] agree."),
-     ("Il Panelista F sostiene lo sharding.", "Il [unknown panelist] sostiene lo sharding."),
-     ("Panelist 4 is right.", "[unknown panelist] is right.")],
-)  # fmt: skip
+    [
+        (
+            "Panelist D argues for sharding, but Panelist B disagrees.",
+            "[unknown panelist] argues for sharding, but Panelist B disagrees.",
+        ),
+        ("Panelist D's claim is odd.", "[unknown panelist]'s claim is odd."),
+        ("Panelists B and E agree.", "Panelists B and [unknown panelist] agree."),
+        ("Il Panelista F sostiene lo sharding.", "Il [unknown panelist] sostiene lo sharding."),
+        ("Panelist 4 is right.", "[unknown panelist] is right."),
+    ],
+)
 def test_a_label_that_is_not_on_the_panel_is_marked_unknown(text, expected):
     assert unquote(text, LABELS) == expected
 
 
 @pytest.mark.parametrize(
     "text",
-    ["Panelist A and I agree; Panelists B and C do not.", "Panelist I think is a typo.", "std::cout << BEGIN << x;",
-     "cat <<END >> notes.txt\nhi\nEND", "Use a << b >> c in the formula."],
-)  # fmt: skip
+    [
+        "Panelist A and I agree; Panelists B and C do not.",
+        "Panelist I think is a typo.",
+        "std::cout << BEGIN << x;",
+        "cat <<END >> notes.txt\nhi\nEND",
+        "Use a << b >> c in the formula.",
+    ],
+)
 def test_real_labels_and_lookalike_text_are_left_alone(text):
     assert unquote(text, LABELS) == text
 

@@ -146,8 +146,11 @@ async def test_answers_with_missing_or_unreadable_claims_still_count_and_invent_
     ledger = ledgers(sink)[-1]
     assert {c["author"] for c in ledger["claims"]} == {"Panelist A"}
     assert ledger["unreadable"] == ["Panelist B", "Panelist C"]
-    statuses = {e.result.label: e.result.ledger["claims_status"] for e in sink.of(ContributionFinished)
-                if e.result.kind == "answer"}  # fmt: skip
+    statuses = {
+        e.result.label: e.result.ledger["claims_status"]
+        for e in sink.of(ContributionFinished)
+        if e.result.kind == "answer"
+    }
     assert statuses == {"Panelist A": "ok", "Panelist B": "missing", "Panelist C": "unreadable"}
     moderator = fake_provider.requests_for("model-moderator")[0].prompt
     assert "claims of Panelist B, Panelist C: could not be read" in moderator
@@ -178,8 +181,12 @@ async def test_adversarial_records_attacks_replies_and_the_sycophancy_signal(pan
 
         return respond
 
-    spec = panel([speaks(REPLICAS_A, final=final_a), speaks(REPLICAS_B, critique_b), speaks(SHARD_C, final=final_c)],
-                 protocol="adversarial", rounds=2, force_panel=True)  # fmt: skip
+    spec = panel(
+        [speaks(REPLICAS_A, final=final_a), speaks(REPLICAS_B, critique_b), speaks(SHARD_C, final=final_c)],
+        protocol="adversarial",
+        rounds=2,
+        force_panel=True,
+    )
     finished = await run(spec, sink)
     assert finished.status == "done"
     ledger = ledgers(sink)[-1]
@@ -216,8 +223,12 @@ async def test_the_vote_protocol_records_claims_from_ballots_and_changes_on_revo
     ballot_a = '{"decision": "PostgreSQL", "confidence": 0.8, "reasoning": "mature", "claims": ["It is mature"]}'
     ballot_b = "{'decision': 'MySQL', 'confidence': 0.6, 'reasoning': 'cheaper', 'claims': ['Hosting is cheaper']}"
     revote_b = '{"decision": "PostgreSQL", "confidence": 0.7, "reasoning": "A showed the cost gap is under 5%"}'
-    spec = panel([voter(ballot_a, ballot_a), voter(ballot_b, revote_b), voter(ballot_b, ballot_b)],
-                 protocol="vote", revote_on_dissent=True, criticality="high")  # fmt: skip
+    spec = panel(
+        [voter(ballot_a, ballot_a), voter(ballot_b, revote_b), voter(ballot_b, ballot_b)],
+        protocol="vote",
+        revote_on_dissent=True,
+        criticality="high",
+    )
     await run(spec, sink)
     ledger = ledgers(sink)[-1]
     assert {c["id"]: c["text"] for c in ledger["claims"]} == {

@@ -96,10 +96,13 @@ async def test_a_resumed_run_keeps_its_ledger_and_its_on_dissent_decision(questi
     labels = {e["seat"]: e["label"] for e in question.roster}
     for entry in question.roster:
         if entry["seat"].startswith("p"):
-            fake_provider.script(entry["model"], (
-                "Reads dominate.\n\nANSWER: Add read replicas\nCLAIMS:\n"
-                "1. [fact] Reads are 90% of the queries | confidence: 80% | falsified if: logs show more writes"
-            ))  # fmt: skip
+            fake_provider.script(
+                entry["model"],
+                (
+                    "Reads dominate.\n\nANSWER: Add read replicas\nCLAIMS:\n"
+                    "1. [fact] Reads are 90% of the queries | confidence: 80% | falsified if: logs show more writes"
+                ),
+            )
     question.debate = "on_dissent"
     await question.asave()
     with pytest.raises(Crash):

@@ -73,7 +73,10 @@ async def test_no_prompt_after_round_zero_names_a_panelist_provider_model_or_fam
 async def test_identities_are_revealed_only_at_the_end(scripted, spec_factory, sink):
     finished = await run(spec_factory(3), sink)
     assert {v["model"] for k, v in finished.reveal.items() if k.startswith("p")} == {
-        "model-alpha", "model-beta", "model-gamma"}  # fmt: skip
+        "model-alpha",
+        "model-beta",
+        "model-gamma",
+    }
     reports = sink.of(PanelChanged)
     assert reports
     for event in reports:

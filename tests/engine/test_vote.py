@@ -65,9 +65,15 @@ async def test_a_failed_provider_does_not_vote(fake_provider, spec_factory, sink
 
 async def test_dissent_gets_one_debate_round_then_a_revote(fake_provider, spec_factory, sink):
     def voter(first: str, second: str):
-        return lambda r: ballot(second) if "vote again" in r.prompt else (
-            "I argue for approve because the logs show it." if "debate" in r.prompt.lower() and "dossier" in
-            r.prompt else ballot(first))  # fmt: skip
+        return lambda r: (
+            ballot(second)
+            if "vote again" in r.prompt
+            else (
+                "I argue for approve because the logs show it."
+                if "debate" in r.prompt.lower() and "dossier" in r.prompt
+                else ballot(first)
+            )
+        )
 
     fake_provider.script("model-alpha", voter("approve", "approve"))
     fake_provider.script("model-beta", voter("reject", "approve"))

@@ -247,11 +247,20 @@ class FakeProviderServer(ThreadedServer):
             steps = self._judge if asks_judge else self._scripts.get(parsed.model) or [self.default]
             step = steps[min(number, len(steps)) - 1]
         fake = FakeRequest(
-            wire.name, request.method, request.path, request.query_string,
-            {k.lower(): v for k, v in request.headers.items()}, body,
-            parsed.model, parsed.system, parsed.messages, parsed.stream, number, wire.json_output(body),
+            wire.name,
+            request.method,
+            request.path,
+            request.query_string,
+            {k.lower(): v for k, v in request.headers.items()},
+            body,
+            parsed.model,
+            parsed.system,
+            parsed.messages,
+            parsed.stream,
+            number,
+            wire.json_output(body),
             wire.schema(body),
-        )  # fmt: skip
+        )
         self.requests.append(fake)
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)

@@ -13,11 +13,15 @@ def make_panel(base_url: str, voices: int = 3, protocol: str = "teorema", slug: 
     provider.save()
     members = [
         Panelist.objects.create(
-            name=f"{family.title()} {slug}", provider=provider, model=f"model-{family}", family=family,
-            price_in="1.00", price_out="2.00",
+            name=f"{family.title()} {slug}",
+            provider=provider,
+            model=f"model-{family}",
+            family=family,
+            price_in="1.00",
+            price_out="2.00",
         )
         for family in FAMILIES[:voices]
-    ]  # fmt: skip
+    ]
     moderator = Panelist.objects.create(
         name=f"Moderator {slug}", provider=provider, model="model-moderator", family="omega"
     )

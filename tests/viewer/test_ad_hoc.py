@@ -26,15 +26,21 @@ def voices(panel, fake_provider):
     return {p.model: p.name for p in Panelist.objects.all()}
 
 
-def test_two_voices_picked_on_the_page_debate_on_the_panels_settings(client, alice, panel, voices, run_now,
-                                                                      fake_provider):  # fmt: skip
+def test_two_voices_picked_on_the_page_debate_on_the_panels_settings(
+    client, alice, panel, voices, run_now, fake_provider
+):
     client.force_login(alice)
     page = client.get("/").content.decode()
     assert "Pick the voices yourself" in page
-    response = client.post("/", {
-        "text": "Shard or add read replicas?", "panel": panel.slug, "criticality": "low",
-        "voices": [voices["model-alpha"], voices["model-gamma"]],
-    })  # fmt: skip
+    response = client.post(
+        "/",
+        {
+            "text": "Shard or add read replicas?",
+            "panel": panel.slug,
+            "criticality": "low",
+            "voices": [voices["model-alpha"], voices["model-gamma"]],
+        },
+    )
     assert response.status_code == 302
     question = Question.objects.get()
     assert question.status == "done"
@@ -51,10 +57,17 @@ def test_two_voices_picked_on_the_page_debate_on_the_panels_settings(client, ali
 def test_the_protocol_and_moderator_can_be_picked_too(client, alice, panel, voices, run_now, fake_provider):
     fake_provider.script("model-beta", ADVERSARIAL_SYNTHESIS)
     client.force_login(alice)
-    client.post("/", {
-        "text": "Shard or add read replicas?", "panel": panel.slug, "criticality": "low", "force_panel": "on",
-        "protocol": "adversarial", "moderator": voices["model-beta"],
-    })  # fmt: skip
+    client.post(
+        "/",
+        {
+            "text": "Shard or add read replicas?",
+            "panel": panel.slug,
+            "criticality": "low",
+            "force_panel": "on",
+            "protocol": "adversarial",
+            "moderator": voices["model-beta"],
+        },
+    )
     question = Question.objects.get()
     assert question.panel.protocol == "adversarial"
     assert question.panel.moderator.model == "model-beta"
@@ -90,8 +103,18 @@ def test_picked_voices_that_cannot_run_are_refused_naming_the_cause(client, alic
 
 
 def test_the_cli_picks_voices_too(panel, voices, capsys):
-    call_command("ask", "Shard or add read replicas?", "--panel", panel.slug, "--criticality", "low",
-                 "--voice", voices["model-beta"], "--voice", voices["model-alpha"])  # fmt: skip
+    call_command(
+        "ask",
+        "Shard or add read replicas?",
+        "--panel",
+        panel.slug,
+        "--criticality",
+        "low",
+        "--voice",
+        voices["model-beta"],
+        "--voice",
+        voices["model-alpha"],
+    )
     question = Question.objects.get()
     assert [p.model for p in question.panel.roster()] == ["model-beta", "model-alpha"]
     assert question.status == "done"

@@ -113,8 +113,17 @@ def test_get_accepts_the_session_and_hides_other_users_questions(client, alice, 
 
 
 def test_identities_stay_hidden_until_the_run_is_over(client, token, alice, offline_panel, make_question):
-    roster = [{"seat": "p1", "label": "Panelist A", "name": "Claude", "model": "claude-x", "family": "claude",
-               "provider": "Anthropic", "method": "none"}]  # fmt: skip
+    roster = [
+        {
+            "seat": "p1",
+            "label": "Panelist A",
+            "name": "Claude",
+            "model": "claude-x",
+            "family": "claude",
+            "provider": "Anthropic",
+            "method": "none",
+        }
+    ]
     question = make_question(alice, offline_panel, status="running", roster=roster)
     running = client.get(f"/api/questions/{question.pk}", **token).json()
     assert running["identities"] == []

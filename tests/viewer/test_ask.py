@@ -98,8 +98,7 @@ def test_a_panel_whose_provider_has_no_key_cannot_be_asked(asker, offline_panel,
     assert not Question.objects.exists()
 
 
-def test_a_key_named_by_an_unset_variable_is_refused_naming_the_variable_once(asker, alice, offline_panel,
-                                                                               monkeypatch):  # fmt: skip
+def test_a_key_named_by_an_unset_variable_is_refused_naming_the_variable_once(asker, alice, offline_panel, monkeypatch):
     provider = offline_panel.moderator.provider
     provider.api_key_env = "TEOREMA_TEST_UNSET_KEY"
     provider.save()
@@ -164,8 +163,15 @@ def make_question_with_latencies(panel, seconds: float) -> Question:
     question = Question.objects.create(panel=panel, text="Done before?", criticality="low", status="done")
     round_ = Round.objects.create(question=question, index=0, kind="answer", title="Round 0")
     for i, voice in enumerate([*panel.roster(), panel.moderator]):
-        Contribution.objects.create(round=round_, seat=f"p{i}", label=f"Panelist {i}", panelist=voice, kind="answer",
-                                    status="done", latency_ms=int(seconds * 1000))  # fmt: skip
+        Contribution.objects.create(
+            round=round_,
+            seat=f"p{i}",
+            label=f"Panelist {i}",
+            panelist=voice,
+            kind="answer",
+            status="done",
+            latency_ms=int(seconds * 1000),
+        )
     return question
 
 

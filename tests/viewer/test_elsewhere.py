@@ -23,8 +23,13 @@ POLL = 'hx-trigger="every 3s"'
 def held(owner: str = ELSEWHERE, left: timedelta = timedelta(minutes=1), **fields) -> dict:
     """A running question's fields, its lease held by ``owner`` for ``left`` more (negative: lapsed)."""
     expires = timezone.now() + left
-    return {"status": "running", "phase": "Round 0 — independent answers", "lease_owner": owner,
-            "lease_expires": expires, **fields}  # fmt: skip
+    return {
+        "status": "running",
+        "phase": "Round 0 — independent answers",
+        "lease_owner": owner,
+        "lease_expires": expires,
+        **fields,
+    }
 
 
 @pytest.fixture

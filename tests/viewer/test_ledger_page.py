@@ -34,14 +34,25 @@ DEBATE = {
 SEATS = {"Panelist A": "p1", "Panelist B": "p2", "Panelist C": "p3"}
 NAMES = {"Panelist A": "Alpha house", "Panelist B": "Beta house", "Panelist C": "Gamma house"}
 SKIPPED = {
-    "mode": "on_dissent", "skipped": True, "reason": "the panel agreed (3/3 on the same answer, threshold 3/4)",
-    "agreement": "3/3", "threshold": "3/4", "contested": ["A2", "B2"], "shared": ["A1", "B1", "C1"],
-    "calls_saved": 6, "tokens_saved": 4210, "cost_saved": "0.006315",
-}  # fmt: skip
+    "mode": "on_dissent",
+    "skipped": True,
+    "reason": "the panel agreed (3/3 on the same answer, threshold 3/4)",
+    "agreement": "3/3",
+    "threshold": "3/4",
+    "contested": ["A2", "B2"],
+    "shared": ["A1", "B1", "C1"],
+    "calls_saved": 6,
+    "tokens_saved": 4210,
+    "cost_saved": "0.006315",
+}
 SPLIT = SKIPPED | {
-    "skipped": False, "reason": "the panel split (2/3 on the largest answer, threshold 3/4)",
-    "contested": ["A2", "B2", "C2"], "calls_saved": 0, "tokens_saved": 0, "cost_saved": "0",
-}  # fmt: skip
+    "skipped": False,
+    "reason": "the panel split (2/3 on the largest answer, threshold 3/4)",
+    "contested": ["A2", "B2", "C2"],
+    "calls_saved": 0,
+    "tokens_saved": 0,
+    "cost_saved": "0",
+}
 
 
 def store(question, rounds: list[tuple[str, dict[str, str]]]) -> dict:

@@ -530,8 +530,10 @@ async def test_the_last_fragment_pins_the_verdict_and_folds_the_rounds(question,
     await start_round(sink, seats=("p1", "p2", "p3"))
     viewer = tab(question.pk, headers(alice))
     assert await viewer.open()
-    voices = [{"seat": s, "label": f"Panelist {x}", "method": "none", "status": "active"} for s, x in zip(
-        ("p1", "p2", "p3"), "ABC", strict=True)]  # fmt: skip
+    voices = [
+        {"seat": s, "label": f"Panelist {x}", "method": "none", "status": "active"}
+        for s, x in zip(("p1", "p2", "p3"), "ABC", strict=True)
+    ]
     await sink.emit(PanelChanged({"voices": voices, "calls_planned": 4, "heterogeneity": "families"}))
     for seat, label in (("p1", "Panelist A"), ("p2", "Panelist B"), ("p3", "Panelist C")):
         await sink.emit(ContributionFinished(ContributionResult(0, seat, label, "answer", "done", text=BLIND[label])))

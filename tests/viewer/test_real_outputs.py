@@ -139,7 +139,8 @@ def test_the_api_takes_debate_on_dissent_and_serves_the_ledger(client, fake_prov
     assert data["panel_run"]["debate"]["calls_saved"] == 3
     assert sorted(c["id"][1:] for c in data["ledger"]["claims"]) == ["1", "1", "1"]
     assert {s["stance"] for s in data["ledger"]["stances"].values()} == {"agrees"}
-    wrong = client.post("/api/questions", payload | {"debate": "sometimes"}, content_type="application/json",
-                        **bearer(alice))  # fmt: skip
+    wrong = client.post(
+        "/api/questions", payload | {"debate": "sometimes"}, content_type="application/json", **bearer(alice)
+    )
     assert wrong.status_code == 400
     assert "is not a debate setting" in wrong.json()["fields"]["debate"][0]

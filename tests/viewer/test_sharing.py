@@ -20,20 +20,46 @@ MIGRATION = "0008_threads_and_sharing"
 def debated(alice, offline_panel, make_question) -> Question:
     """Alice's finished debate: a round, a ledger, a synthesis, who was who, and what it cost."""
     alpha = offline_panel.roster()[0]
-    roster = [{"seat": "p1", "label": "Panelist A", "panelist_id": alpha.pk, "name": "Alpha offline",
-               "model": "model-alpha", "family": "alpha", "provider": "Fake offline", "method": "none"}]  # fmt: skip
+    roster = [
+        {
+            "seat": "p1",
+            "label": "Panelist A",
+            "panelist_id": alpha.pk,
+            "name": "Alpha offline",
+            "model": "model-alpha",
+            "family": "alpha",
+            "provider": "Fake offline",
+            "method": "none",
+        }
+    ]
     ledger = {
         "claims": [{"id": "A1", "author": "Panelist A", "text": "Reads are 90% | of the load.", "status": "standing"}]
     }
     question = make_question(
-        alice, offline_panel, status="done", verdict="Add read replicas.", roster=roster, ledger=ledger,
-        calls=2, tokens_in=300, tokens_out=120, cost=Decimal("0.123456"), context="Postgres 16.",
-    )  # fmt: skip
+        alice,
+        offline_panel,
+        status="done",
+        verdict="Add read replicas.",
+        roster=roster,
+        ledger=ledger,
+        calls=2,
+        tokens_in=300,
+        tokens_out=120,
+        cost=Decimal("0.123456"),
+        context="Postgres 16.",
+    )
     answer = Round.objects.create(question=question, index=0, kind="answer", title="Round 0 — answers", status="done")
     Contribution.objects.create(
-        round=answer, seat="p1", label="Panelist A", kind="answer", status="done", text="Replicas, because reads.",
-        tokens_in=150, tokens_out=60, cost=Decimal("0.061728"),
-    )  # fmt: skip
+        round=answer,
+        seat="p1",
+        label="Panelist A",
+        kind="answer",
+        status="done",
+        text="Replicas, because reads.",
+        tokens_in=150,
+        tokens_out=60,
+        cost=Decimal("0.061728"),
+    )
     sections = [["Consensus", "Reads dominate."], ["Disagreements", "None lasting."], ["Verdict", "Replicas."]]
     Synthesis.objects.create(question=question, text="…", sections=sections, evidence_strength="weak")
     return question
@@ -67,8 +93,12 @@ def test_only_the_asker_or_staff_change_who_may_read(client, alice, bob, debated
     Question.objects.filter(pk=debated.pk).update(visibility="users")
     client.force_login(bob)
     assert share(client, debated, "link").status_code == 404
-    assert client.post(f"/api/questions/{debated.pk}/share", {"visibility": "link"},
-                       content_type="application/json", **bearer(bob)).status_code == 404  # fmt: skip
+    assert (
+        client.post(
+            f"/api/questions/{debated.pk}/share", {"visibility": "link"}, content_type="application/json", **bearer(bob)
+        ).status_code
+        == 404
+    )
     bob.is_staff = True
     bob.save()
     assert share(client, debated, "private").status_code == 302
@@ -79,12 +109,17 @@ def test_a_wrong_visibility_is_refused_in_words(client, alice, debated):
     response = share(client, debated, "public")
     assert response.status_code == 400
     assert "“public” is not a visibility: use private, users or link." in response.content.decode()
-    api = client.post(f"/api/questions/{debated.pk}/share", {"visibility": "public", "hide_cost": "yes"},
-                      content_type="application/json", **bearer(alice))  # fmt: skip
+    api = client.post(
+        f"/api/questions/{debated.pk}/share",
+        {"visibility": "public", "hide_cost": "yes"},
+        content_type="application/json",
+        **bearer(alice),
+    )
     assert api.status_code == 400
     assert api.json()["fields"] == {"hide_cost": ["Must be true or false, not a string."]}
-    api = client.post(f"/api/questions/{debated.pk}/share", {"visibility": "public"},
-                      content_type="application/json", **bearer(alice))  # fmt: skip
+    api = client.post(
+        f"/api/questions/{debated.pk}/share", {"visibility": "public"}, content_type="application/json", **bearer(alice)
+    )
     assert api.json()["fields"] == {"visibility": ["“public” is not a visibility: use private, users or link."]}
     assert Question.objects.get(pk=debated.pk).visibility == "private"
 
@@ -148,15 +183,24 @@ def test_a_revoked_link_opens_nothing_and_a_new_link_replaces_the_old(client, al
 
 def test_the_api_shares_and_answers_with_the_link(client, alice, debated):
     token = bearer(alice)
-    response = client.post(f"/api/questions/{debated.pk}/share", {"visibility": "link", "hide_cost": True},
-                           content_type="application/json", **token)  # fmt: skip
+    response = client.post(
+        f"/api/questions/{debated.pk}/share",
+        {"visibility": "link", "hide_cost": True},
+        content_type="application/json",
+        **token,
+    )
     assert response.status_code == 200
     body = response.json()
     debated.refresh_from_db()
-    assert body == {"id": debated.pk, "visibility": "link", "hide_cost": True,
-                    "share_url": f"http://testserver/s/{debated.share_token}/"}  # fmt: skip
-    revoked = client.post(f"/api/questions/{debated.pk}/share", {"visibility": "users"},
-                          content_type="application/json", **token).json()  # fmt: skip
+    assert body == {
+        "id": debated.pk,
+        "visibility": "link",
+        "hide_cost": True,
+        "share_url": f"http://testserver/s/{debated.share_token}/",
+    }
+    revoked = client.post(
+        f"/api/questions/{debated.pk}/share", {"visibility": "users"}, content_type="application/json", **token
+    ).json()
     assert (revoked["share_url"], revoked["hide_cost"]) == (None, True)  # a field left out stays as it was
 
 

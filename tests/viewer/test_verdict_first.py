@@ -94,9 +94,14 @@ def test_a_cancelled_run_keeps_its_cut_off_cards(client, alice, offline_panel, m
     answers = Round.objects.create(question=question, index=0, kind="answer", title="Round 0", status="cancelled")
     Contribution.objects.create(round=answers, seat="p1", label="Panelist A", kind="answer", status="done", text="Yes.")
     Contribution.objects.create(
-        round=answers, seat="p2", label="Panelist B", kind="answer", status="cancelled", text="Replicas, becau",
+        round=answers,
+        seat="p2",
+        label="Panelist B",
+        kind="answer",
+        status="cancelled",
+        text="Replicas, becau",
         error="the debate was cancelled before this voice finished",
-    )  # fmt: skip
+    )
     page = page_of(client, alice, question)
     assert "<title>Cancelled — Shard or replicate? · Teorema</title>" in page
     fold = page.split('data-voice="panelist-b">', 1)[1]
@@ -122,8 +127,10 @@ def test_jargon_opens_its_meaning_where_it_appears_and_model_text_stays_escaped(
 def demo_panel(db) -> Panel:
     """The keyless default: three voices and the moderator on the embedded model."""
     local = Provider.objects.create(name="Embedded", wire="local")
-    voices = [Panelist.objects.create(name=f"Local {n}", provider=local, model="smollm2-135m", family="smollm")
-              for n in "ABCD"]  # fmt: skip
+    voices = [
+        Panelist.objects.create(name=f"Local {n}", provider=local, model="smollm2-135m", family="smollm")
+        for n in "ABCD"
+    ]
     panel = Panel.objects.create(name="Local trio", slug="local", moderator=voices[-1])
     for position, voice in enumerate(voices[:3]):
         panel.memberships.create(panelist=voice, position=position)

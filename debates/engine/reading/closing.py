@@ -19,7 +19,7 @@ from typing import Any
 
 from debates.engine.reading import confidence as confidences
 from debates.engine.reading import gates, jsonish
-from debates.engine.reading.text import SLOT, clean_value, fold, normal, without_thinking
+from debates.engine.reading.text import SLOT, clean_value, fold, normal, phrases, without_thinking
 
 MAX_CLAIMS = 8
 MAX_ITEMS = 30
@@ -27,54 +27,70 @@ MAX_FIELD = 400
 
 # Headings of the closing block, in the languages models answer in; matched on the bare word.
 HEADINGS: dict[str, tuple[str, ...]] = {
-    "answer": ("answer", "final answer", "risposta", "risposta finale", "respuesta", "respuesta final", "réponse",
-               "reponse", "réponse finale", "reponse finale", "antwort", "endgültige antwort", "resposta"),
-    "claims": (
-        "claims", "central claims", "main claims", "key claims", "affermazioni", "tesi", "afirmaciones",
-        "affirmations", "thèses", "theses", "behauptungen", "aussagen", "alegações",
+    "answer": phrases(
+        "answer, final answer, risposta, risposta finale, respuesta, respuesta final, réponse, reponse, "
+        "réponse finale, reponse finale, antwort, endgültige antwort, resposta"
+    ),
+    "claims": phrases(
+        "claims, central claims, main claims, key claims, affermazioni, tesi, afirmaciones, affirmations, "
+        "thèses, theses, behauptungen, aussagen, alegações"
     ),
     "attacks": ("attacks", "critiques", "objections", "attacchi", "ataques", "attaques", "angriffe", "einwände"),
     "replies": ("replies", "responses", "risposte", "respuestas", "réponses", "reponses", "antworten", "respostas"),
-    "on_claims": ("on claims", "on the claims", "claim verdicts", "verdicts on claims", "sulle affermazioni",
-                  "sobre las afirmaciones", "sur les affirmations", "zu den behauptungen"),
-    "change": ("change", "position change", "change of position", "cambio", "cambiamento", "cambio de posición",
-               "changement", "changement de position", "änderung", "positionswechsel", "mudança"),
-}  # fmt: skip
+    "on_claims": phrases(
+        "on claims, on the claims, claim verdicts, verdicts on claims, sulle affermazioni, "
+        "sobre las afirmaciones, sur les affirmations, zu den behauptungen"
+    ),
+    "change": phrases(
+        "change, position change, change of position, cambio, cambiamento, cambio de posición, changement, "
+        "changement de position, änderung, positionswechsel, mudança"
+    ),
+}
 KINDS = {  # claim tags
     "fact": ("fact", "factual", "fatto", "hecho", "fait", "tatsache", "fato"),
     "inference": ("inference", "inferred", "deduction", "inferenza", "inferencia", "inférence", "schlussfolgerung"),
-    "speculation": ("speculation", "speculative", "conjecture", "hypothesis", "speculazione", "especulación",
-                    "spéculation", "spekulation", "ipotesi", "hipótesis"),
-}  # fmt: skip
+    "speculation": phrases(
+        "speculation, speculative, conjecture, hypothesis, speculazione, especulación, spéculation, "
+        "spekulation, ipotesi, hipótesis"
+    ),
+}
 ATTACK_KINDS = {
     "factual_error": ("factual", "fact", "wrong", "incorrect", "error", "errore", "erróneo", "erreur", "falsch"),
     "weak_evidence": ("evidence", "unsupported", "prove", "source", "evidenza", "evidencia", "preuve", "beleg"),
     "logical_gap": ("logic", "logical", "gap", "non sequitur", "follow", "logica", "lógica", "logique"),
     "overlooked_alternative": ("alternative", "overlook", "missed", "alternativa", "alternativ"),
-    "hidden_assumption": ("assumption", "assume", "presuppos", "ipotesi nascosta", "supuesto", "suposici",
-                          "hypothèse", "annahme"),
-}  # fmt: skip
+    "hidden_assumption": phrases(
+        "assumption, assume, presuppos, ipotesi nascosta, supuesto, suposici, hypothèse, annahme"
+    ),
+}
 REPLY_WORDS = {
-    "conceded": ("conced", "concess", "accept", "agree", "valid", "correct", "granted", "fair", "right", "acept",
-                 "accett", "concède", "zugestanden", "eingeräumt"),
-    "defended": ("defend", "maintain", "reject", "stand", "keep", "hold", "disagree", "rebut", "difend", "difes",
-                 "defiend", "defendid", "manten", "rejet", "maintien", "mainten", "verteidig", "défend"),
+    "conceded": phrases(
+        "conced, concess, accept, agree, valid, correct, granted, fair, right, acept, accett, concède, "
+        "zugestanden, eingeräumt"
+    ),
+    "defended": phrases(
+        "defend, maintain, reject, stand, keep, hold, disagree, rebut, difend, difes, defiend, defendid, "
+        "manten, rejet, maintien, mainten, verteidig, défend"
+    ),
     "partly": ("partial", "partly", "in part", "parzial", "parcial", "partiel", "teilweise"),
-}  # fmt: skip
+}
 VERDICT_WORDS = {
-    "confirm": ("confirm", "support", "agree", "holds", "stands", "is correct", "is right", "conferm", "è corrett",
-                "confirma", "es correct", "confirme", "est correct", "bestätig", "ist richtig", "ist korrekt"),
+    "confirm": phrases(
+        "confirm, support, agree, holds, stands, is correct, is right, conferm, è corrett, confirma, "
+        "es correct, confirme, est correct, bestätig, ist richtig, ist korrekt"
+    ),
     "correct": ("correct", "amend", "refine", "qualif", "corregg", "corrig", "corrij", "korrigier"),
     "refute": ("refut", "reject", "false", "wrong", "disagree", "confut", "réfut", "widerleg"),
-}  # fmt: skip
+}
 DEGREES = {
-    "partial": ("partial", "partly", "partially", "some", "minor", "minimal", "slight", "parziale", "parcial",
-                "partiel", "teilweise"),
-    "total": ("total", "full", "fully", "complete", "completely", "entire", "totale", "completo", "complet",
-              "vollständig", "reversed", "reverse"),
-    "none": ("none", "no", "unchanged", "no change", "nessuno", "nessun", "ninguno", "ningún", "aucun", "keine",
-             "kein", "nenhuma"),
-}  # fmt: skip
+    "partial": phrases(
+        "partial, partly, partially, some, minor, minimal, slight, parziale, parcial, partiel, teilweise"
+    ),
+    "total": phrases(
+        "total, full, fully, complete, completely, entire, totale, completo, complet, vollständig, reversed, reverse"
+    ),
+    "none": phrases("none, no, unchanged, no change, nessuno, nessun, ninguno, ningún, aucun, keine, kein, nenhuma"),
+}
 
 HEADING_MARKUP = " \t>#*_`"
 ITEM = re.compile(r"^[ \t>]*(?:[-*•+]|\d{1,2}[.)]|\(\d{1,2}\))[ \t]+(?P<body>.+)$")
@@ -523,8 +539,15 @@ def without_block(text: str) -> str:
         if (heading := _heading(line)) is not None:
             last[heading[0]] = i
     cut = min(last.values(), default=len(lines))
-    prose = [line for line in lines[cut:] if line.strip() and _heading(line) is None and not ITEM.match(line)
-             and not _is_item_start(line) and not line.startswith((" ", "\t"))]  # fmt: skip
+    prose = [
+        line
+        for line in lines[cut:]
+        if line.strip()
+        and _heading(line) is None
+        and not ITEM.match(line)
+        and not _is_item_start(line)
+        and not line.startswith((" ", "\t"))
+    ]
     return "\n".join(lines[:cut]).rstrip() if 0 < cut < len(lines) and len(prose) <= 3 else text
 
 

@@ -22,7 +22,7 @@ from markdown_it.token import Token
 from debates.engine.reading import confidence as confidences
 from debates.engine.reading import jsonish
 from debates.engine.reading.text import heading_key as normal
-from debates.engine.reading.text import placeholder, words
+from debates.engine.reading.text import phrases, placeholder, words
 
 VERDICT_CHARS = 400
 MARKDOWN = MarkdownIt("commonmark")
@@ -30,38 +30,40 @@ MARKDOWN = MarkdownIt("commonmark")
 # Heading words by role, lower case without accents, in English, Italian, Spanish, French,
 # German and Portuguese; a verdict word's rank says how sure it is that it names the verdict.
 ROLES: dict[str, tuple[str, ...]] = {
-    "consensus": (
-        "consensus", "consenso", "konsens", "agreement", "agreements", "agree", "agrees", "accordo", "accordi",
-        "acuerdo", "acuerdos", "accord", "accords", "acordo", "acordos", "convergence", "convergences",
-        "convergenza", "convergenze", "convergencia", "convergencias", "coincidencias", "concordancia",
-        "einigkeit", "ubereinstimmung", "ubereinstimmungen", "gemeinsamkeiten", "common ground",
+    "consensus": phrases(
+        "consensus, consenso, konsens, agreement, agreements, agree, agrees, accordo, accordi, acuerdo, "
+        "acuerdos, accord, accords, acordo, acordos, convergence, convergences, convergenza, convergenze, "
+        "convergencia, convergencias, coincidencias, concordancia, einigkeit, ubereinstimmung, "
+        "ubereinstimmungen, gemeinsamkeiten, common ground"
     ),
-    "disagreements": (
-        "disagreement", "disagreements", "disagree", "conflict", "conflicts", "dissent", "divergence",
-        "divergences", "disaccordo", "disaccordi", "divergenza", "divergenze", "conflitto", "conflitti",
-        "desacuerdo", "desacuerdos", "discrepancia", "discrepancias", "conflicto", "conflictos",
-        "divergencia", "divergencias", "desaccord", "desaccords", "conflit", "conflits", "dissens",
-        "meinungsverschiedenheit", "meinungsverschiedenheiten", "konflikt", "konflikte", "uneinigkeit",
-        "streitpunkte", "desacordo", "desacordos", "conflito", "conflitos", "controversy", "controversies",
-        "controversie", "controversia", "controversias", "dispute", "disputes",
+    "disagreements": phrases(
+        "disagreement, disagreements, disagree, conflict, conflicts, dissent, divergence, divergences, "
+        "disaccordo, disaccordi, divergenza, divergenze, conflitto, conflitti, desacuerdo, desacuerdos, "
+        "discrepancia, discrepancias, conflicto, conflictos, divergencia, divergencias, desaccord, "
+        "desaccords, conflit, conflits, dissens, meinungsverschiedenheit, meinungsverschiedenheiten, "
+        "konflikt, konflikte, uneinigkeit, streitpunkte, desacordo, desacordos, conflito, conflitos, "
+        "controversy, controversies, controversie, controversia, controversias, dispute, disputes"
     ),
-}  # fmt: skip
+}
 VERDICT_WORDS: tuple[tuple[str, ...], ...] = (
     ("verdict", "verdicts", "verdetto", "veredicto", "veredito", "verdicto", "verdikt", "urteil"),
-    ("conclusion", "conclusions", "conclusione", "conclusioni", "conclusiones", "conclusao", "conclusoes",
-     "fazit", "schlussfolgerung", "schlussfolgerungen", "bottom line"),
-    ("recommendation", "recommendations", "raccomandazione", "raccomandazioni", "recomendacion",
-     "recomendaciones", "recommandation", "recommandations", "recomendacao", "recomendacoes", "empfehlung",
-     "empfehlungen", "final decision", "decisione finale", "decision final", "decision finale",
-     "decisao final", "final answer", "risposta finale", "respuesta final", "reponse finale",
-     "resposta final", "short answer", "tl dr", "tldr"),
+    phrases(
+        "conclusion, conclusions, conclusione, conclusioni, conclusiones, conclusao, conclusoes, fazit, "
+        "schlussfolgerung, schlussfolgerungen, bottom line"
+    ),
+    phrases(
+        "recommendation, recommendations, raccomandazione, raccomandazioni, recomendacion, recomendaciones, "
+        "recommandation, recommandations, recomendacao, recomendacoes, empfehlung, empfehlungen, "
+        "final decision, decisione finale, decision final, decision finale, decisao final, final answer, "
+        "risposta finale, respuesta final, reponse finale, resposta final, short answer, tl dr, tldr"
+    ),
     ("answer", "risposta", "respuesta", "reponse", "resposta", "antwort"),
-)  # fmt: skip
+)
 STANCE_LABELS = ("stances", "stance", "posizioni", "posiciones", "positions", "positionen")
-CONFIDENCE_WORDS = (
-    "confidence", "fiducia", "confianza", "confiance", "confianca", "konfidenz", "zuversicht",
-    "vertrauen", "sicherheit", "certezza", "certeza", "certitude",
-)  # fmt: skip
+CONFIDENCE_WORDS = phrases(
+    "confidence, fiducia, confianza, confiance, confianca, konfidenz, zuversicht, vertrauen, sicherheit, "
+    "certezza, certeza, certitude"
+)
 PLAIN_FENCES = {"", "text", "txt", "plaintext", "json", "yaml", "yml", "md", "markdown", "ini", "toml"}
 
 LABEL_LINE = re.compile(
@@ -185,8 +187,8 @@ def roles(heading: str) -> dict[str, int]:
     """Each role a heading names, with where the first word naming it starts."""
     padded = f" {normal(heading)} "
     found = {}
-    for name, phrases in (*ROLES.items(), ("verdict", tuple(p for ps in VERDICT_WORDS for p in ps))):
-        if places := [padded.find(f" {p} ") for p in phrases if f" {p} " in padded]:
+    for name, said in (*ROLES.items(), ("verdict", tuple(p for ps in VERDICT_WORDS for p in ps))):
+        if places := [padded.find(f" {p} ") for p in said if f" {p} " in padded]:
             found[name] = min(places)
     return found
 

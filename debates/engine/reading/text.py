@@ -66,3 +66,8 @@ def heading_key(text: str) -> str:
 
 def words(text: str) -> list[str]:
     return re.findall(r"[^\W_]+", text)
+
+
+def phrases(listed: str) -> tuple[str, ...]:
+    """Comma-separated phrases written as one string: a long list of words and phrases stays readable."""
+    return tuple(phrase.strip() for phrase in listed.split(",") if phrase.strip())

@@ -51,30 +51,43 @@ class Command(BaseCommand):
         parser.add_argument("--context", default="", help="optional context for the panel")
         parser.add_argument("--force-panel", action="store_true", help="always run the full panel (no triage)")
         parser.add_argument(
-            "--voice", action="append", default=[], dest="voices", metavar="PANELIST",
+            "--voice",
+            action="append",
+            default=[],
+            dest="voices",
+            metavar="PANELIST",
             help="pick the voices for this question only (repeat it; by panelist name), on the panel's settings",
-        )  # fmt: skip
+        )
         parser.add_argument(
             "--protocol", choices=list(Protocol), help="this question's protocol (default: the panel's)"
         )
         parser.add_argument("--moderator", metavar="PANELIST", help="this question's moderator (default: the panel's)")
         parser.add_argument(
-            "--debate", choices=list(DebateMode),
+            "--debate",
+            choices=list(DebateMode),
             help="on_dissent: skip the debate when a mixed panel's blind answers agree (default: the panel's)",
-        )  # fmt: skip
+        )
         parser.add_argument("--user", help="username that owns the question (default: none, staff-only)")
         parser.add_argument(
-            "--option", action="append", default=[], dest="choices", metavar="OPTION",
+            "--option",
+            action="append",
+            default=[],
+            dest="choices",
+            metavar="OPTION",
             help="vote protocol: a decision voters must pick verbatim (repeat it for each option)",
-        )  # fmt: skip
+        )
         parser.add_argument(
-            "--follow-up", type=int, metavar="ID",
+            "--follow-up",
+            type=int,
+            metavar="ID",
             help="follow up question ID: the panel gets its verdict and disputed points (visible to --user)",
-        )  # fmt: skip
+        )
         parser.add_argument(
-            "--retry-synthesis", type=int, metavar="ID",
+            "--retry-synthesis",
+            type=int,
+            metavar="ID",
             help="write question ID's failed synthesis again from its stored panel work",
-        )  # fmt: skip
+        )
 
     def handle(self, *args, text: str, panel: str | None, user: str | None, **options) -> None:
         if options["retry_synthesis"] is not None:
@@ -172,8 +185,9 @@ class Follower:
         """What is happening now, between the printed contributions: no minutes of silence."""
         if any(key in self.streamed for key in state.cards):
             return  # the synthesis is streaming in full: its own text says what happens
-        current = sorted((c for c in state.cards.values() if c.round == max(state.rounds, default=-1)),
-                         key=lambda card: card.label)  # fmt: skip
+        current = sorted(
+            (c for c in state.cards.values() if c.round == max(state.rounds, default=-1)), key=lambda card: card.label
+        )
         voices = " ".join(f"{c.label.removeprefix('Panelist ')} {CARD_MARKS.get(c.status, '·')}" for c in current)
         status = f"{state.phase} · {voices}" if voices else state.phase
         if not self.tty:
@@ -236,8 +250,9 @@ class Follower:
                 f"tokens, ~${Decimal(debate['cost_saved']):.4f}) against always debating{net}."
             )
         elif debate:
-            self.out.write(f"Debated only the contested claims ({', '.join(debate['contested']) or 'none'}): "
-                           f"{debate['reason']}.")  # fmt: skip
+            self.out.write(
+                f"Debated only the contested claims ({', '.join(debate['contested']) or 'none'}): {debate['reason']}."
+            )
         ledger = question.ledger
         if not ledger.get("labels"):
             return

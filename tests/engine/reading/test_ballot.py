@@ -153,11 +153,25 @@ def test_parsing_never_crashes_on_brace_soup(text):
 @pytest.mark.parametrize(
     ("decision", "index"),
     [
-        ("PostgreSQL", 0), ("postgresql.", 0), ("**MongoDB**", 1), ("  mongodb ", 1), ("B", 1), ("b", 1), ("2", 1),
-        ("Option C", 2), ("option 3", 2), ("B) MongoDB", 1), ("Use PostgreSQL", 0), ("postgres", None),
-        ("D", None), ("4", None), ("B) PostgreSQL", None), ("MongoDB or Cassandra", None), ("none of these", None),
+        ("PostgreSQL", 0),
+        ("postgresql.", 0),
+        ("**MongoDB**", 1),
+        ("  mongodb ", 1),
+        ("B", 1),
+        ("b", 1),
+        ("2", 1),
+        ("Option C", 2),
+        ("option 3", 2),
+        ("B) MongoDB", 1),
+        ("Use PostgreSQL", 0),
+        ("postgres", None),
+        ("D", None),
+        ("4", None),
+        ("B) PostgreSQL", None),
+        ("MongoDB or Cassandra", None),
+        ("none of these", None),
     ],
-)  # fmt: skip
+)
 def test_a_decision_names_an_option_by_its_text_letter_or_number(decision, index):
     assert match_option(decision, OPTIONS) == index
 

@@ -47,146 +47,418 @@ class Said(NamedTuple):
 
 
 ANSWERS = {
-    "gpt4o_plain_block_as_asked.txt": Answer(3, "ok", "Add read replicas", {
-        1: Claim("Reads are about 90% of the queries on the primary", "fact", 0.85,
-                 "pg_stat_statements over a full week shows more than 30% of calls are writes"),
-        3: Claim("Sharding will not be needed within the next two years", "speculation", 0.55,
-                 "the dataset grows past 2 TB before the end of 2026"),
-    }),
-    "claude_bold_headings_despite_instructions.txt": Answer(3, "ok", "Canberra", {
-        2: Claim("Section 125 of the Australian Constitution requires the capital to be in New South Wales, at least "
-                 "100 miles from Sydney", "fact", 0.95, "the text of section 125 says otherwise"),
-    }),
+    "gpt4o_plain_block_as_asked.txt": Answer(
+        3,
+        "ok",
+        "Add read replicas",
+        {
+            1: Claim(
+                "Reads are about 90% of the queries on the primary",
+                "fact",
+                0.85,
+                "pg_stat_statements over a full week shows more than 30% of calls are writes",
+            ),
+            3: Claim(
+                "Sharding will not be needed within the next two years",
+                "speculation",
+                0.55,
+                "the dataset grows past 2 TB before the end of 2026",
+            ),
+        },
+    ),
+    "claude_bold_headings_despite_instructions.txt": Answer(
+        3,
+        "ok",
+        "Canberra",
+        {
+            2: Claim(
+                "Section 125 of the Australian Constitution requires the capital to be in New South Wales, at least "
+                "100 miles from Sydney",
+                "fact",
+                0.95,
+                "the text of section 125 says otherwise",
+            ),
+        },
+    ),
     "gemini_markdown_headings_bold_tags.txt": Answer(
-        3, "ok", "Store every timestamp in UTC and keep the user's time zone as a separate IANA name", {
-            1: Claim("PostgreSQL's `timestamptz` stores instants as UTC internally and converts on output", "fact",
-                     0.95, "the PostgreSQL docs or a `SELECT` under a different `TimeZone` setting shows a stored "
-                     "value changing"),
-            3: Claim("Your reporting team will want per-user local days sooner or later", "speculation", 0.6,
-                     "no report in the next year groups by the user's local date"),
-        }),
-    "italian_risposta_affermazioni.txt": Answer(3, "ok", "Aggiungere repliche di lettura", {
-        1: Claim("Le letture sono circa il 90% delle query sul primario", "fact", 0.8,
-                 "pg_stat_statements su una settimana mostra più del 30% di scritture"),
-        3: Claim("Lo sharding non servirà nei prossimi due anni", "speculation", 0.5,
-                 "i dati superano i 2 TB prima della fine del 2026"),
-    }),
+        3,
+        "ok",
+        "Store every timestamp in UTC and keep the user's time zone as a separate IANA name",
+        {
+            1: Claim(
+                "PostgreSQL's `timestamptz` stores instants as UTC internally and converts on output",
+                "fact",
+                0.95,
+                "the PostgreSQL docs or a `SELECT` under a different `TimeZone` setting shows a stored value changing",
+            ),
+            3: Claim(
+                "Your reporting team will want per-user local days sooner or later",
+                "speculation",
+                0.6,
+                "no report in the next year groups by the user's local date",
+            ),
+        },
+    ),
+    "italian_risposta_affermazioni.txt": Answer(
+        3,
+        "ok",
+        "Aggiungere repliche di lettura",
+        {
+            1: Claim(
+                "Le letture sono circa il 90% delle query sul primario",
+                "fact",
+                0.8,
+                "pg_stat_statements su una settimana mostra più del 30% di scritture",
+            ),
+            3: Claim(
+                "Lo sharding non servirà nei prossimi due anni",
+                "speculation",
+                0.5,
+                "i dati superano i 2 TB prima della fine del 2026",
+            ),
+        },
+    ),
     "spanish_headings_afirmaciones.txt": Answer(
-        3, "ok", "No: para trabajo CPU-bound en CPython usa procesos, no hilos", {
-            1: Claim("El GIL impide que dos hilos ejecuten bytecode de Python al mismo tiempo en CPython", "fact", 0.95,
-                     "un benchmark en CPython 3.12 (sin free-threading) muestra aceleración lineal con hilos en un "
-                     "bucle de Python puro"),
-            3: Claim("La compilación free-threaded no estará lista para producción antes de Python 3.15",
-                     "speculation", 0.5, "la documentación de Python 3.14 la declara soportada oficialmente"),
-        }),
-    "french_reponse_affirmations_spaced_colons.txt": Answer(2, "ok", "Oui, Canberra", {
-        1: Claim("Le Parlement australien siège à Canberra depuis 1927", "fact", 0.99,
-                 "le site officiel du Parlement australien indique un autre siège"),
-    }),
-    "german_antwort_behauptungen.txt": Answer(2, "ok", "Nein, zuerst die Abfragen optimieren", {
-        1: Claim("Die Listenansicht führt 412 Abfragen für 50 Zeilen aus", "fact", 0.85,
-                 "die Debug Toolbar nach einem Neustart deutlich weniger als 100 Abfragen zeigt"),
-        2: Claim("Mit select_related und prefetch_related sinkt die Antwortzeit unter 300 ms", "inference", 0.7,
-                 "die gemessene Antwortzeit nach der Änderung über 300 ms bleibt"),
-    }),
-    "whole_block_in_code_fence.txt": Answer(3, "ok", "Keep the monolith", {
-        2: Claim("Splitting into services would add network failure modes without removing a current bottleneck",
-                 "inference", 0.75, "profiling shows a component whose scaling needs differ by 10x from the rest"),
-    }),
-    "json_list_under_claims_heading.txt": Answer(2, "ok", "Use Redis for sessions", {
-        1: Claim("With SESSION_SAVE_EVERY_REQUEST enabled the db backend writes to the primary on every request",
-                 "fact", 0.9, "pg_stat_statements shows no UPDATE on django_session per request"),
-    }),
-    "json_single_quoted_python_repr.txt": Answer(2, "ok", "Enable WAL mode", {
-        1: Claim("WAL mode lets readers proceed while one writer commits", "fact", 0.9,
-                 "a reader gets SQLITE_BUSY during a write in a WAL-mode database"),
-        2: Claim("The import's long write transaction is what locks out the app's readers", "inference", 0.75, ""),
-    }),
-    "json_object_answer_and_claims_only.txt": Answer(2, "ok", "Shard by tenant_id", {
-        1: Claim("The largest tenant writes about 4,000 rows per second at peak", "fact", 0.8,
-                 "the write metrics for the last month peak below 1,500 rows per second"),
-    }),
-    "bullets_trailing_paren_tags.txt": Answer(2, "ok", "Yes, store UTC", {
-        1: Claim("Postgres timestamptz normalises every value to UTC on write", "fact", 0.85,
-                 "a value read back under a different TimeZone setting shows a different instant"),
-        2: Claim("Storing wall-clock local times loses the instant for times inside a DST fold", "inference", 0.7,
-                 "both 01:30 instants of the November fold can be told apart from the stored column alone"),
-    }),
-    "llama_small_numbered_parens_combined_tag.txt": Answer(2, "ok", "Yes, 2^61 - 1 is prime", {
-        1: Claim("2^61 - 1 is a Mersenne prime, proven by Pervushin in 1883", "fact", 0.95,
-                 "a nontrivial factor of 2^61 - 1 is found"),
-        2: Claim("The Lucas-Lehmer test on M61 ends with residue 0", "inference", 0.9,
-                 "running the test gives a nonzero final residue"),
-    }),
-    "upper_bracket_tags_word_confidence.txt": Answer(3, "ok", "Go with the monolith", {
-        1: Claim("The team has six developers and a single deploy pipeline", "fact", 0.8,
-                 "the org chart shows more than one team owning deploys"),
-        2: Claim("Splitting now would slow delivery for at least two quarters", "inference", 0.5,
-                 "a comparable team ships the split in under three months without slowing feature work"),
-        3: Claim("A billing team will form within a year", "speculation", 0.3,
-                 "no new hires are planned for billing in the next budget"),
-    }),
-    "deepseek_r1_think_with_draft_block.txt": Answer(2, "ok", "Add read replicas", {
-        2: Claim("A single PostgreSQL node can hold 600 GB with room to grow for years", "inference", 0.8,
-                 "growth since last year exceeds 100%"),
-    }),
-    "qwen3_think_then_bold_fullwidth_colon.txt": Answer(2, "ok", "PostgreSQL", {
-        1: Claim("PostgreSQL ships text-search configurations for Italian, Spanish and English", "fact", 0.9,
-                 "`SELECT cfgname FROM pg_ts_config` on a stock install lacks italian or spanish"),
-    }),
+        3,
+        "ok",
+        "No: para trabajo CPU-bound en CPython usa procesos, no hilos",
+        {
+            1: Claim(
+                "El GIL impide que dos hilos ejecuten bytecode de Python al mismo tiempo en CPython",
+                "fact",
+                0.95,
+                "un benchmark en CPython 3.12 (sin free-threading) muestra aceleración lineal con hilos en un "
+                "bucle de Python puro",
+            ),
+            3: Claim(
+                "La compilación free-threaded no estará lista para producción antes de Python 3.15",
+                "speculation",
+                0.5,
+                "la documentación de Python 3.14 la declara soportada oficialmente",
+            ),
+        },
+    ),
+    "french_reponse_affirmations_spaced_colons.txt": Answer(
+        2,
+        "ok",
+        "Oui, Canberra",
+        {
+            1: Claim(
+                "Le Parlement australien siège à Canberra depuis 1927",
+                "fact",
+                0.99,
+                "le site officiel du Parlement australien indique un autre siège",
+            ),
+        },
+    ),
+    "german_antwort_behauptungen.txt": Answer(
+        2,
+        "ok",
+        "Nein, zuerst die Abfragen optimieren",
+        {
+            1: Claim(
+                "Die Listenansicht führt 412 Abfragen für 50 Zeilen aus",
+                "fact",
+                0.85,
+                "die Debug Toolbar nach einem Neustart deutlich weniger als 100 Abfragen zeigt",
+            ),
+            2: Claim(
+                "Mit select_related und prefetch_related sinkt die Antwortzeit unter 300 ms",
+                "inference",
+                0.7,
+                "die gemessene Antwortzeit nach der Änderung über 300 ms bleibt",
+            ),
+        },
+    ),
+    "whole_block_in_code_fence.txt": Answer(
+        3,
+        "ok",
+        "Keep the monolith",
+        {
+            2: Claim(
+                "Splitting into services would add network failure modes without removing a current bottleneck",
+                "inference",
+                0.75,
+                "profiling shows a component whose scaling needs differ by 10x from the rest",
+            ),
+        },
+    ),
+    "json_list_under_claims_heading.txt": Answer(
+        2,
+        "ok",
+        "Use Redis for sessions",
+        {
+            1: Claim(
+                "With SESSION_SAVE_EVERY_REQUEST enabled the db backend writes to the primary on every request",
+                "fact",
+                0.9,
+                "pg_stat_statements shows no UPDATE on django_session per request",
+            ),
+        },
+    ),
+    "json_single_quoted_python_repr.txt": Answer(
+        2,
+        "ok",
+        "Enable WAL mode",
+        {
+            1: Claim(
+                "WAL mode lets readers proceed while one writer commits",
+                "fact",
+                0.9,
+                "a reader gets SQLITE_BUSY during a write in a WAL-mode database",
+            ),
+            2: Claim("The import's long write transaction is what locks out the app's readers", "inference", 0.75, ""),
+        },
+    ),
+    "json_object_answer_and_claims_only.txt": Answer(
+        2,
+        "ok",
+        "Shard by tenant_id",
+        {
+            1: Claim(
+                "The largest tenant writes about 4,000 rows per second at peak",
+                "fact",
+                0.8,
+                "the write metrics for the last month peak below 1,500 rows per second",
+            ),
+        },
+    ),
+    "bullets_trailing_paren_tags.txt": Answer(
+        2,
+        "ok",
+        "Yes, store UTC",
+        {
+            1: Claim(
+                "Postgres timestamptz normalises every value to UTC on write",
+                "fact",
+                0.85,
+                "a value read back under a different TimeZone setting shows a different instant",
+            ),
+            2: Claim(
+                "Storing wall-clock local times loses the instant for times inside a DST fold",
+                "inference",
+                0.7,
+                "both 01:30 instants of the November fold can be told apart from the stored column alone",
+            ),
+        },
+    ),
+    "llama_small_numbered_parens_combined_tag.txt": Answer(
+        2,
+        "ok",
+        "Yes, 2^61 - 1 is prime",
+        {
+            1: Claim(
+                "2^61 - 1 is a Mersenne prime, proven by Pervushin in 1883",
+                "fact",
+                0.95,
+                "a nontrivial factor of 2^61 - 1 is found",
+            ),
+            2: Claim(
+                "The Lucas-Lehmer test on M61 ends with residue 0",
+                "inference",
+                0.9,
+                "running the test gives a nonzero final residue",
+            ),
+        },
+    ),
+    "upper_bracket_tags_word_confidence.txt": Answer(
+        3,
+        "ok",
+        "Go with the monolith",
+        {
+            1: Claim(
+                "The team has six developers and a single deploy pipeline",
+                "fact",
+                0.8,
+                "the org chart shows more than one team owning deploys",
+            ),
+            2: Claim(
+                "Splitting now would slow delivery for at least two quarters",
+                "inference",
+                0.5,
+                "a comparable team ships the split in under three months without slowing feature work",
+            ),
+            3: Claim(
+                "A billing team will form within a year",
+                "speculation",
+                0.3,
+                "no new hires are planned for billing in the next budget",
+            ),
+        },
+    ),
+    "deepseek_r1_think_with_draft_block.txt": Answer(
+        2,
+        "ok",
+        "Add read replicas",
+        {
+            2: Claim(
+                "A single PostgreSQL node can hold 600 GB with room to grow for years",
+                "inference",
+                0.8,
+                "growth since last year exceeds 100%",
+            ),
+        },
+    ),
+    "qwen3_think_then_bold_fullwidth_colon.txt": Answer(
+        2,
+        "ok",
+        "PostgreSQL",
+        {
+            1: Claim(
+                "PostgreSQL ships text-search configurations for Italian, Spanish and English",
+                "fact",
+                0.9,
+                "`SELECT cfgname FROM pg_ts_config` on a stock install lacks italian or spanish",
+            ),
+        },
+    ),
     "small_model_echoes_template.txt": Answer(0, "unreadable", None),
-    "template_half_filled.txt": Answer(2, "ok", "Keep SQLite with WAL mode", {
-        2: Claim("Your write rate, about 5 rows a second, is far below what a single SQLite writer handles",
-                 "inference", None, ""),
-    }),
-    "traceback_quoted_before_block.txt": Answer(3, "ok", "Commit the import in batches and raise the busy timeout", {
-        1: Claim('Django\'s SQLite backend waits 5 seconds for a lock by default before raising "database is locked"',
-                 "fact", 0.85, "the Django docs or the sqlite3 module's default timeout give a different value"),
-    }),
-    "error_quoted_note_after_block.txt": Answer(2, "ok", "Cap concurrency and back off on 429", {
-        2: Claim("Twelve concurrent requests of about 1,600 tokens exhaust the limit within the first seconds of each "
-                 "minute", "inference", 0.8, "the request log shows 429s spread evenly across the minute"),
-    }),
-    "truncated_in_last_falsifier.txt": Answer(3, "ok", "Scale the web tier first, not the database", {
-        3: Claim("Traffic will double by the end of Q3", "speculation", 0.4, "the Q2 numbers show fewer than"),
-    }),
+    "template_half_filled.txt": Answer(
+        2,
+        "ok",
+        "Keep SQLite with WAL mode",
+        {
+            2: Claim(
+                "Your write rate, about 5 rows a second, is far below what a single SQLite writer handles",
+                "inference",
+                None,
+                "",
+            ),
+        },
+    ),
+    "traceback_quoted_before_block.txt": Answer(
+        3,
+        "ok",
+        "Commit the import in batches and raise the busy timeout",
+        {
+            1: Claim(
+                'Django\'s SQLite backend waits 5 seconds for a lock by default before raising "database is locked"',
+                "fact",
+                0.85,
+                "the Django docs or the sqlite3 module's default timeout give a different value",
+            ),
+        },
+    ),
+    "error_quoted_note_after_block.txt": Answer(
+        2,
+        "ok",
+        "Cap concurrency and back off on 429",
+        {
+            2: Claim(
+                "Twelve concurrent requests of about 1,600 tokens exhaust the limit within the first seconds of each "
+                "minute",
+                "inference",
+                0.8,
+                "the request log shows 429s spread evenly across the minute",
+            ),
+        },
+    ),
+    "truncated_in_last_falsifier.txt": Answer(
+        3,
+        "ok",
+        "Scale the web tier first, not the database",
+        {
+            3: Claim("Traffic will double by the end of Q3", "speculation", 0.4, "the Q2 numbers show fewer than"),
+        },
+    ),
     "truncated_right_after_claims_heading.txt": Answer(0, "unreadable", "Use PostgreSQL"),
     "truncated_before_block.txt": Answer(0, "missing", None),
     "no_block_plain_prose.txt": Answer(0, "missing", None),
     "claims_fields_left_empty.txt": Answer(0, "unreadable", "Canberra"),
     "claims_not_applicable.txt": Answer(0, "unreadable", "Canberra"),
-    "gpt4o_claims_with_indented_subfields.txt": Answer(3, "ok", "Move sessions to Redis", {
-        1: Claim("The session table receives about 1,200 UPDATEs per second at peak", "fact", 0.85,
-                 "pg_stat_statements shows fewer than 300 UPDATEs per second on django_session at peak"),
-        3: Claim("Losing all sessions on a Redis restart is acceptable to the business", "speculation", 0.5,
-                 "product requires that users stay logged in across infrastructure restarts"),
-    }),
-    "markdown_table_claims.txt": Answer(3, "ok", "Keep the monolith and modularise it", {
-        1: Claim("Six developers share a single deploy pipeline today", "fact", 0.95,
-                 "more than one team ships on its own release schedule"),
-        3: Claim("Extracting services would cost at least two quarters of feature work", "speculation", 0.55,
-                 "a team of similar size completes the split in under three months"),
-    }),
-    "claude_claim_text_with_parenthetical_numbers.txt": Answer(2, "ok", "Fix the N+1 queries before adding a cache", {
-        1: Claim("The order list issues about 340 queries per request (p95 1.1 s, 0.8 s of it in the database)", "fact",
-                 0.85, "the Debug Toolbar shows fewer than 50 queries on /orders/"),
-        2: Claim("select_related and prefetch_related bring p95 under 300 ms", "inference", 0.7,
-                 "p95 stays above 300 ms for a day after the deploy"),
-    }),
-    "mistral_title_case_labels_decimal_confidence.txt": Answer(2, "ok", "Go", {
-        1: Claim("Two of the four developers already maintain Go services in production", "fact", 0.9,
-                 "the team roster shows fewer than two developers with Go code in production"),
-        2: Claim("The tool is I/O-bound, so Rust's speed advantage would not be noticeable to users", "inference", 0.75,
-                 "profiling a prototype shows more than 30% of the time in CPU-bound hashing"),
-    }),
+    "gpt4o_claims_with_indented_subfields.txt": Answer(
+        3,
+        "ok",
+        "Move sessions to Redis",
+        {
+            1: Claim(
+                "The session table receives about 1,200 UPDATEs per second at peak",
+                "fact",
+                0.85,
+                "pg_stat_statements shows fewer than 300 UPDATEs per second on django_session at peak",
+            ),
+            3: Claim(
+                "Losing all sessions on a Redis restart is acceptable to the business",
+                "speculation",
+                0.5,
+                "product requires that users stay logged in across infrastructure restarts",
+            ),
+        },
+    ),
+    "markdown_table_claims.txt": Answer(
+        3,
+        "ok",
+        "Keep the monolith and modularise it",
+        {
+            1: Claim(
+                "Six developers share a single deploy pipeline today",
+                "fact",
+                0.95,
+                "more than one team ships on its own release schedule",
+            ),
+            3: Claim(
+                "Extracting services would cost at least two quarters of feature work",
+                "speculation",
+                0.55,
+                "a team of similar size completes the split in under three months",
+            ),
+        },
+    ),
+    "claude_claim_text_with_parenthetical_numbers.txt": Answer(
+        2,
+        "ok",
+        "Fix the N+1 queries before adding a cache",
+        {
+            1: Claim(
+                "The order list issues about 340 queries per request (p95 1.1 s, 0.8 s of it in the database)",
+                "fact",
+                0.85,
+                "the Debug Toolbar shows fewer than 50 queries on /orders/",
+            ),
+            2: Claim(
+                "select_related and prefetch_related bring p95 under 300 ms",
+                "inference",
+                0.7,
+                "p95 stays above 300 ms for a day after the deploy",
+            ),
+        },
+    ),
+    "mistral_title_case_labels_decimal_confidence.txt": Answer(
+        2,
+        "ok",
+        "Go",
+        {
+            1: Claim(
+                "Two of the four developers already maintain Go services in production",
+                "fact",
+                0.9,
+                "the team roster shows fewer than two developers with Go code in production",
+            ),
+            2: Claim(
+                "The tool is I/O-bound, so Rust's speed advantage would not be noticeable to users",
+                "inference",
+                0.75,
+                "profiling a prototype shows more than 30% of the time in CPU-bound hashing",
+            ),
+        },
+    ),
     "answer_line_only_no_claims.txt": Answer(0, "missing", "Canberra"),
     "jwt_yaml_claims_key_no_block.txt": Answer(0, "missing", None),
     # an HTML tag a voice writes is its text, not a slot of our template
-    "html_tags_in_claims_are_text.txt": Answer(2, "ok", "Remove |safe and sanitise with an allow-list", {
-        1: Claim("Django's autoescaping turns <script> into &lt;script&gt; unless the value is marked safe", "fact",
-                 0.95, "a template renders {{ value }} containing <script> unescaped without |safe or mark_safe"),
-    }),
-}  # fmt: skip
+    "html_tags_in_claims_are_text.txt": Answer(
+        2,
+        "ok",
+        "Remove |safe and sanitise with an allow-list",
+        {
+            1: Claim(
+                "Django's autoescaping turns <script> into &lt;script&gt; unless the value is marked safe",
+                "fact",
+                0.95,
+                "a template renders {{ value }} containing <script> unescaped without |safe or mark_safe",
+            ),
+        },
+    ),
+}
 
 CRITIQUES = {
     "plain_as_asked.txt": [("B2", "factual_error"), ("C1", "hidden_assumption"), ("B1", "weak_evidence")],
@@ -200,15 +472,20 @@ CRITIQUES = {
     "spanish_ataques.txt": [("C1", "hidden_assumption"), ("B2", "factual_error"), ("B1", "weak_evidence")],
     "french_attaques.txt": [("B2", "factual_error"), ("C2", "logical_gap")],
     "kinds_spelled_differently.txt": [
-        ("B2", "factual_error"), ("B3", "logical_gap"), ("C1", "weak_evidence"), ("C2", "hidden_assumption"),
+        ("B2", "factual_error"),
+        ("B3", "logical_gap"),
+        ("C1", "weak_evidence"),
+        ("C2", "hidden_assumption"),
     ],
     "kind_not_stated.txt": [("B2", ""), ("C1", "")],  # "evidence:" is the field's label, not a kind
     "think_block_then_attacks.txt": [("C2", "factual_error")],
     "echo_template_plus_one_real.txt": [("A2", "logical_gap")],
     "bold_numbered_evidence_on_next_line.txt": [
-        ("B2", "factual_error"), ("C1", "overlooked_alternative"), ("C3", "weak_evidence"),
+        ("B2", "factual_error"),
+        ("C1", "overlooked_alternative"),
+        ("C3", "weak_evidence"),
     ],
-}  # fmt: skip
+}
 
 FINALS = {
     "plain_as_asked.txt": Said([("A1", "conceded"), ("A2", "defended")], "partial", True, "Add read replicas"),

@@ -136,9 +136,17 @@ def test_final_positions_get_exactly_their_flags(name):
 
 @pytest.mark.parametrize(
     "text",
-    ["", "   ", "Processing...", "Task started", "OK", "Traceback (most recent call last):\n  File \"x.py\", line 1",
-     '{"error": {"message": "rate limited", "type": "server_error"}}', "Too short."],
-)  # fmt: skip
+    [
+        "",
+        "   ",
+        "Processing...",
+        "Task started",
+        "OK",
+        'Traceback (most recent call last):\n  File "x.py", line 1',
+        '{"error": {"message": "rate limited", "type": "server_error"}}',
+        "Too short.",
+    ],
+)
 def test_phantom_answers_are_gated(text):
     assert gate(text)
 
@@ -189,11 +197,17 @@ def test_total_reversal_without_reasons_is_flagged_as_sycophancy():
 
 @pytest.mark.parametrize(
     ("reason", "expected"),
-    [("because they make good points", False), ("since the others convinced me", False),
-     ("because their argument is stronger", False), ("perché hanno ragione", False),
-     ("because the benchmark shows 3x", True), ('because "writes are rare" is false at month end', True),
-     ("since every commit waits for the synchronous standby", True), ("p99 went from 40 ms to 2 s", True)],
-)  # fmt: skip
+    [
+        ("because they make good points", False),
+        ("since the others convinced me", False),
+        ("because their argument is stronger", False),
+        ("perché hanno ragione", False),
+        ("because the benchmark shows 3x", True),
+        ('because "writes are rare" is false at month end', True),
+        ("since every commit waits for the synchronous standby", True),
+        ("p99 went from 40 ms to 2 s", True),
+    ],
+)
 def test_a_substantive_reason_is_evidence_or_a_mechanism_not_deference(reason, expected):
     assert substantive(f"I now agree with Panelist B, {reason}.") == expected
 

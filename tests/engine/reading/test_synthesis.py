@@ -354,12 +354,37 @@ def test_a_verdict_of_the_legacy_answer_shape_is_still_found():
 
 
 FRAGMENTS = [
-    "## Consensus", "## Verdict", "### Verdict:", "## 2. Disagreements", "# Title", "Verdict", "-------", "=====",
-    "**Verdict**", "**Verdict:** ship it", "**Consensus:** all agree", "Verdict: ship it", "VERDICT: ship it",
-    "CONFIDENCE: 0.7", "**CONFIDENCE:** high", "VERDICT: <one sentence>", "```", "```json", "# comment", "---",
-    '{"verdict": "ship", "confidence": 0.5}', "- a bullet", "> a quote", "Plain prose, with words.", "",
-    "    indented code", "~~~", "* * *", "__Bold__", "Conclusion: done",
-]  # fmt: skip
+    "## Consensus",
+    "## Verdict",
+    "### Verdict:",
+    "## 2. Disagreements",
+    "# Title",
+    "Verdict",
+    "-------",
+    "=====",
+    "**Verdict**",
+    "**Verdict:** ship it",
+    "**Consensus:** all agree",
+    "Verdict: ship it",
+    "VERDICT: ship it",
+    "CONFIDENCE: 0.7",
+    "**CONFIDENCE:** high",
+    "VERDICT: <one sentence>",
+    "```",
+    "```json",
+    "# comment",
+    "---",
+    '{"verdict": "ship", "confidence": 0.5}',
+    "- a bullet",
+    "> a quote",
+    "Plain prose, with words.",
+    "",
+    "    indented code",
+    "~~~",
+    "* * *",
+    "__Bold__",
+    "Conclusion: done",
+]
 
 
 @settings(max_examples=300, deadline=None)
