@@ -4,7 +4,7 @@ A queue read by a task of its own costs a turn of the event loop per item: the r
 the next turn, behind everything else that became ready. Under load a turn is long, and
 a voice's words crossed two such queues (its lane in the run, its viewer's socket) on their way
 out. Here an item that finds the mailbox idle is handled in an eager task, which runs at once
-until its first real wait (a stored vote, a snapshot read on another thread); items that arrive
+until its first real wait (a stored contribution, a snapshot read on another thread); items that arrive
 meanwhile queue behind it, in order.
 """
 

@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 
 
 class Tee:
-    """The recorder, then the live sink: a viewer never sees a result (a vote, the end) the DB does not have."""
+    """The recorder, then the live sink: a viewer never sees a result (a contribution, the end) the DB does not have."""
 
     def __init__(self, *sinks: Sink) -> None:
         self.sinks = sinks
@@ -48,11 +48,11 @@ class Tee:
 class InOrder:
     """Hand events to a sink without holding the engine up, in an order every viewer can trust.
 
-    Storing a vote (a few SQLite writes) and rendering its fragments take time under load; were
+    Storing a contribution (a few SQLite writes) and rendering its fragments take time under load; were
     the engine to wait for both before sending the next voice's request or opening the next round,
     that time would add to every run's critical path. Here the engine hands an event over and
     goes on. A voice's events (its start, chunks, retries, end) form a lane delivered in order, lanes
-    side by side, so one voice's chunks never wait behind another's vote being stored; an event
+    side by side, so one voice's chunks never wait behind another's contribution being stored; an event
     about the whole run (phase, round, ledger, end) waits for every lane before it and holds
     back the lanes after it. A lane with nothing ahead delivers at once (live.mailbox): a chunk
     reaches the live sink inside ``emit``. A sink's failure is raised at the next ``emit`` or

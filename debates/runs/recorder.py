@@ -39,9 +39,9 @@ class Recorder:
     run's writes in asgiref's one thread.
 
     What queues while a write is under way goes in the next single hop to that thread: at a
-    round's end a run's votes and its progress rows (round, ledger, phase, the next round) took
+    round's end a run's contributions and its progress rows (round, ledger, phase, the next round) took
     about seven hops, each queued behind every other run's, and the next round's first words
-    wait for those votes."""
+    wait for those contributions."""
 
     def __init__(self, question_id: int, panelists: dict[str, int | None]) -> None:
         self.question_id = question_id
@@ -58,7 +58,7 @@ class Recorder:
             raise failed
         result = isinstance(event, RunFinished) or (isinstance(event, ContributionFinished) and not event.replayed)
         if not (result or isinstance(event, PROGRESS)):
-            return  # nothing to store: a chunk, a start, a replayed vote
+            return  # nothing to store: a chunk, a start, a replayed contribution
         written: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.queued.append((event, written))
         if self.writer is None or self.writer.done():
@@ -137,9 +137,9 @@ class Recorder:
         return self.rounds[index]
 
     def _store(self, round_id: int, result: ContributionResult) -> None:
-        """The vote and the question's new totals: two statements in one transaction (the ORM's
+        """The contribution and the question's new totals: two statements in one transaction (the ORM's
         get-or-update and a sum over the question's rows took six, and compiling the sum cost
-        more than running it). A vote is stored once: a resumed run replays stored votes without
+        more than running it). A contribution is stored once: a resumed run replays stored contributions without
         storing them again."""
         fields = Contribution.fields_of(result) | {"panelist_id": self.panelists.get(result.seat)}
         with transaction.atomic():

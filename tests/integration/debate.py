@@ -1,6 +1,6 @@
 """One debate on the fake providers, as the server setup stores it: roster, answers, rows.
 
-Each voice answers with text that names its model and step, so every stored vote can be
+Each voice answers with text that names its model and step, so every stored contribution can be
 traced to the one request that produced it in the fake server's log.
 """
 
@@ -14,7 +14,7 @@ from tests.fakes.provider_server import FakeProviderServer, FakeRequest, Script
 from tests.integration.cluster import API_KEY_ENV, Credentials
 
 PANEL = "scale-out"
-# Paces (tokens per second) differ so that, mid-round, some votes are stored while others stream.
+# Paces (tokens per second) differ so that, mid-round, some contributions are stored while others stream.
 VOICES = {"it-alpha": 40.0, "it-beta": 20.0, "it-gamma": 12.0}
 WORDS = 80
 MODERATOR = "it-moderator"
@@ -65,7 +65,7 @@ def answer(request: FakeRequest, words: int) -> str:
 
 
 def script_voices(server: FakeProviderServer, voices: dict[str, float], words: int, moderator_tps: float) -> None:
-    """Each voice streams at its own pace (tokens per second), so votes finish at different times."""
+    """Each voice streams at its own pace (tokens per second), so contributions finish at different times."""
     for model, pace in {**voices, MODERATOR: moderator_tps}.items():
         server.script(model, Script(answer=lambda r: answer(r, words), tokens_per_second=pace or None))
 
@@ -86,7 +86,7 @@ class Deployment:
 
 
 @dataclass(frozen=True)
-class StoredVote:
+class StoredContribution:
     round: int
     seat: str
     kind: str
@@ -112,18 +112,18 @@ class Store:
         roster = roster if isinstance(roster, list) else json.loads(roster or "[]")
         return {"status": status, "lease_owner": owner, "error": error, "calls": calls, "roster": roster}
 
-    def votes(self, question_id: int) -> list[StoredVote]:
+    def contributions(self, question_id: int) -> list[StoredContribution]:
         models = {e["seat"]: e["model"] for e in self.question(question_id)["roster"]}
         rows = self.connection.execute(
             "SELECT r.index, v.seat, v.kind, v.status, v.text FROM debates_contribution v"
             " JOIN debates_round r ON r.id = v.round_id WHERE r.question_id = %s ORDER BY r.index, v.seat",
             [question_id],
         ).fetchall()
-        return [StoredVote(*row, model=models.get(row[1], "")) for row in rows]
+        return [StoredContribution(*row, model=models.get(row[1], "")) for row in rows]
 
-    def calls(self, question_id: int) -> list[StoredVote]:
-        """The stored votes that were model calls (grounding is local)."""
-        return [vote for vote in self.votes(question_id) if vote.kind != "grounding"]
+    def calls(self, question_id: int) -> list[StoredContribution]:
+        """The stored contributions that were model calls (grounding is local)."""
+        return [row for row in self.contributions(question_id) if row.kind != "grounding"]
 
 
 def write_roster(path: Path, server: FakeProviderServer, voices: dict[str, float]) -> Path:

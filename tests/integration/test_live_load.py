@@ -43,7 +43,7 @@ from tests.integration.debate import (
     VOICES,
     Deployment,
     Store,
-    StoredVote,
+    StoredContribution,
     step_of,
     write_roster,
 )
@@ -80,9 +80,9 @@ def script_unique_words(server: FakeProviderServer) -> None:
         server.script(model, Script(answer=unique_answer, first_token_delay=FIRST_WORD_AFTER, tokens_per_second=PACE))
 
 
-def sent_by_provider(server: FakeProviderServer, vote: StoredVote) -> str | None:
+def sent_by_provider(server: FakeProviderServer, stored: StoredContribution) -> str | None:
     """The answer the fake provider streamed for this contribution (its first word names the request)."""
-    first = FIRST_WORD.search(vote.text)
+    first = FIRST_WORD.search(stored.text)
     request = first and next((r for r in server.requests_for(first["model"]) if r.number == int(first["number"])), None)
     return unique_answer(request) if request else None
 
@@ -211,7 +211,7 @@ def difference(expected: str, shown: str, whole: bool = True) -> str:
     )
 
 
-def check_viewer(w: Watch, calls: list[StoredVote]) -> Counter:
+def check_viewer(w: Watch, calls: list[StoredContribution]) -> Counter:
     """Each stored contribution as this viewer saw it; problems go to ``w.problems``.
 
     Returns how the viewer came to each contribution (from its first word, joined mid-stream
@@ -233,54 +233,56 @@ def check_viewer(w: Watch, calls: list[StoredVote]) -> Counter:
     shown_at_the_end = any(finished_html(final, dom_text_id(v.round, v.seat)) for v in calls)
     if not shown_at_the_end:
         w.problems.append(f"{w}: the last message is not the finished page: …{last_words(w.viewer)!r}")
-    for vote in calls:
-        text_id = dom_text_id(vote.round, vote.seat)
-        about = f"{w}, round {vote.round} seat {vote.seat} ({vote.model}, {vote.kind}, {text_id})"
+    for stored in calls:
+        text_id = dom_text_id(stored.round, stored.seat)
+        about = f"{w}, round {stored.round} seat {stored.seat} ({stored.model}, {stored.kind}, {text_id})"
         record = seen[text_id]
         if record.wrong is not None:
             index, shown = record.wrong
             w.problems.append(
                 f"{about}: message {index} left the card showing what the stored text does not begin "
-                f"with; {difference(vote.text, shown, whole=False)}"
+                f"with; {difference(stored.text, shown, whole=False)}"
             )
         if record.streaming:
             how["joined mid-stream" if record.joined_with else "from the first word"] += 1
             streamed = page.streamed.get(text_id)
             if streamed is None:
                 w.problems.append(f"{about}: it streamed, but its finished card never arrived")
-            elif streamed != vote.text and record.wrong is None:
+            elif streamed != stored.text and record.wrong is None:
                 w.problems.append(
                     f"{about}: when it finished, the card showed other than the stored text; "
-                    f"{difference(vote.text, streamed)}"
+                    f"{difference(stored.text, streamed)}"
                 )
         else:
             how["first shown finished"] += 1
         if not shown_at_the_end:
             continue
-        if vote.kind == "synthesis":  # shown once, in its sections, above the moderator's card
-            for _, body in read(vote.text).sections:
+        if stored.kind == "synthesis":  # shown once, in its sections, above the moderator's card
+            for _, body in read(stored.text).sections:
                 if str(markdown(body)) not in final:
                     w.problems.append(f"{about}: the last snapshot lacks the synthesis section {body!r}")
-        elif finished_html(final, text_id) != str(markdown(vote.text)):
+        elif finished_html(final, text_id) != str(markdown(stored.text)):
             w.problems.append(
                 f"{about}: the last snapshot shows {finished_html(final, text_id)!r}, not the stored text rendered"
             )
     return how
 
 
-def check_debate(store: Store, server: FakeProviderServer, question_id: int) -> tuple[list[StoredVote], list[str]]:
+def check_debate(
+    store: Store, server: FakeProviderServer, question_id: int
+) -> tuple[list[StoredContribution], list[str]]:
     """The stored contributions of a completed debate, and what is wrong with them."""
     question, calls, problems = store.question(question_id), store.calls(question_id), []
     if (question["status"], question["error"]) != ("done", ""):
         problems.append(f"question {question_id}: {question['status']} {question['error']!r}, not done")
     if Counter(v.kind for v in calls) != CALLS or {v.status for v in calls} != {"done"}:
         problems.append(f"question {question_id}: stored {[(v.round, v.seat, v.kind, v.status) for v in calls]}")
-    for vote in calls:
-        sent = sent_by_provider(server, vote)
-        if sent != vote.text:
+    for stored in calls:
+        sent = sent_by_provider(server, stored)
+        if sent != stored.text:
             problems.append(
-                f"question {question_id}, round {vote.round} seat {vote.seat}: the stored text is not "
-                f"what the provider sent; {difference(sent or '', vote.text)}"
+                f"question {question_id}, round {stored.round} seat {stored.seat}: the stored text is not "
+                f"what the provider sent; {difference(sent or '', stored.text)}"
             )
     return calls, problems
 

@@ -17,7 +17,7 @@ import pytest
 from debates.engine.reading.synthesis import read
 from debates.render import markdown
 from tests.integration.cluster import Cluster, Process, ask
-from tests.integration.debate import PANEL, VOICES, Deployment, Store, StoredVote, requests_about, step_of
+from tests.integration.debate import PANEL, VOICES, Deployment, Store, StoredContribution, requests_about, step_of
 from tests.integration.viewer import Viewer, dom_text_id, finished_html, watch
 
 pytestmark = [pytest.mark.services, pytest.mark.timeout(600)]
@@ -57,12 +57,12 @@ async def watch_all(webs: list[Process], question_id: int, session: str) -> tupl
 
 
 def shown_finished(store: Store, question_id: int, viewers: list[Viewer]) -> bool:
-    """A stored vote's finished card has reached every viewer (the run is past its first step)."""
+    """A stored contribution's finished card has reached every viewer (the run is past its first step)."""
     stored = {dom_text_id(v.round, v.seat) for v in store.calls(question_id)}
     return bool(stored) and all(stored & viewer.page().finished for viewer in viewers)
 
 
-def assert_complete_run(store: Store, question_id: int) -> list[StoredVote]:
+def assert_complete_run(store: Store, question_id: int) -> list[StoredContribution]:
     question = store.question(question_id)
     assert (question["status"], question["error"]) == ("done", "")
     calls = store.calls(question_id)
@@ -73,32 +73,34 @@ def assert_complete_run(store: Store, question_id: int) -> list[StoredVote]:
     return calls
 
 
-def assert_saw_everything(viewer: Viewer, votes: list[StoredVote], cut_short: set[str] = frozenset()) -> None:
-    """The page showed each vote's whole text as it streamed, and its rendered text at the end.
+def assert_saw_everything(
+    viewer: Viewer, contributions: list[StoredContribution], cut_short: set[str] = frozenset()
+) -> None:
+    """The page showed each contribution's whole text as it streamed, and its rendered text at the end.
 
-    ``cut_short``: votes stored, but not yet shown finished, when their worker was killed. The
-    recorder stores a vote before the live sink broadcasts its last chunk and finished card,
+    ``cut_short``: contributions stored, but not yet shown finished, when their worker was killed. The
+    recorder stores a contribution before the live sink broadcasts its last chunk and finished card,
     so those died with the process; the resumed run shows the finished card: what streamed is
     then a prefix of the text (still never doubled, never out of order).
     """
     assert viewer.close_code == 1000  # the consumer closes normally once the run is over
     page = viewer.page()
     final = viewer.messages[-1][1]
-    for vote in votes:
-        text_id = dom_text_id(vote.round, vote.seat)
-        if vote.kind == "synthesis":  # shown once, in its sections, below the moderator's card
-            sections = read(vote.text).sections
-            assert sections, f"the synthesis has no sections: {vote.text!r}"
+    for stored in contributions:
+        text_id = dom_text_id(stored.round, stored.seat)
+        if stored.kind == "synthesis":  # shown once, in its sections, below the moderator's card
+            sections = read(stored.text).sections
+            assert sections, f"the synthesis has no sections: {stored.text!r}"
             for _, body in sections:
                 assert str(markdown(body)) in final, body
         else:
-            assert finished_html(final, text_id) == str(markdown(vote.text)), text_id
+            assert finished_html(final, text_id) == str(markdown(stored.text)), text_id
         streamed = page.streamed.get(text_id)
         assert streamed is not None, f"{text_id} never streamed to the viewer on port {viewer.port}"
         if text_id in cut_short:
-            assert vote.text.startswith(streamed), (text_id, streamed, vote.text)
+            assert stored.text.startswith(streamed), (text_id, streamed, stored.text)
         else:
-            assert streamed == vote.text, (text_id, streamed, vote.text)
+            assert streamed == stored.text, (text_id, streamed, stored.text)
 
 
 @pytest.mark.parametrize(
@@ -122,7 +124,7 @@ async def test_a_stopped_workers_debate_completes_on_the_other_and_both_viewers_
         # Mid-round 0: the fastest voice's answer is stored and shown, the slower ones stream.
         victim = await until(
             lambda: shown_finished(store, question_id, viewers) and holder(store, question_id, workers),
-            "a finished vote on every viewer",
+            "a finished contribution on every viewer",
             cluster,
         )
         victim.signal(stop)
@@ -134,7 +136,7 @@ async def test_a_stopped_workers_debate_completes_on_the_other_and_both_viewers_
         await until(lambda: holder(store, question_id, workers) is survivor, "the other worker's lease", cluster)
         await until(lambda: store.question(question_id)["status"] == "done", "the debate to complete", cluster)
         await asyncio.wait_for(asyncio.gather(*watching), WAIT)
-        votes = assert_complete_run(store, question_id)
+        contributions = assert_complete_run(store, question_id)
     finally:
         store.close()
 
@@ -143,12 +145,12 @@ async def test_a_stopped_workers_debate_completes_on_the_other_and_both_viewers_
     assert survivor.alive()
     assert 0 < len(stored_before) < PLANNED_CALLS
     asked = Counter((r.model, step_of(r)) for r in requests_about(deployment.server, text))
-    for vote in stored_before:
-        assert asked[vote.model, vote.kind] == 1, f"{vote.model} {vote.kind} was finished, yet asked again"
-    assert {(v.model, v.kind) for v in votes} == set(asked)  # every call answered is stored
+    for stored in stored_before:
+        assert asked[stored.model, stored.kind] == 1, f"{stored.model} {stored.kind} was finished, yet asked again"
+    assert {(v.model, v.kind) for v in contributions} == set(asked)  # every call answered is stored
     for viewer, shown in zip(viewers, shown_before, strict=True):
         cut_short = {dom_text_id(v.round, v.seat) for v in stored_before} - shown
-        assert_saw_everything(viewer, votes, cut_short)
+        assert_saw_everything(viewer, contributions, cut_short)
 
 
 async def test_sigterm_drains_the_running_debate_and_hands_new_work_to_the_other_worker(
@@ -162,7 +164,7 @@ async def test_sigterm_drains_the_running_debate_and_hands_new_work_to_the_other
         question_id = ask(web, deployment.credentials, text, PANEL)
         viewers, watching = await watch_all([web], question_id, deployment.credentials.session)
         stopping = await until(
-            lambda: store.calls(question_id) and holder(store, question_id, workers), "a stored vote", cluster
+            lambda: store.calls(question_id) and holder(store, question_id, workers), "a stored contribution", cluster
         )
         stopping.signal(signal.SIGTERM)
         later_text = question_text("after-sigterm")
@@ -170,7 +172,7 @@ async def test_sigterm_drains_the_running_debate_and_hands_new_work_to_the_other
 
         await until(lambda: not stopping.alive(), "the stopping worker to drain and exit", cluster)
         assert stopping.popen.returncode == 0, stopping.output()
-        votes = assert_complete_run(store, question_id)
+        contributions = assert_complete_run(store, question_id)
         await until(lambda: store.question(later_id)["status"] == "done", "the later debate", cluster)
         assert_complete_run(store, later_id)
         await asyncio.wait_for(asyncio.gather(*watching), WAIT)
@@ -182,4 +184,4 @@ async def test_sigterm_drains_the_running_debate_and_hands_new_work_to_the_other
         asked = Counter((r.model, step_of(r)) for r in requests_about(deployment.server, asked_about))
         assert sum(asked.values()) == PLANNED_CALLS, asked  # nothing billed twice
         assert set(asked.values()) == {1}, asked
-    assert_saw_everything(viewers[0], votes)
+    assert_saw_everything(viewers[0], contributions)

@@ -3,8 +3,8 @@
 The consumer sends HTML fragments for the htmx ws extension: an element with an id replaces
 the element with that id (out-of-band swap), ``<div hx-swap-oob="beforeend:#ID">`` appends to
 it. ``Page`` applies them to the card texts (``v<round>-<seat>-text``) as htmx would and keeps,
-for each vote, the text streamed up to the moment its finished card arrived: that is what a
-person watched, so it must equal the stored vote, with nothing missing and nothing doubled.
+for each contribution, the text streamed up to the moment its finished card arrived: that is what a
+person watched, so it must equal the stored contribution, with nothing missing and nothing doubled.
 """
 
 import re
