@@ -23,6 +23,8 @@ from debates.engine.vocabulary import (
     Criticality,
     DebateMode,
     FailurePolicy,
+    Held,
+    Labelled,
     Method,
     Outcome,
     Protocol,
@@ -43,7 +45,7 @@ class Provider(models.Model):
     """One API endpoint and its credentials. The key is encrypted at rest, never shown back."""
 
     name = models.CharField(max_length=80, unique=True)
-    wire = models.CharField("wire protocol", max_length=16, choices=[(w.value, w.label) for w in Wire])
+    wire = models.CharField("wire protocol", max_length=16, choices=Wire.choices())
     preset = models.CharField(
         max_length=32,
         blank=True,
@@ -82,10 +84,8 @@ class Provider(models.Model):
         if preset:
             self.wire = self.wire or preset.wire.value
             self.base_url = self.base_url or preset.base_url
-        if self.wire not in Wire.values():
-            raise ValidationError(
-                {"wire": f"Unknown wire protocol {self.wire!r}; use one of {', '.join(Wire.values())}."}
-            )
+        if self.wire not in list(Wire):
+            raise ValidationError({"wire": f"Unknown wire protocol {self.wire!r}; use one of {', '.join(Wire)}."})
         if self.wire != Wire.LOCAL and not self.base_url:
             raise ValidationError({"base_url": "A base URL is needed (or pick a preset)."})
         if self.api_key_env and not self.api_key_env.replace("_", "").isalnum():
@@ -305,7 +305,7 @@ class Membership(models.Model):
         return f"{self.panel} #{self.position}: {self.panelist}"
 
 
-class Visibility(models.TextChoices):
+class Visibility(Labelled):
     """Who may open a question besides its asker and staff (conversations.sharing changes it)."""
 
     PRIVATE = "private", "Private: you and staff"
@@ -348,7 +348,7 @@ class Question(models.Model):
     debate = models.CharField(
         max_length=16, choices=DebateMode.choices(), blank=True, help_text="Blank: the panel's setting."
     )
-    visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.PRIVATE)
+    visibility = models.CharField(max_length=8, choices=Visibility.choices(), default=Visibility.PRIVATE)
     share_token = models.CharField(
         max_length=64, blank=True, editable=False, help_text="The read-only link's secret; empty: no link opens it."
     )
@@ -567,12 +567,10 @@ class VerdictOutcome(models.Model):
     One per question, changed in place: the track record needs the current judgement, not its history.
     """
 
-    RIGHT, WRONG, PARTLY = "right", "wrong", "partly"
-    CHOICES = [(RIGHT, "Right"), (WRONG, "Wrong"), (PARTLY, "Partly right")]
     MAX_NOTE = 2000
 
     question = models.OneToOneField(Question, on_delete=models.CASCADE, related_name="verdict_outcome")
-    value = models.CharField(max_length=8, choices=CHOICES)
+    value = models.CharField(max_length=8, choices=Held.choices())
     note = models.TextField(blank=True, max_length=MAX_NOTE)
     marked_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"

@@ -1,27 +1,17 @@
 """Wire protocols and the provider presets that fill in a base URL."""
 
 from dataclasses import dataclass
-from enum import StrEnum
+
+from debates.engine.vocabulary import Labelled
 
 
-class Wire(StrEnum):
-    OPENAI = "openai"
-    ANTHROPIC = "anthropic"
-    GEMINI = "gemini"
-    LOCAL = "local"
+class Wire(Labelled):
+    """The wire protocol a provider speaks (one module each in debates/providers/)."""
 
-    @property
-    def label(self) -> str:
-        return {
-            "openai": "OpenAI chat completions (and compatibles)",
-            "anthropic": "Anthropic Messages",
-            "gemini": "Google Gemini generateContent",
-            "local": "Embedded local model (llama.cpp)",
-        }[self.value]
-
-    @classmethod
-    def values(cls) -> list[str]:
-        return [w.value for w in cls]
+    OPENAI = "openai", "OpenAI chat completions (and compatibles)"
+    ANTHROPIC = "anthropic", "Anthropic Messages"
+    GEMINI = "gemini", "Google Gemini generateContent"
+    LOCAL = "local", "Embedded local model (llama.cpp)"
 
 
 @dataclass(frozen=True)

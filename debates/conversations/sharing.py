@@ -22,7 +22,7 @@ COST_KEYS = frozenset({"cost", "cost_saved"})
 
 class ShareForm(forms.Form):
     visibility = forms.ChoiceField(
-        choices=Visibility.choices,
+        choices=Visibility.choices(),
         error_messages={
             "required": "Say who may read it: private, users or link.",
             "invalid_choice": "“%(value)s” is not a visibility: use private, users or link.",

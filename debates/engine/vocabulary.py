@@ -123,6 +123,14 @@ class Status(Labelled):
     CANCELLED = "cancelled", "Cancelled"
 
 
+class Held(Labelled):
+    """Whether a finished question's verdict turned out right, as a person judged it (the track record)."""
+
+    RIGHT = "right", "Right"
+    WRONG = "wrong", "Wrong"
+    PARTLY = "partly", "Partly right"
+
+
 FINISHED = frozenset({Status.DONE, Status.ANSWERED, Status.NEEDS_REVIEW, Status.FAILED, Status.CANCELLED})
 
 

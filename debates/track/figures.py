@@ -40,12 +40,12 @@ from debates.models import (
     FINISHED,
     Contradiction,
     Contribution,
+    Held,
     Outcome,
     Panel,
     Panelist,
     Question,
     Standing,
-    VerdictOutcome,
 )
 from debates.track import reading
 from debates.track.measures import independent_voices, kappa, ratio
@@ -57,7 +57,7 @@ CHANGE_KINDS = ("final", "critique_final", "debate", "dissent")  # the kinds who
 MICRODOLLAR = Decimal("0.000001")  # Contribution.cost's precision
 BINS = 10  # reliability bins of width 0.1
 MIN_SHARED = 5  # questions every pair of a panel must share before its independent voices are estimated
-SCORES = {VerdictOutcome.RIGHT: 1.0, VerdictOutcome.PARTLY: 0.5, VerdictOutcome.WRONG: 0.0}
+SCORES = {Held.RIGHT: 1.0, Held.PARTLY: 0.5, Held.WRONG: 0.0}
 # Words of the engine's flags (engine/gates.py, engine/calls.py) and of its errors (providers/
 # faults.py, providers/client.py, engine/calls.py, engine/vote.py), first match wins.
 FLAG_KINDS = ("sycophancy", "confidence theatre", "no attack", "truncated")

@@ -12,10 +12,10 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.utils import timezone
 
-from debates.models import Question, Status, VerdictOutcome
+from debates.models import Held, Question, Status, VerdictOutcome
 
 JUDGEABLE = frozenset({Status.DONE, Status.ANSWERED})
-VALUES = tuple(value for value, _ in VerdictOutcome.CHOICES)
+VALUES = tuple(Held)
 NO_VERDICT: dict[str, str] = {Status.FAILED: "the run failed", Status.CANCELLED: "the debate was cancelled"}
 
 
@@ -81,7 +81,7 @@ class Judging:
 
 def judging(question: Question, user: AbstractBaseUser | AnonymousUser) -> Judging:
     outcome = VerdictOutcome.objects.filter(question=question).select_related("marked_by").first()
-    return Judging(outcome, refusal(question, user) is None, VerdictOutcome.CHOICES)
+    return Judging(outcome, refusal(question, user) is None, Held.choices())
 
 
 def as_dict(outcome: VerdictOutcome) -> dict:
