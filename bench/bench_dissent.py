@@ -14,7 +14,10 @@ are counted from the contributions, wall time is the median. Protocols: teorema 
 round) and adversarial (critique + final positions; its critique always runs, narrowed to the
 contested claims). Prices: $1 / $2 per million tokens in / out for every voice and the judge.
 
-Usage: python bench/bench_dissent.py [--repeat 3] [--protocol teorema|adversarial|both]
+``--wording-only`` puts the judge on a small model, which the engine never asks: answers are then
+grouped by their words alone, as they were before the judge (the other-words set then saves nothing).
+
+Usage: python bench/bench_dissent.py [--repeat 3] [--protocol teorema|adversarial|both] [--wording-only]
 """
 
 import argparse
@@ -158,12 +161,14 @@ def seat(server: FakeProviderServer, index: int) -> Seat:
     return Seat(f"p{index + 1}", f"Panelist {'ABC'[index]}", voice, family.title(), family, f"{family}-provider")
 
 
-def spec_of(server: FakeProviderServer, protocol: Protocol, mode: DebateMode) -> RunSpec:
+def spec_of(server: FakeProviderServer, protocol: Protocol, mode: DebateMode, wording_only: bool) -> RunSpec:
     moderator = replace(seat(server, 0), key="moderator", label="Moderator")
     moderator = replace(moderator, voice=replace(moderator.voice, model="model-moderator"), family="omega")
     seats = tuple(seat(server, i) for i in range(3))
     question = "Read replicas or sharding for our reporting load?"
-    return RunSpec(question, protocol, seats, moderator, force_panel=True, debate=mode)
+    small = replace(moderator, key="judge", label="Judge", voice=replace(moderator.voice, model="judge-0.5b"))
+    judge = small if wording_only else None  # the engine never asks a judge on a small model
+    return RunSpec(question, protocol, seats, moderator, force_panel=True, debate=mode, judge=judge)
 
 
 def script(server: FakeProviderServer, answers: tuple[str, str, str]) -> None:
@@ -177,10 +182,12 @@ def script(server: FakeProviderServer, answers: tuple[str, str, str]) -> None:
     server.script_judge(Script(answer=judge.grouping(MEANING), **pace))
 
 
-async def once(server: FakeProviderServer, protocol: Protocol, mode: DebateMode) -> tuple[Tally, float]:
+async def once(
+    server: FakeProviderServer, protocol: Protocol, mode: DebateMode, wording_only: bool
+) -> tuple[Tally, float]:
     sink = CountingSink()
     started = time.perf_counter()
-    finished = await run(spec_of(server, protocol, mode), sink)
+    finished = await run(spec_of(server, protocol, mode, wording_only), sink)
     assert finished.status == "done", finished.error
     return sink.tally, time.perf_counter() - started
 
@@ -198,13 +205,14 @@ def row(name: str, a: Tally, d: Tally, walls: tuple[float, float], debate: str =
     )
 
 
-async def main(repeat: int, protocols: list[Protocol]) -> None:
+async def main(repeat: int, protocols: list[Protocol], wording_only: bool) -> None:
     server = FakeProviderServer()
     server.start()
     try:
         for protocol in protocols:
             for words in dict.fromkeys(q[0] for q in QUESTIONS):
-                print(f"\n{protocol}, agreeing voices in {words} — {repeat} runs per question and mode, median wall")
+                how = "grouped by wording only" if wording_only else "grouped by the judge"
+                print(f"\n{protocol}, agreeing voices in {words}, {how} — {repeat} runs per question and mode")
                 print(HEAD)
                 print(UNDER)
                 totals = {m: Tally() for m in DebateMode}
@@ -215,7 +223,7 @@ async def main(repeat: int, protocols: list[Protocol]) -> None:
                     tallies: dict[DebateMode, Tally] = {}
                     for _ in range(repeat):
                         for mode in DebateMode:  # interleaved, so drift hits both alike
-                            tallies[mode], wall = await once(server, protocol, mode)
+                            tallies[mode], wall = await once(server, protocol, mode, wording_only)
                             walls[mode].append(wall)
                     medians = {m: statistics.median(walls[m]) for m in DebateMode}
                     for mode, tally in tallies.items():
@@ -239,6 +247,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--protocol", choices=["teorema", "adversarial", "both"], default="both")
+    parser.add_argument("--wording-only", action="store_true", help="no judge: answers grouped by their words")
     args = parser.parse_args()
     chosen = [Protocol.TEOREMA, Protocol.ADVERSARIAL] if args.protocol == "both" else [Protocol(args.protocol)]
-    asyncio.run(main(args.repeat, chosen))
+    asyncio.run(main(args.repeat, chosen, args.wording_only))
