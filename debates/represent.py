@@ -70,6 +70,7 @@ def represent(request: HttpRequest, debate: snapshot.Debate) -> dict:
             "sections": synthesis.sections,
             "evidence_strength": synthesis.evidence_strength,
             "confidence": synthesis.confidence,
+            "stances": synthesis.stances,
         },
         "consensus": debate.consensus or None,
         "ledger": debate.ledger or None,

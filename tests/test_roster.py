@@ -392,8 +392,8 @@ def test_the_admin_refuses_numbers_that_are_not_finite_too(admin_client, value: 
 def test_a_panel_debates_only_on_dissent_when_the_roster_says_so_and_exports_it_back() -> None:
     text = EXAMPLE.read_text(encoding="utf-8")
     import_roster(text)
-    assert Panel.objects.get(slug="adversarial").debate == "on_dissent"
-    assert Panel.objects.get(slug="five").debate == "always"
+    assert Panel.objects.get(slug="five").debate == "on_dissent"
+    assert Panel.objects.get(slug="adversarial").debate == "always"  # the example never promotes it there
     assert 'debate = "on_dissent"' in export_roster()
     with pytest.raises(RosterError, match="debate"):
         import_roster(text.replace('debate = "on_dissent"', 'debate = "sometimes"'))
