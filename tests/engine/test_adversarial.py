@@ -2,7 +2,7 @@
 
 import json
 
-from debates.engine.events import ContributionFinished, RunFinished
+from debates.engine.events import ContributionFinished, PanelChanged, RunFinished
 from debates.engine.run import run
 from tests.fakes.answers import ADVERSARIAL_SYNTHESIS
 from tests.fakes.provider_server import Script
@@ -118,3 +118,39 @@ async def test_the_facilitator_is_told_to_label_its_own_opinions(fake_provider, 
     synthesis = fake_provider.requests_for("model-moderator")[-1]
     assert "Facilitator's opinion:" in synthesis.prompt
     assert sink.of(RunFinished)[0].evidence_strength == "strong"
+
+
+BRIEFED = json.dumps(
+    {
+        "stakes": "high",
+        "panel": True,
+        "reason": "an outage costs money",
+        "direct_answer": "",
+        "brief": "Decide between read replicas and sharding for a read-heavy reporting load (90% reads, "
+        "2 TB, 15%/yr growth). Constraint: no application rewrite. Wanted: a decision and its trigger to revisit.",
+    }
+)
+
+
+async def test_the_facilitator_writes_a_brief_that_every_voice_reads_beside_the_askers_words(
+    fake_provider, spec_factory, sink
+):
+    script(fake_provider, triage=BRIEFED)
+    finished = await run(spec_factory(2, protocol="adversarial"), sink)
+    assert finished.status == "done"
+    report = sink.of(PanelChanged)[-1].panel_run
+    assert report["brief"].startswith("Decide between read replicas and sharding")
+    blind = [r for r in fake_provider.requests if "on your own" in r.prompt]
+    assert len(blind) == 2
+    for request in blind:
+        assert "Read replicas or sharding" in request.prompt or "Should we add read replicas" in request.prompt
+        assert "The facilitator's brief" in request.prompt
+        assert "no application rewrite" in request.prompt
+        assert "the asker's words win" in request.prompt
+
+
+async def test_a_triage_after_a_think_block_is_read(fake_provider, spec_factory, sink):
+    thinking = '<think>The asker says low stakes; {"panel": true} is my draft.</think>\n' + LOW_STAKES
+    script(fake_provider, triage=thinking)
+    finished = await run(spec_factory(2, protocol="adversarial", question="What is the capital of France?"), sink)
+    assert (finished.status, finished.verdict) == ("answered", "Paris.")

@@ -129,3 +129,44 @@ async def test_the_verdict_is_one_line_without_headings_even_when_the_moderator_
     assert finished.verdict.startswith("No. It depends")
     assert "#" not in finished.verdict
     assert len(finished.verdict) <= 400
+
+
+async def test_answers_that_share_no_word_with_the_question_are_kept_and_flagged_not_gated(
+    fake_provider, spec_factory, sink
+):
+    for model in ("model-alpha", "model-beta", "model-gamma"):
+        fake_provider.script(
+            model, "Yes. Move reporting onto followers; they absorb dashboards cheaply, writes stay put."
+        )
+    fake_provider.script("model-moderator", SYNTHESIS)
+    question = "Should our analytics queries leave the primary PostgreSQL instance soon?"
+    finished = await run(spec_factory(3, question=question), sink)
+    assert finished.status == "done"
+    blind = [e.result for e in sink.of(ContributionFinished) if e.result.kind == "answer"]
+    assert [r.status for r in blind] == ["done"] * 3
+    assert all(any(f.startswith("possibly off-topic") for f in r.flags) for r in blind)
+
+
+async def test_the_sycophancy_signal_and_a_final_that_only_agrees_reach_the_contributions_flags(
+    fake_provider, spec_factory, sink
+):
+    def voice(request) -> str:
+        if "basis of the change" in request.prompt:
+            return "BASIS: none"
+        if "on your own" in request.prompt:
+            return "Shard now.\n\nANSWER: Shard the database"
+        return (
+            "I agree with the other panelists; nothing to add.\n\nON CLAIMS:\n- A1 confirm | agreed\n"
+            "CHANGE: total\nANSWER: Add read replicas"
+        )
+
+    for model in ("model-alpha", "model-beta", "model-gamma"):
+        fake_provider.script(model, voice)
+    fake_provider.script("model-moderator", SYNTHESIS)
+    await run(spec_factory(3), sink)
+    debated = [e.result for e in sink.of(ContributionFinished) if e.result.kind == "debate"]
+    assert len(debated) == 3
+    for result in debated:  # what the Models page counts
+        assert any(f.startswith("sycophancy: agreed or changed position without") for f in result.flags)
+        assert any(f.startswith("sycophancy: changed its position entirely") for f in result.flags)
+        assert result.ledger["change"]["unexplained"] is True

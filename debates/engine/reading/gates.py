@@ -290,6 +290,12 @@ CONFIDENCE_STATEMENT = re.compile(
     r"(?i)(?=[cf\d])(?:\b(?:confiden(?:ce|t)|fiducia|confianza)\b\W{0,3}(?:\w+\W{0,3})?\d+\s*%?|\d+\s*%\s*confiden\w*)"
 )
 LABEL = re.compile(r"\bPanelist\w*\s+\w{1,2}\b")
+# The closing block's answer line states a position, which is no reason for it.
+ANSWER_LINE = re.compile(
+    r"^[\s*#>_-]*(?:final\s+|endgültige\s+)?(?:answer|risposta|respuesta|r[ée]ponse|antwort|resposta)"
+    r"(?:\s+final[ea]?)?\s*[:：].*$",
+    re.IGNORECASE | re.MULTILINE,
+)
 # A claim named by its id ("A1", "B2", "claim 3"): our closing block's references, no number of substance.
 CLAIM_ID = re.compile(r"\b[A-Z]\d{1,2}\b|\bclaims?\s*#?\d{1,2}\b", re.IGNORECASE)
 REASONS_FROM = re.compile(
@@ -313,7 +319,7 @@ def _content_words(text: str, ignore: frozenset[str] = frozenset()) -> int:
 def substantive(text: str) -> bool:
     """Whether ``text`` gives a reason of substance — evidence, a number, a quoted claim, a
     mechanism or a counterexample — rather than deference ("because they make good points")."""
-    body = CLAIM_ID.sub(" ", LABEL.sub(" ", CONFIDENCE_STATEMENT.sub(" ", text)))
+    body = CLAIM_ID.sub(" ", LABEL.sub(" ", CONFIDENCE_STATEMENT.sub(" ", ANSWER_LINE.sub(" ", text))))
     if NUMBER.search(body) or QUOTED.search(body) or EVIDENCE.search(body):
         return True
     for start in REASONS_FROM.finditer(body):
