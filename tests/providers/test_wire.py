@@ -1,11 +1,12 @@
 """What we send each provider and how we read its stream: checked on real loopback sockets."""
 
 import asyncio
+import json
 from decimal import Decimal
 
 import pytest
 
-from debates.providers.base import THINKING_ALLOWANCE, Chunk, Completion, Fault, Message
+from debates.providers.base import THINKING_ALLOWANCE, Chunk, Completion, Fault, Message, Structure
 from tests.fakes.provider_server import Script
 from tests.providers.helpers import QUESTION, WIRES, collect, completion, failure, text_of
 
@@ -195,3 +196,70 @@ async def test_perplexity_which_refuses_json_object_is_not_sent_it(fake_provider
     await collect(fake_provider.voice("openai", "sonar", base_url=base_url, json_output=True))
     (request,) = fake_provider.requests
     assert "response_format" not in request.body
+
+
+SCHEMA = Structure(
+    "agreement",
+    json.dumps(
+        {
+            "type": "object",
+            "properties": {"groups": {"type": "array", "items": {"type": "string", "enum": ["A", "B"]}}},
+            "required": ["groups"],
+            "additionalProperties": False,
+        }
+    ),
+)
+REPLY = '{"groups": ["A"]}'
+
+
+async def test_openai_asks_for_a_structure_as_a_strict_json_schema(fake_provider):
+    fake_provider.script("m", REPLY)
+    assert text_of(await collect(fake_provider.voice("openai", "m", structure=SCHEMA))) == REPLY
+    (request,) = fake_provider.requests
+    assert request.body["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "agreement", "strict": True, "schema": json.loads(SCHEMA.schema)},
+    }
+
+
+async def test_a_server_that_takes_no_json_schema_gets_a_json_object_and_the_prompt_carries_the_shape(
+    fake_provider,
+):
+    base_url = f"{fake_provider.base_url('openai')}/api.deepseek.com"
+    await collect(fake_provider.voice("openai", "deepseek-chat", base_url=base_url, structure=SCHEMA))
+    (request,) = fake_provider.requests
+    assert request.body["response_format"] == {"type": "json_object"}
+
+
+async def test_perplexity_gets_the_structure_as_a_json_schema(fake_provider):
+    base_url = f"{fake_provider.base_url('openai')}/api.perplexity.ai"
+    await collect(fake_provider.voice("openai", "sonar", base_url=base_url, structure=SCHEMA))
+    (request,) = fake_provider.requests
+    assert request.body["response_format"]["type"] == "json_schema"
+
+
+async def test_gemini_asks_for_a_structure_in_its_openapi_subset(fake_provider):
+    await collect(fake_provider.voice("gemini", "m", structure=SCHEMA))
+    (request,) = fake_provider.requests
+    config = request.body["generationConfig"]
+    assert config["responseMimeType"] == "application/json"
+    assert config["responseSchema"] == {
+        "type": "OBJECT",
+        "properties": {"groups": {"type": "ARRAY", "items": {"type": "STRING", "enum": ["A", "B"]}}},
+        "propertyOrdering": ["groups"],
+        "required": ["groups"],
+    }  # no additionalProperties: Gemini's subset has none
+
+
+async def test_anthropic_asks_for_a_structure_as_the_one_tool_it_must_call_and_streams_its_input(fake_provider):
+    fake_provider.script("m", REPLY)
+    events = await collect(fake_provider.voice("anthropic", "m", structure=SCHEMA))
+    (request,) = fake_provider.requests
+    described = "Record your reply in exactly this structure."
+    assert request.body["tools"] == [
+        {"name": "agreement", "description": described, "input_schema": json.loads(SCHEMA.schema)}
+    ]
+    assert request.body["tool_choice"] == {"type": "tool", "name": "agreement"}
+    assert [e.text for e in events if isinstance(e, Chunk)]  # input_json_delta arrives as text, in order
+    done = completion(events)
+    assert (done.text, done.finish_reason) == (REPLY, "stop")  # stop_reason tool_use ends it normally
