@@ -220,3 +220,13 @@ def test_in_the_server_setup_only_long_queued_questions_count_as_orphans(scripte
     stuck = make_question(panel, created_at=timezone.now() - 10 * lease.LEASE)
     assert lease.resumable_ids(include_queued=False) == [stuck.pk]
     assert set(lease.resumable_ids()) == {fresh.pk, stuck.pk}
+
+
+async def test_the_judges_calls_are_charged_to_the_model_that_made_them(scripted):
+    question = await sync_to_async(make_question)(await panel_on(scripted))
+    await sync_to_async(tasks.submit)(question)
+    done = await finished(question.pk)
+    judged = [c async for c in Contribution.objects.filter(round__question=done, kind="agreement")]
+    assert len(judged) == 2  # after the blind round and after the debate
+    moderator = await Question.objects.select_related("panel").aget(pk=done.pk)
+    assert {c.panelist_id for c in judged} == {moderator.panel.moderator_id}  # the moderator's model judged

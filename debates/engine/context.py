@@ -86,7 +86,7 @@ class Run:
         if self.restated:
             report["brief"] = self.restated
         if not self.judging:
-            report["judge"] = f"the judge runs a small model ({self.judge.voice.model}): answers are grouped by wording"
+            report["judge"] = "the judge runs a small model: answers are grouped by wording"
         return report | {"debate": self.dissent.as_dict()} if self.dissent else report
 
     # --- calls -------------------------------------------------------------------------
@@ -256,10 +256,10 @@ class Run:
         voices = [judging.Voice(label, answers[label], self.text_of(entry)) for label, entry in latest.items()]
         claims = ledger.claim_texts() if step.kind in (StepKind.ANSWER, StepKind.VOTE) else {}
         if not self.judging:
-            why = f"the judge runs a small model ({self.judge.voice.model}): grouped by wording only"
+            why = "the judge runs a small model: grouped by wording only"
             return agreements.by_wording(answers, self.spec.similarity, unexplained=unexplained, notes=[why])
         if not judging.needed(voices, self.spec.similarity):
-            self.calls_planned -= 1  # the judge's planned call is not needed: "calls made / planned" stays true
+            self.calls_planned -= step.planned  # the judge's planned call is not made: "made / planned" stays true
             return agreements.by_wording(answers, self.spec.similarity, unexplained=unexplained)
         judge = replace(self.judge, voice=replace(self.judge.voice, structure=judging.structure(list(latest))))
         result = await self.one(

@@ -12,7 +12,7 @@ from debates.engine import ledger as ledgers
 from debates.engine.context import Run
 from debates.engine.events import ContributionResult, RoundFinished, RoundStarted, RunFinished
 from debates.engine.policy import RunStopped
-from debates.engine.protocols import Step
+from debates.engine.protocols import Step, planned_calls
 from debates.engine.reading import gates
 from debates.engine.reading import synthesis as reader
 from debates.engine.reading import triage as triage_reading
@@ -76,7 +76,9 @@ async def answer(run: Run, step: Step) -> None:
     await run.panel_round(step, lambda seat, _position: prompts.messages("answer", seat.method, brief=brief))
     if run.spec.debate == DebateMode.ON_DISSENT:
         run.dissent = check_dissent(run, step)
-        run.calls_planned -= run.dissent.calls_skipped  # the page's "calls made / planned" stays true
+        if run.dissent.skip:  # the page's "calls made / planned" stays true
+            skipped = [s for s in run.steps if s.kind in DEBATE_KINDS]
+            run.calls_planned -= planned_calls(skipped, len(run.lineup.active), run.judging)
 
 
 def check_dissent(run: Run, step: Step) -> ledgers.DissentCheck:

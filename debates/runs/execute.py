@@ -29,7 +29,7 @@ from debates.live.state import Totals
 from debates.models import Question, Round, Status
 from debates.runs import lease
 from debates.runs.recorder import Recorder, recount
-from debates.runs.spec import RosterGone, prior_for, spec_for
+from debates.runs.spec import RosterGone, prior_for, seat_panelists, spec_for
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +122,7 @@ async def execute(question_id: int) -> str | None:
     if question is None:
         return None
     live = LiveSink(question_id, Totals.stored(question))
-    sink = InOrder(Tee(Recorder(question_id, {e["seat"]: e["panelist_id"] for e in question.roster}), live))
+    sink = InOrder(Tee(Recorder(question_id, seat_panelists(question.roster)), live))
     this = asyncio.current_task()
     assert this is not None, "a run executes inside a task"
     watcher = asyncio.create_task(lease.watch(question_id, this))

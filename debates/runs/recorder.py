@@ -141,7 +141,9 @@ class Recorder:
         get-or-update and a sum over the question's rows took six, and compiling the sum cost
         more than running it). A contribution is stored once: a resumed run replays stored contributions without
         storing them again."""
-        fields = Contribution.fields_of(result) | {"panelist_id": self.panelists.get(result.seat)}
+        # A voice asked for the basis of its change ("p2:basis") is that voice's call.
+        panelist = self.panelists.get(result.seat.split(":", 1)[0])
+        fields = Contribution.fields_of(result) | {"panelist_id": panelist}
         with transaction.atomic():
             Contribution.objects.bulk_create(
                 [Contribution(round_id=round_id, **fields)],

@@ -48,6 +48,14 @@ def _entry(seat: str, label: str, panelist: Panelist) -> dict:
     }
 
 
+def seat_panelists(roster: list[dict]) -> dict[str, int | None]:
+    """Seat key -> the panelist whose calls it makes: the judge's seat is the moderator's model's
+    unless the panel names a judge."""
+    found = {entry["seat"]: entry["panelist_id"] for entry in roster}
+    found.setdefault("judge", found.get("moderator"))
+    return found
+
+
 def spec_for(question: Question) -> RunSpec:
     """Rebuild the engine's input from the frozen roster (keys are read fresh: they may rotate)."""
     panelists = Panelist.objects.select_related("provider").in_bulk([e["panelist_id"] for e in question.roster])
