@@ -159,3 +159,13 @@ def test_the_verdict_printed_is_the_stored_verdict_not_a_whole_section(scripted,
     assert question.verdict == "Add read replicas first."
     assert "Verdict: Add read replicas first.\n" in out
     assert f"Verdict: {conclusion}" not in out
+
+
+def test_the_judges_grouping_is_printed_in_words_not_as_json(scripted, capsys):
+    for family, line in (("alpha", "Add read replicas"), ("beta", "Read replicas first"), ("gamma", "Shard now")):
+        scripted.script(f"model-{family}", f"Because of the load.\n\nANSWER: {line}\n")
+    call_command("ask", QUESTION, "--panel", "house")
+    out = capsys.readouterr().out
+    assert "Judge · agreement · done" in out
+    assert "“Shard now”: Panelist" in out
+    assert '{"groups"' not in out

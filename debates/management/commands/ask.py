@@ -16,7 +16,8 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from debates.engine.vocabulary import DebateMode
+from debates.engine.reading import judgement
+from debates.engine.vocabulary import DebateMode, StepKind
 from debates.forms import AskForm
 from debates.live.cards import FINISHED_STATUSES
 from debates.live.follow import follow
@@ -238,6 +239,12 @@ class Follower:
         self.out.write(self.style.MIGRATE_LABEL(f"\n{row.label} · {row.kind} · {row.status} · {stats}"))
         if row.status != Outcome.DONE:
             self.out.write(self.style.ERROR(row.error or row.status))
+        judged = judgement.read(row.text) if row.kind == StepKind.AGREEMENT and row.status == Outcome.DONE else ""
+        if isinstance(judged, judgement.Judgement):  # the judge's grouping in words, not its JSON
+            for answer, members in judged.groups:
+                held = ", ".join(label + (f" (with a reservation: {why})" if why else "") for label, why in members)
+                self.out.write(f"“{answer}”: {held}")
+            return
         self.out.write(row.text.strip())
 
     def print_ledger(self, question: Question) -> None:
