@@ -53,14 +53,16 @@ def labels_by_model(question: Question) -> dict[str, str]:
     return {entry["model"]: entry["label"] for entry in question.roster if entry["seat"].startswith("p")}
 
 
-def run_panel(fake_provider, lines: dict[str, str], debate: str, meaning, stances: str) -> Question:
+def run_panel(
+    fake_provider, lines: dict[str, str], debate: str, meaning, stances: str, slug: str = "house"
+) -> Question:
     for model, line in lines.items():
         fake_provider.script(
             model, lambda r, line=line: answer(line) if "on your own" in r.prompt else f"I keep it.\nANSWER: {line}"
         )
     fake_provider.script("model-moderator", synthesis(stances))
     fake_provider.script_judge(judge.grouping(meaning))
-    panel = make_panel(fake_provider.base_url("openai"))
+    panel = make_panel(fake_provider.base_url("openai"), slug=slug)
     Panel.objects.filter(pk=panel.pk).update(debate=debate)
     question = make_question(panel, text=QUESTION, owner=None)
     async_to_sync(execute.execute)(question.pk)
@@ -128,3 +130,18 @@ def test_a_judge_that_fails_leaves_the_wording_and_the_page_says_so(client, staf
     assert "The judge's grouping could not be used (its call failed" in shown
     moderator = next(r for r in fake_provider.requests_for("model-moderator") if "You are the moderator" in r.prompt)
     assert "grouped by wording only" in moderator.prompt
+
+
+def test_the_track_record_reads_the_same_story_sided_and_lone_dissent(fake_provider):
+    from debates.models import Standing
+    from debates.track import reading
+
+    agreeing = run_panel(fake_provider, AGREEING, "always", {line: "no" for line in AGREEING.values()}, "A agrees")
+    meaning = {SPLIT["model-alpha"]: "yes", SPLIT["model-beta"]: "no", SPLIT["model-gamma"]: "no"}
+    fake_provider.reset()
+    split = run_panel(fake_provider, SPLIT, "always", meaning, "A disagrees; B agrees; C agrees", slug="other")
+    reading.read_pending()
+    sided = {s.panelist.model: (s.side, s.lone) for s in Standing.objects.filter(reading__question=agreeing)}
+    assert sided == {model: (1, False) for model in AGREEING}  # every paraphrase sided with the verdict
+    sided = {s.panelist.model: (s.side, s.lone) for s in Standing.objects.filter(reading__question=split)}
+    assert sided == {"model-alpha": (0, True), "model-beta": (1, False), "model-gamma": (1, False)}
