@@ -96,6 +96,16 @@ class Card:
         """How far the voice says it changed its mind here ("partly", "entirely"), or "" when it did not."""
         return CHANGED.get(self.change.get("degree", ""), "")
 
+    @property
+    def grouping(self) -> str:
+        """The judge's grouping in one line, for the folded card: who gives which answer."""
+        if self.judgement is None:
+            return ""
+        return "; ".join(
+            f"“{answer}”: {', '.join(label.removeprefix('Panelist ') for label, _ in members)}"
+            for answer, members in self.judgement.groups
+        )
+
     @cached_property
     def judgement(self) -> Judgement | None:
         """The judge's grouping, read (a judge's card shows it, not the JSON it came in)."""

@@ -12,7 +12,7 @@ from django.utils.text import Truncator
 from debates.live import claims
 from debates.live.cards import FINISHED_STATUSES, Card, RoundView, card_key, in_label_order, label_order, voice_tabs
 from debates.live.state import LiveRound, LiveState, Totals
-from debates.models import Panelist, Protocol, Question, Round, Status, Synthesis
+from debates.models import Panelist, Protocol, Question, Round, Status, StepKind, Synthesis
 from debates.presets import Wire
 
 # How the tab title and the announcement at the end say how a run ended.
@@ -114,7 +114,8 @@ def build(question_id: int, state: LiveState | None) -> Debate:
         cards = in_label_order((streaming | stored).values())  # the DB wins over the live state
         for card in cards:
             card.identity = revealed.get(card.seat)
-            card.stance = stances.get(card.label)
+            # A voice's stance goes on its own contributions, not on the judge's or a question it was asked.
+            card.stance = stances.get(card.label) if card.kind not in (StepKind.AGREEMENT, StepKind.BASIS) else None
         complete |= {card_key(index, seat) for seat, card in stored.items() if card.status in FINISHED_STATUSES}
         rounds.append(
             RoundView(

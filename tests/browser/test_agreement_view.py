@@ -58,6 +58,7 @@ def shoot_parts(page, name: str) -> None:
             page.locator("#ledger .stances").screenshot(path=str(SHOTS / f"{name}-stances-{size}-{scheme}.png"))
             judge_card = page.locator(".round.kind-answer .card-body.judgement")
             judge_card.screenshot(path=str(SHOTS / f"{name}-judge-{size}-{scheme}.png"))
+            page.locator("#rounds").screenshot(path=str(SHOTS / f"{name}-rounds-{size}-{scheme}.png"))
     page.emulate_media(color_scheme="light")
 
 

@@ -4,6 +4,7 @@ import re
 
 import pytest
 
+from tests.fakes import judge
 from tests.fakes.answers import SYNTHESIS
 from tests.fakes.provider_server import FakeProviderServer, Script
 
@@ -79,7 +80,8 @@ def test_a_debate_streams_live_survives_a_reload_and_reveals_who_was_who(provide
     seen_after_reload = stream_texts(page)
     wait_for_the_end(page)
 
-    texts = page.eval_on_selector_all(".kind-answer .card-body", "bodies => bodies.map(b => b.textContent.trim())")
+    bodies = ".kind-answer .card-body:not(.judgement)"  # the judge's grouping is a card of the round too
+    texts = page.eval_on_selector_all(bodies, "bodies => bodies.map(b => b.textContent.trim())")
     assert sorted(texts) == sorted(ANSWERS.values())  # each answer exactly once, whole
     sections = page.eval_on_selector_all("#outcome .synthesis-section h3", "hs => hs.map(h => h.textContent)")
     assert sections == ["Consensus", "Disagreements", "Verdict"]
@@ -90,7 +92,8 @@ def test_a_debate_streams_live_survives_a_reload_and_reveals_who_was_who(provide
     assert "ws-connect" not in page.content()  # the live part is gone with its socket
 
     # Everything a streaming card ever showed was a prefix of what the model said: never doubled.
-    everything = [*ANSWERS.values(), SYNTHESIS]
+    judged = [judge.grouping()(request) for request in provider_server.judge_requests]  # the fake judge's replies
+    everything = [*ANSWERS.values(), SYNTHESIS, *judged]
     seen = page.evaluate("[...window.__seen]") + list(seen_after_reload.values())
     assert seen
     for text in seen:

@@ -44,8 +44,8 @@ def test_the_end_of_a_live_run_pins_the_verdict_announces_it_and_folds_the_round
     page = signed_in("alice")
     page.set_viewport_size(SIZES[size])
     ask(page)
-    until(page, "() => document.querySelectorAll('.kind-answer .card').length === 3")
-    live_order = labels(page, ".kind-answer .card .label")
+    until(page, "() => document.querySelectorAll('.kind-answer .card').length >= 3")
+    live_order = labels(page, ".kind-answer .card .label")[:3]
     assert live_order == ["Panelist A", "Panelist B", "Panelist C"]  # label order while it streams …
     assert page.locator("#announce").inner_text() == ""
     wait_for_the_end(page)
@@ -65,11 +65,14 @@ def test_the_end_of_a_live_run_pins_the_verdict_announces_it_and_folds_the_round
     until(page, in_view)  # the reader is taken to it
 
     folds = page.locator("#rounds details.fold")
-    assert folds.count() == 7  # 3 answers, 3 debate contributions, the synthesis: a line each
+    # 3 answers and the judge's grouping of them, 3 debate contributions and one voice asked for the
+    # basis of its total change (the debate answers are one by their words: no judge), the synthesis.
+    assert folds.count() == 9
     assert page.locator("#rounds details.fold[open]").count() == 0
-    assert labels(page, ".kind-answer .fold-line .label") == live_order  # … and once it is over
+    assert labels(page, ".kind-answer .fold-line .label") == [*live_order, "Judge"]  # … and once it is over
     stances = labels(page, ".kind-debate .fold-line .stance-word")  # labels are shuffled: who is who varies
-    assert sorted(stances) == ["◐ agrees in part", "✓ agrees", "✓ agrees"]
+    # The voice that changed entirely and, asked for its basis, gave none weighs nothing.
+    assert sorted(stances) == ["↻ changed without a reason (weighs nothing)", "◐ agrees in part", "✓ agrees"]
     first = page.locator(".kind-answer details.fold").first
     assert first.locator(".card").is_hidden()
     first.locator("summary").click()
@@ -80,8 +83,8 @@ def test_the_end_of_a_live_run_pins_the_verdict_announces_it_and_folds_the_round
 
     page.reload()  # the page opened after the run: the same verdict on top, the same folds
     assert page.title().startswith("✓ Verdict — ")
-    assert page.locator("#rounds details.fold").count() == 7
-    assert labels(page, ".kind-answer .fold-line .label") == live_order
+    assert page.locator("#rounds details.fold").count() == 9
+    assert labels(page, ".kind-answer .fold-line .label") == [*live_order, "Judge"]
     assert page.evaluate(NO_SIDEWAYS_SCROLL)
     assert page.evaluate("window.__csp") == []
 
@@ -100,10 +103,12 @@ def test_one_voice_at_a_time_live_and_after_the_end(provider_server, signed_in):
     wait_for_the_end(page)
     until(page, "() => document.title.startsWith('✓ Verdict')")
     assert set(page.evaluate(VISIBLE_VOICES)) == {"panelist-b"}  # the choice outlives the final swap
-    assert page.locator("#rounds details.fold[data-voice='panelist-b'][open]").count() == 2  # B's, opened to read
+    b_folds = "#rounds details.fold[data-voice='panelist-b']"
+    assert page.locator(b_folds).count() >= 2  # B's answer, its debate and, if it was asked, its basis
+    assert page.locator(f"{b_folds}[open]").count() == page.locator(b_folds).count()  # B's, opened to read
     assert page.locator(".kind-synthesis").is_hidden()
     page.click("#views [data-view='']")
-    assert len(page.evaluate(VISIBLE_VOICES)) == 7
+    assert len(page.evaluate(VISIBLE_VOICES)) == 9
     assert page.locator("#rounds details.fold[open]").count() == 0
     assert page.evaluate(NO_SIDEWAYS_SCROLL)
 
