@@ -23,7 +23,17 @@ from debates.engine.events import (
 from debates.engine.reading import gates
 from debates.engine.spec import Seat
 from debates.engine.vocabulary import Outcome, StepKind
-from debates.providers.base import Attempt, Chunk, Completion, Message, ProviderError, Queued, Retrying, Started
+from debates.providers.base import (
+    Attempt,
+    Chunk,
+    Completion,
+    Message,
+    ProviderError,
+    Queued,
+    Retrying,
+    Spent,
+    Started,
+)
 
 # A gated answer is asked again once: two failures and the voice is out.
 GATE_TRIES = 2
@@ -32,17 +42,21 @@ TRUNCATED = "truncated: cut off by the token limit ({limit} tokens), so the text
 
 @dataclass
 class Tally:
-    """What every try of one contribution cost, summed over gate retries."""
+    """What every try of one contribution cost, summed over provider and gate retries, and the text
+    of the try under way: a call stopped before it completes keeps both."""
 
     seat: Seat
     round: int
     kind: StepKind
+    messages: list[Message]
     started: float = field(default_factory=time.monotonic)
     attempts: list[dict[str, Any]] = field(default_factory=list)
     tokens_in: int = 0
     tokens_out: int = 0
+    estimated: bool = False
     cost: Decimal = Decimal("0")
     queued_ms: int = 0  # waiting for a shared model: not the voice's latency
+    partial: str = ""  # what the try under way has streamed
 
     def add(self, attempts: tuple[Attempt, ...], completion: Completion | None = None) -> None:
         self.attempts += [
@@ -51,9 +65,14 @@ class Tally:
             for a in attempts
         ]
         if completion is not None:
-            self.tokens_in += completion.tokens_in
-            self.tokens_out += completion.tokens_out
-            self.cost += completion.cost
+            self.spend(Spent(completion.tokens_in, completion.tokens_out, completion.tokens_estimated, completion.cost))
+
+    def spend(self, spent: Spent) -> None:
+        self.tokens_in += spent.tokens_in
+        self.tokens_out += spent.tokens_out
+        self.estimated = self.estimated or spent.estimated
+        self.cost += spent.cost
+        self.partial = ""
 
     def result(self, status: Outcome, **fields: Any) -> ContributionResult:
         return ContributionResult(
@@ -65,36 +84,45 @@ class Tally:
             attempts=tuple(self.attempts),
             tokens_in=self.tokens_in,
             tokens_out=self.tokens_out,
+            tokens_estimated=self.estimated,
             cost=self.cost,
             latency_ms=max(int((time.monotonic() - self.started) * 1000) - self.queued_ms, 0),
             **fields,
         )
 
+    def stopped(self, why: str) -> ContributionResult:
+        """The call as it stood when it was stopped: its text so far, and what that text cost (estimated:
+        usage comes at a stream's end)."""
+        text = self.partial
+        if text:
+            self.spend(providers.spend(self.seat.voice, self.messages, text, None))
+        return self.result(Outcome.CANCELLED, text=text, error=why)
+
 
 async def call(
     sink: Sink,
-    round_index: int,
-    seat: Seat,
-    kind: StepKind,
-    messages: list[Message],
+    tally: Tally,
     check: Callable[[str], str],
     ask_again: Callable[[str], str] = lambda _text: "",
 ) -> ContributionResult:
-    """Run one contribution; ``check(text)`` says why the text is not acceptable, or "".
+    """Run one contribution, keeping ``tally`` up to date; ``check(text)`` says why the text is not
+    acceptable, or "".
 
     ``ask_again(text)`` says why a text is worth asking for once more (a ballot naming none of the
     options): the voice is asked again, and what it says the second time is kept.
     """
+    seat, round_index, kind = tally.seat, tally.round, tally.kind
     await sink.emit(ContributionStarted(round_index, seat.key, seat.label, kind))
-    tally = Tally(seat, round_index, kind)
     for gate_try in range(1, GATE_TRIES + 1):
         streamed = False
         try:
-            async for event in providers.stream(seat.voice, messages):
+            async for event in providers.stream(seat.voice, tally.messages):
                 if isinstance(event, Chunk):
                     streamed = True
+                    tally.partial += event.text
                     await sink.emit(ContributionChunk(round_index, seat.key, event.text))
                 elif isinstance(event, Retrying):
+                    tally.spend(event.spent)
                     await sink.emit(
                         ContributionRetrying(round_index, seat.key, event.attempt, event.reason, event.discard)
                     )
@@ -108,6 +136,7 @@ async def call(
                     await sink.emit(ContributionStarted(round_index, seat.key, seat.label, kind))
         except ProviderError as error:
             tally.add(error.attempts)
+            tally.spend(error.spent)
             return tally.result(Outcome.FAILED, error=error.message)
         tally.add(completion.attempts, completion)
         reason = check(completion.text) or (ask_again(completion.text) if gate_try < GATE_TRIES else "")
@@ -117,7 +146,6 @@ async def call(
                 Outcome.DONE,
                 text=completion.text,
                 citations=tuple(completion.citations),
-                tokens_estimated=completion.tokens_estimated,
                 finish_reason=completion.finish_reason,
                 flags=(*gates.flags(kind, completion.text), *cut),
             )

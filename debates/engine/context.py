@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from debates.engine import agreement as agreements
 from debates.engine import calls, dossier, judging, prompts
 from debates.engine import ledger as ledgers
+from debates.engine.clock import Clock
 from debates.engine.consensus import Consensus
 from debates.engine.events import (
     ContributionResult,
@@ -36,6 +37,7 @@ Check = Callable[[str], str]
 Build = Callable[[Seat, int], list[Message]]
 Enrich = Callable[["Run", ContributionResult], ContributionResult]
 JUDGE_SEAT = "judge"
+ASKER_STOPPED = "the debate was cancelled before this voice finished"
 BASIS = ":basis"  # a seat's key + this: the call asking it for the basis of a change, in the same round
 
 
@@ -79,6 +81,8 @@ class Run:
         self.judging = not small_model(self.judge)
         self.calls_planned = planned_calls(self.steps, len(spec.seats), self.judging)
         self.storing: set[asyncio.Task[Any]] = set()  # calls whose result is being stored right now
+        self.stopping = ASKER_STOPPED  # why calls cancelled now are stopped (a strict stop says otherwise)
+        self.clock = Clock(spec.deadline, spec.synthesis_time)
 
     def report(self) -> dict[str, Any]:
         """The panel running, the facilitator's brief, and (debate = on_dissent) whether the debate ran."""
@@ -98,9 +102,15 @@ class Run:
         if stored is not None:
             return await calls.finish(self.sink, stored, replayed=True)
         voice = replace(seat.voice, json_output=True) if step.kind in BALLOT_KINDS else seat.voice
-        result = await calls.call(
-            self.sink, step.index, replace(seat, voice=voice), step.kind, messages, check, ask_again
-        )
+        tally = calls.Tally(replace(seat, voice=voice), step.index, step.kind, messages)
+        try:
+            async with asyncio.timeout_at(self.clock.until(step.kind)):
+                result = await calls.call(self.sink, tally, check, ask_again)
+        except TimeoutError:
+            result = tally.stopped(self.clock.why(step.kind))
+        except asyncio.CancelledError:
+            await calls.finish(self.sink, tally.stopped(self.stopping))  # what it streamed is kept, and paid for
+            raise
         result = await self.with_basis(step, seat, self.polish(result))
         storing = asyncio.current_task()
         assert storing is not None, "a call always runs inside a task"
@@ -185,6 +195,9 @@ class Run:
         ok = {r.seat: r for r in results if r.ok}
         for failed in (r for r in results if not r.ok):
             seat = self.lineup.by_key(failed.seat)
+            if failed.status == Outcome.CANCELLED:  # stopped at the deadline: not a failure, whatever the policy
+                self.lineup.cut(seat, failed, step)
+                continue
             substitute = self.lineup.on_failure(seat, failed, step, ok)
             if substitute is not None:
                 retry = await self.one(step, substitute, build(substitute, self.position(substitute)), check, ask_again)
@@ -214,20 +227,15 @@ class Run:
             while pending:
                 done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 results.update((r.seat, r) for r in (task.result() for task in done))
-                failed = next((r for r in results.values() if not r.ok), None)
+                failed = next((r for r in results.values() if r.status in (Outcome.FAILED, Outcome.GATED)), None)
                 if pending and failed and self.spec.failure_policy == FailurePolicy.STRICT:
                     stopping, pending = pending, set()
-                    await self.stop(stopping)
-                    for task in stopping:
-                        if task.cancelled():
-                            seat = tasks[task]
-                            why = f"cancelled: {failed.label} failed, and under the strict policy the run stops"
-                            cancelled = ContributionResult(
-                                step.index, seat.key, seat.label, step.kind, Outcome.FAILED, error=why
-                            )
-                            await calls.finish(self.sink, cancelled)
-                        else:
-                            results[task.result().seat] = task.result()
+                    self.stopping = f"stopped when {failed.label} failed: under the strict policy the run stops"
+                    try:
+                        await self.stop(stopping)
+                    finally:
+                        self.stopping = ASKER_STOPPED
+                    results.update((t.result().seat, t.result()) for t in stopping if not t.cancelled())
         finally:
             await self.stop(pending)
         return [results[seat.key] for seat, *_job in jobs if seat.key in results]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from debates.engine.events import ContributionResult
 from debates.engine.prompts import PROMPTS_VERSION
 from debates.engine.spec import RunSpec, Seat
-from debates.engine.vocabulary import BALLOT_KINDS, FailurePolicy, Method, Outcome, StepKind
+from debates.engine.vocabulary import BALLOT_KINDS, POSITION_KINDS, FailurePolicy, Method, Outcome, StepKind
 
 if TYPE_CHECKING:
     from debates.engine.protocols import Step
@@ -68,8 +68,8 @@ def reason(result: ContributionResult) -> str:
     kind of failure, never the provider, the model or the error's text (a gated text's quote stays out too)."""
     if result.status == Outcome.GATED:
         return "its text was not an answer (gated out)"
-    if result.error.startswith("cancelled:"):
-        return "stopped when another voice failed"
+    if result.status == Outcome.CANCELLED:
+        return result.error  # our own words (the deadline, another voice's failure), never the provider's
     fault = next((a.get("fault", "") for a in reversed(result.attempts) if a.get("fault")), "")
     return FAULTS.get(fault, "its call failed")
 
@@ -137,6 +137,14 @@ class Lineup:
             )
         else:
             self.degradations.append(f"{seat.label} dropped in {step.title}: {self.dropped[seat.key]}.")
+
+    def cut(self, seat: Seat, result: ContributionResult, step: "Step") -> None:
+        """A voice stopped at the deadline: without a first answer it is out; in a later round its
+        earlier answer stands, and the record says the round was cut short."""
+        if step.kind in POSITION_KINDS:
+            self.drop(seat, result, step)
+        else:
+            self.degradations.append(f"{seat.label} was {result.error} in {step.title}: its earlier answer stands.")
 
     def moderator_stand_in(self, failed: ContributionResult) -> Seat | None:
         """Who writes the synthesis when the moderator failed: the panel's fallback, else the

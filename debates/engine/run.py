@@ -13,9 +13,9 @@ from debates.engine import steps, vote
 from debates.engine.context import Grounder, Prior, Run
 from debates.engine.events import PanelChanged, PhaseChanged, RunFinished, Sink
 from debates.engine.policy import RunStopped
-from debates.engine.protocols import Step
+from debates.engine.protocols import Step, planned_calls
 from debates.engine.spec import RunSpec
-from debates.engine.vocabulary import Status, StepKind
+from debates.engine.vocabulary import DEBATE_KINDS, Status, StepKind
 
 Action = Callable[[Run, Step], Awaitable[RunFinished | None]]
 ACTIONS: dict[StepKind, Action] = {
@@ -32,6 +32,8 @@ ACTIONS: dict[StepKind, Action] = {
     StepKind.REVOTE: vote.revote,
     StepKind.TIEBREAK: vote.tiebreak,
 }
+# What a run past the panel's share of its deadline leaves out: the rounds that refine answers already given.
+LATE_KINDS = DEBATE_KINDS | {StepKind.DISSENT, StepKind.REVOTE}
 
 
 async def run(spec: RunSpec, sink: Sink, prior: Prior | None = None, grounder: Grounder | None = None) -> RunFinished:
@@ -50,6 +52,9 @@ async def walk(context: Run) -> RunFinished:
     reported = context.report()
     await context.sink.emit(PanelChanged(reported))
     for step in context.steps:
+        if step.kind in LATE_KINDS and context.clock.panel_over():
+            skip_late(context, step)
+            continue
         await context.sink.emit(PhaseChanged(step.title, step.index + 1, len(context.steps)))
         outcome = await ACTIONS[step.kind](context, step)
         if (report := context.report()) != reported:
@@ -58,3 +63,14 @@ async def walk(context: Run) -> RunFinished:
         if outcome is not None:
             return outcome
     raise AssertionError("every protocol ends with a synthesis or a decision")  # pragma: no cover
+
+
+def skip_late(context: Run, step: Step) -> None:
+    """Leave a refining round out once the panel's time is up, and say so (once: a round on_dissent
+    skipped already says why)."""
+    if context.dissent is not None and context.dissent.skip and step.kind in DEBATE_KINDS:
+        return
+    context.calls_planned -= planned_calls([step], len(context.lineup.active), context.judging)
+    context.lineup.degradations.append(
+        f"{step.title} did not run: the panel's share of the {context.clock.seconds:g} s deadline was up."
+    )

@@ -62,6 +62,8 @@ class RunSpec:
     debate: DebateMode = DebateMode.ALWAYS  # on_dissent: skip the debate when a mixed panel agrees
     judge: Seat | None = None  # groups each round's answers by meaning; None: the moderator's model does
     facilitator_brief: bool = False  # the facilitator restates the question as a brief before the panel
+    deadline: float | None = None  # seconds the asker gave for the answer, from the run's start
+    synthesis_time: float | None = None  # what the moderator's synthesis usually takes, in seconds, if known
 
     @property
     def judging_seat(self) -> Seat:

@@ -206,6 +206,8 @@ async def synthesis(run: Run, step: Step) -> RunFinished:
         )
 
     result = await run.solo(step, run.spec.moderator, ask(), check=gates.gate)
+    if result.status == Outcome.CANCELLED:  # the deadline: a stand-in would have no time either
+        raise RunStopped(f"The {role} was {result.error}. The panel's work is kept: retry the synthesis.")
     if not result.ok:
         stand_in = run.lineup.moderator_stand_in(result)
         if stand_in is None:

@@ -140,4 +140,4 @@ class Outcome(Labelled):
     DONE = "done", "Done"
     FAILED = "failed", "Failed"
     GATED = "gated", "Gated out (not an answer)"
-    CANCELLED = "cancelled", "Cancelled (the asker stopped the run; the text so far is kept)"
+    CANCELLED = "cancelled", "Cancelled (stopped before it finished: the text so far is kept)"

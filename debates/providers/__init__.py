@@ -31,6 +31,7 @@ from debates.providers.base import (
     ProviderError,
     Queued,
     Retrying,
+    Spent,
     Started,
     StreamEvent,
     Usage,
@@ -41,7 +42,7 @@ from debates.providers.faults import without_key
 if TYPE_CHECKING:
     from debates.models import Panelist, Provider
 
-__all__ = ["check", "endpoint_from_provider", "stream", "voice_from_panelist"]
+__all__ = ["check", "endpoint_from_provider", "spend", "stream", "voice_from_panelist"]
 
 AttemptFn = Callable[[Voice, list[Message], float], AsyncGenerator[Queued | Started | Chunk | Usage, None]]
 PROTOCOLS: dict[str, AttemptFn] = {
@@ -84,10 +85,12 @@ async def stream(voice: Voice, messages: list[Message]) -> AsyncIterator[StreamE
             error = without_key(failed, voice.endpoint.api_key)
             attempts.append(Attempt(number, _ms_since(began) - queued_ms, error.message, error.fault, queued_ms))
             error.attempts = tuple(attempts)
+            # An error before any output is not billed; one after text or usage came is.
+            error.spent = spend(voice, messages, "".join(parts), usage) if parts or usage else Spent()
             delay = retry.delay_before_retry(error, number, voice.endpoint.max_retries, deadline - loop.time())
             if delay is None:
                 raise
-            yield Retrying(number + 1, error.message, discard=bool(parts))
+            yield Retrying(number + 1, error.message, discard=bool(parts), spent=error.spent)
             await asyncio.sleep(delay)
         else:
             attempts.append(Attempt(number, _ms_since(began) - queued_ms, queued_ms=queued_ms))
@@ -162,6 +165,21 @@ def _protocol(voice: Voice) -> AttemptFn:
         ) from None
 
 
+def spend(voice: Voice, messages: list[Message], text: str, usage: Usage | None) -> Spent:
+    """What a call cost so far: the provider's usage where it reported it, else estimated from the text."""
+    usage = usage or Usage(None, None, "")
+    tokens_in = usage.tokens_in
+    if tokens_in is None:
+        tokens_in = estimate_tokens(sum(len(m.content) for m in messages))
+    tokens_out = usage.tokens_out if usage.tokens_out is not None else estimate_tokens(len(text))
+    return Spent(
+        tokens_in=tokens_in,
+        tokens_out=tokens_out,
+        estimated=usage.tokens_in is None or usage.tokens_out is None,
+        cost=(tokens_in * voice.price_in + tokens_out * voice.price_out) / MILLION,
+    )
+
+
 def _completion(
     voice: Voice,
     messages: list[Message],
@@ -170,21 +188,17 @@ def _completion(
     latency_ms: int,
     attempts: list[Attempt],
 ) -> Completion:
-    usage = usage or Usage(None, None, "")
-    tokens_in = usage.tokens_in
-    if tokens_in is None:
-        tokens_in = estimate_tokens(sum(len(m.content) for m in messages))
-    tokens_out = usage.tokens_out if usage.tokens_out is not None else estimate_tokens(len(text))
+    spent = spend(voice, messages, text, usage)
     return Completion(
         text=text,
-        tokens_in=tokens_in,
-        tokens_out=tokens_out,
-        tokens_estimated=usage.tokens_in is None or usage.tokens_out is None,
-        finish_reason=usage.finish_reason,
-        cost=(tokens_in * voice.price_in + tokens_out * voice.price_out) / MILLION,
+        tokens_in=spent.tokens_in,
+        tokens_out=spent.tokens_out,
+        tokens_estimated=spent.estimated,
+        finish_reason=usage.finish_reason if usage else "",
+        cost=spent.cost,
         latency_ms=latency_ms,
         attempts=tuple(attempts),
-        citations=usage.citations,
+        citations=usage.citations if usage else (),
     )
 
 

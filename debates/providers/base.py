@@ -123,6 +123,7 @@ class ProviderError(Exception):
         self.status = status
         self.retry_after = retry_after
         self.attempts = attempts
+        self.spent = Spent()  # what the last attempt cost before it failed (set where the call is made)
 
     @property
     def transient(self) -> bool:
@@ -175,12 +176,24 @@ class Chunk:
 
 
 @dataclass(frozen=True)
+class Spent:
+    """What an attempt that did not complete cost: a provider bills what it streamed before a failure or a
+    cancel. From the provider's usage where it came, else estimated (and marked so)."""
+
+    tokens_in: int = 0
+    tokens_out: int = 0
+    estimated: bool = False
+    cost: Decimal = Decimal("0")
+
+
+@dataclass(frozen=True)
 class Retrying:
-    """The previous attempt failed and another starts; text already streamed is void."""
+    """The previous attempt failed and another starts; text already streamed is void, but was paid for."""
 
     attempt: int
     reason: str
     discard: bool  # True when the failed attempt had already streamed text
+    spent: Spent = Spent()
 
 
 @dataclass(frozen=True)

@@ -171,5 +171,6 @@ async def test_under_strict_a_failure_stops_the_other_calls_at_once(fake_provide
     assert "Panelist A" in finished.error
     beta = [e.result for e in sink.of(ContributionFinished) if e.result.seat == "p2"]
     assert len(beta) == 1
-    assert beta[0].error.startswith("cancelled")
+    assert beta[0].status == "cancelled"  # it was stopped, it did not fail
+    assert beta[0].error == "stopped when Panelist A failed: under the strict policy the run stops"
     assert sink.of(RunFinished) == [finished]

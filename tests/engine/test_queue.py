@@ -13,6 +13,7 @@ import pytest
 
 from debates.engine import calls
 from debates.engine.events import ContributionFinished, ContributionQueued, ContributionStarted
+from debates.engine.vocabulary import StepKind
 from debates.providers import local
 from debates.providers.base import Message
 from tests.engine.conftest import make_seat
@@ -62,7 +63,7 @@ def voices(n: int) -> list:
 
 def ask(sink, seat) -> asyncio.Task:
     messages = [Message("user", f"Shard or replicate? ({seat.label})")]
-    return asyncio.ensure_future(calls.call(sink, 0, seat, "answer", messages, lambda _text: ""))
+    return asyncio.ensure_future(calls.call(sink, calls.Tally(seat, 0, StepKind.ANSWER, messages), lambda _text: ""))
 
 
 async def test_three_local_voices_wait_their_turn_and_their_latency_leaves_the_wait_out(held, sink):
