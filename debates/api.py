@@ -27,6 +27,7 @@ FIELDS: dict[str, tuple[type, str]] = {
     "voices": (list, "a list of panelist names"),  # the form checks the items
     "protocol": (str, "a string"),
     "moderator": (str, "a panelist's name"),
+    "deadline": (int, "a whole number of seconds"),
 }
 
 
@@ -58,14 +59,23 @@ def detail(request: HttpRequest, pk: int) -> JsonResponse:
     return JsonResponse(represent(request, debate))
 
 
+RETRY_FIELDS: dict[str, tuple[type, str]] = {"without_failed": (bool, "true or false")}
+
+
 @endpoint("POST")
-def retry_synthesis(request: HttpRequest, pk: int) -> JsonResponse:
-    """Write a failed synthesis again from the stored panel work (202), or say why not (409)."""
+def retry(request: HttpRequest, pk: int) -> JsonResponse:
+    """Run a failed question again from its stored work (202): the failed calls again, or, with
+    ``without_failed``, on without the failed voices; 409 says why it cannot be."""
+    payload = json_body(request)
+    if isinstance(payload, JsonResponse):
+        return payload
+    if wrong := type_errors(payload, RETRY_FIELDS):
+        return error(400, "The retry was not accepted.", wrong)
     question = Question.objects.visible_to(request.user).filter(pk=pk).first()
     if question is None or not question.can_act(request.user):
         return error(404, "No such question.")
-    if not tasks.retry_synthesis(question):
-        return error(409, "There is no failed synthesis to write again: only a run whose synthesis failed can.")
+    if refused := tasks.retry(question, without_failed=payload.get("without_failed") is True):
+        return error(409, f"Not queued: {refused}.")
     return JsonResponse({"id": question.pk, "status": Status.QUEUED, **urls(request, question)}, status=202)
 
 

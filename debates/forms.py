@@ -14,7 +14,7 @@ from django.db.models import QuerySet
 
 from debates.conversations import threads
 from debates.engine.vocabulary import DebateMode
-from debates.models import Criticality, Membership, Panel, Panelist, Protocol, Question
+from debates.models import MAX_DEADLINE, MIN_DEADLINE, Criticality, Membership, Panel, Panelist, Protocol, Question
 from debates.readiness import judges_of, lineup_problems, preselected_slug
 
 MAX_OPTIONS, MAX_OPTION_CHARS = 26, 200
@@ -127,6 +127,7 @@ class AdHoc:
                 "quorum": quorum,
                 "default_criticality": base.default_criticality,
                 "options": base.options,
+                "deadline": base.deadline,
             },
         )
         if created:
@@ -200,6 +201,20 @@ class AskForm(forms.Form):
         help_text="Teorema and adversarial: “only where the panel splits” skips the debate when a mixed "
         "panel's blind answers agree (fewer calls), and otherwise debates only the contested claims.",
         error_messages={"invalid_choice": "“%(value)s” is not a debate setting: use always or on_dissent."},
+    )
+    deadline = forms.IntegerField(
+        label="Answer within (seconds)",
+        required=False,
+        min_value=MIN_DEADLINE,
+        max_value=MAX_DEADLINE,
+        widget=forms.NumberInput(attrs={"placeholder": "no deadline", "step": 10}),
+        help_text="Voices still running when the panel's share of the time is up are stopped and disclosed; "
+        "the synthesis starts in time to finish before it. Empty: the panel's deadline, if any.",
+        error_messages={
+            "invalid": "Give the deadline as a whole number of seconds.",
+            "min_value": "A deadline under %(limit_value)s seconds leaves no time for a panel to answer.",
+            "max_value": "A deadline is at most %(limit_value)s seconds (an hour).",
+        },
     )
     options = OptionsField(
         label="Options (vote protocol, optional)",
@@ -279,4 +294,5 @@ class AskForm(forms.Form):
             force_panel=data["force_panel"],
             options=data["options"],
             debate=data["debate"],
+            deadline=data["deadline"],
         )

@@ -39,6 +39,8 @@ from debates.evaluation.models import EvaluationItem as EvaluationItem
 from debates.presets import PRESETS, Wire
 
 ZERO = Decimal("0")
+# A deadline, in seconds: under 20 s no panel can answer and be synthesised; over an hour is no deadline.
+MIN_DEADLINE, MAX_DEADLINE = 20, 3600
 
 
 class Provider(models.Model):
@@ -241,6 +243,13 @@ class Panel(models.Model):
         "agree, and otherwise debates only the contested claims.",
     )
     default_criticality = models.CharField(max_length=8, choices=Criticality.choices(), default=Criticality.MEDIUM)
+    deadline = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(MIN_DEADLINE), MaxValueValidator(MAX_DEADLINE)],
+        help_text="Answer within this many seconds (a question may set its own): voices still running when the "
+        "panel's share is up are stopped and disclosed. Empty: no deadline.",
+    )
     is_default = models.BooleanField(default=False)
     ad_hoc = models.BooleanField(
         default=False, help_text="Made for the voices an asker picked for one question: not offered on the ask page."
@@ -348,6 +357,18 @@ class Question(models.Model):
     debate = models.CharField(
         max_length=16, choices=DebateMode.choices(), blank=True, help_text="Blank: the panel's setting."
     )
+    deadline = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(MIN_DEADLINE), MaxValueValidator(MAX_DEADLINE)],
+        help_text="Answer within this many seconds. Empty: the panel's deadline, if any.",
+    )
+    failure_policy = models.CharField(
+        max_length=16,
+        choices=FailurePolicy.choices(),
+        blank=True,
+        help_text="Blank: the panel's. Set to degrade when the asker chose to go on without a failed voice.",
+    )
     visibility = models.CharField(max_length=8, choices=Visibility.choices(), default=Visibility.PRIVATE)
     share_token = models.CharField(
         max_length=64, blank=True, editable=False, help_text="The read-only link's secret; empty: no link opens it."
@@ -431,17 +452,6 @@ class Question(models.Model):
     def can_act(self, user) -> bool:
         """Cancel or retry: the asker and staff."""
         return user.is_authenticated and (self.owner_id == user.pk or user.is_staff)
-
-    @property
-    def synthesis_failed(self) -> bool:
-        """The panel's work is complete and only the synthesis failed: it can be written again."""
-        return (
-            self.status == Status.FAILED
-            and self.rounds.filter(kind="synthesis").exists()
-            and not Contribution.objects.filter(
-                round__question=self, round__kind="synthesis", status=Outcome.DONE
-            ).exists()
-        )
 
     @property
     def duration(self):

@@ -26,7 +26,6 @@ def render_question(request: HttpRequest, asked: Question, status: int = 200, **
     context = {
         "debate": debate,
         "can_cancel": debate.live and can_act,
-        "can_retry": can_act and asked.synthesis_failed,
         **live_context(debate),
         **conversations.question_context(request, asked, **bound),
     }

@@ -66,6 +66,7 @@ PANELS = Table(
     fields=(
         *("name", "slug", "description", "protocol", "rounds", "debate", "merge_critique", "revote_on_dissent"),
         *("failure_policy", "quorum", "default_criticality", "is_default", "options", "facilitator_brief"),
+        "deadline",
     ),
     refs=("members", *Panel.JUDGES),
 )

@@ -94,16 +94,30 @@ def cancel(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect(asked)
 
 
+def recover(request: HttpRequest, pk: int) -> HttpResponse:
+    """What the asker of a failed run can do (retry the failed voices, or go on without them); nothing
+    for anyone else, or for a run that did not fail."""
+    asked = visible_question(request, pk)
+    if asked.status != Status.FAILED or not asked.can_act(request.user):
+        return HttpResponse("")
+    failure = execute.failure_of(asked)
+    return render(request, "debates/partials/recover.html", {"q": asked, "failure": failure})
+
+
 @login_required
 @require_POST
-def retry_synthesis(request: HttpRequest, pk: int) -> HttpResponse:
+def retry(request: HttpRequest, pk: int) -> HttpResponse:
+    """The failed calls made again, or (``without``) the run goes on without the failed voices."""
     asked = visible_question(request, pk)
     if not asked.can_act(request.user):
         raise Http404("No such question.")
-    if tasks.retry_synthesis(asked):
-        messages.info(request, "Writing the synthesis again from the panel's stored work; nothing else is re-run.")
+    without = request.POST.get("without") == "1"
+    if refused := tasks.retry(asked, without_failed=without):
+        messages.error(request, f"Not started again: {refused}.")
+    elif without:
+        messages.info(request, "Going on without the failed voices, as the degrade policy would; the page says so.")
     else:
-        messages.info(request, "There is no failed synthesis to write again.")
+        messages.info(request, "Making the failed calls again; every completed contribution is reused.")
     return redirect(asked)
 
 

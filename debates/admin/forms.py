@@ -72,7 +72,7 @@ class PanelForm(forms.ModelForm):
         fields = [
             *("name", "slug", "description", "protocol", "is_default", "moderator", "tie_breaker"),
             *("fallback_moderator", "rounds", "merge_critique", "revote_on_dissent", "failure_policy", "quorum"),
-            *("default_criticality", "options", "debate", "judge", "facilitator_brief"),
+            *("default_criticality", "options", "debate", "judge", "facilitator_brief", "deadline"),
         ]
 
     def clean_is_default(self) -> bool:

@@ -125,7 +125,7 @@ class PanelAdmin(admin.ModelAdmin):
             {
                 "fields": [
                     *("rounds", "debate", "merge_critique", "revote_on_dissent", "failure_policy", "quorum"),
-                    *("default_criticality", "options", "facilitator_brief"),
+                    *("default_criticality", "options", "facilitator_brief", "deadline"),
                 ]
             },
         ),

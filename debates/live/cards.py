@@ -5,7 +5,6 @@ same partial templates, so a card looks the same however the browser came to see
 """
 
 import re
-import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -118,20 +117,6 @@ class Card:
     def body(self) -> SafeString:
         """The finished text as sanitised markdown (streaming text is shown raw, escaped)."""
         return markdown(self.text)
-
-    def cancelled(self) -> ContributionResult:
-        """What the run had of this voice when the asker cancelled it: kept, with its text so far."""
-        since = int(time.time() * 1000) - self.started_ms if self.started_ms else 0
-        return ContributionResult(
-            round=self.round,
-            seat=self.seat,
-            label=self.label,
-            kind=StepKind(self.kind),
-            status=Outcome.CANCELLED,
-            text=self.text,
-            error="the debate was cancelled before this voice finished",
-            latency_ms=since,
-        )
 
     @classmethod
     def from_result(cls, result: ContributionResult) -> "Card":

@@ -125,11 +125,11 @@ class LiveSink:
         elif self.soon is None:
             self.soon = asyncio.create_task(self._flush_soon())
 
-    async def unfinished(self) -> list[Card]:
-        """The cards still in flight, with every word streamed so far: what a cancelled run keeps."""
+    async def open_rounds(self) -> list[int]:
+        """The rounds a stopped run left open (each of its voices is stored with what it had written)."""
         self._load()
         await self.flush()
-        return [card for card in self.live.cards.values() if not card.finished]
+        return sorted(index for index, entry in self.live.rounds.items() if entry.status == "running")
 
     async def close(self) -> None:
         """Send what is still queued; the run is over (or stopped)."""

@@ -59,7 +59,7 @@ class Debate:
         """What a screen reader says when the run ends under the reader's eyes."""
         q = self.question
         if self.finished == Status.FAILED:
-            return f"The debate failed: {q.error or 'no reason was recorded.'}"
+            return "The debate failed: read why, and what you can do, at the top of the page."
         if self.finished == Status.CANCELLED:
             return "The debate was cancelled; each voice's card keeps what it had written."
         verdict = f"Verdict: {q.verdict}" if q.verdict else "The debate is over: read the moderator's synthesis."

@@ -1,10 +1,12 @@
 """Running one question in this process: the engine with its sinks (store first, then show).
 
-Also what changes a run from outside it: a cancel, and reopening a failed synthesis.
+Also what changes a run from outside it: a cancel, and reopening a failed run (retry the calls that
+failed, or go on without the failed voices).
 """
 
 import asyncio
 import logging
+from dataclasses import dataclass
 
 from asgiref.sync import sync_to_async
 from django.db import transaction
@@ -23,12 +25,13 @@ from debates.engine.events import (
     RunFinished,
     Sink,
 )
+from debates.engine.vocabulary import FailurePolicy, Outcome
 from debates.live.mailbox import Mailbox
 from debates.live.sink import LiveSink
 from debates.live.state import Totals
-from debates.models import Question, Round, Status
+from debates.models import Contribution, Question, Status
 from debates.runs import lease
-from debates.runs.recorder import Recorder, recount
+from debates.runs.recorder import Recorder
 from debates.runs.spec import RosterGone, prior_for, seat_panelists, spec_for
 
 log = logging.getLogger(__name__)
@@ -136,8 +139,9 @@ async def execute(question_id: int) -> str | None:
             # Shutting down: free the lease now so another runner resumes the run at once.
             await Question.objects.filter(pk=question_id, lease_owner=lease.OWNER).aupdate(lease_expires=timezone.now())
             raise
-        await sink.drain()
-        await keep_unfinished(sink, live)
+        await sink.drain()  # the voices it cut off are stored, with the text they had streamed
+        for index in await live.open_rounds():
+            await sink.emit(RoundFinished(index, Status.CANCELLED))
         finished = RunFinished(Status.CANCELLED, error="Cancelled by the asker.")
         await sink.emit(finished)
     except RosterGone as error:
@@ -155,16 +159,6 @@ async def execute(question_id: int) -> str | None:
             sink.close()
             await live.close()
     return finished.status
-
-
-async def keep_unfinished(sink: Sink, live: LiveSink) -> None:
-    """A cancel keeps the voices it cut off: stored as cancelled, with the text they had streamed."""
-    rounds = set()
-    for card in await live.unfinished():
-        await sink.emit(ContributionFinished(card.cancelled()))
-        rounds.add(card.round)
-    for index in sorted(rounds):
-        await sink.emit(RoundFinished(index, Status.CANCELLED))
 
 
 class SympyGrounder:
@@ -191,18 +185,70 @@ def cancel(question_id: int) -> None:
     Question.objects.filter(pk=question_id, status__in=lease.RESUMABLE).update(cancel_requested=True)
 
 
-def reopen_synthesis(question: Question) -> bool:
-    """Queue a run whose synthesis failed to write it again from the stored panel work.
+RETIRED = "#"  # seat key + this + n: that seat's n-th earlier try, kept for the record after a retry
 
-    The failed synthesis calls are removed; resuming replays every stored contribution and calls
-    only the moderator. False when there is no failed synthesis to write again.
+
+@dataclass(frozen=True)
+class Failure:
+    """What a failed run offers: the calls to make again, and whether it may go on without the failed voices."""
+
+    failed: list[Contribution]  # failed or gated out, not yet retried
+    stopped: list[Contribution]  # stopped before they finished (another voice failed, or the deadline)
+    without: str  # why it cannot go on without the failed voices; "" when it can
+    kept: int  # completed contributions a retry reuses
+
+    @property
+    def labels(self) -> list[str]:
+        return sorted({row.label for row in self.failed})
+
+    @property
+    def again(self) -> int:
+        """Calls a retry makes again."""
+        return len(self.failed) + len(self.stopped)
+
+
+def failure_of(question: Question) -> Failure:
+    """The calls of a failed run that did not complete, and whether going on without them is possible."""
+    rows = (
+        Contribution.objects.filter(round__question=question)
+        .exclude(status=Outcome.DONE)
+        .exclude(seat__contains=RETIRED)
+        .select_related("round")
+    )
+    failed = [row for row in rows if row.status != Outcome.CANCELLED]
+    stopped = [row for row in rows if row.status == Outcome.CANCELLED]
+    policy = question.failure_policy or question.panel.failure_policy
+    if not failed:
+        without = "no voice failed"
+    elif any(not row.seat.startswith("p") for row in failed):
+        without = "the synthesis cannot be left out: it can only be written again"
+    elif policy != FailurePolicy.STRICT:
+        without = f"the panel already goes on without failed voices (its policy is {policy}): retry them instead"
+    else:
+        without = ""
+    kept = Contribution.objects.filter(round__question=question, status=Outcome.DONE).count()
+    return Failure(failed, stopped, without, kept)
+
+
+def reopen(question: Question, without_failed: bool = False) -> str:
+    """Queue a failed run again from its stored work; "" once queued, else why it cannot be.
+
+    A retry makes again every call that did not complete (failed, gated out, or stopped before it
+    finished) and reuses every completed contribution, as a resume does. Going on without the failed
+    voices makes again only the stopped calls and runs the rest as the degrade policy would (a
+    stand-in or a drop, disclosed). The earlier tries stay, renamed, so what they cost and how they
+    failed stay in every figure.
     """
     with transaction.atomic():
-        locked = Question.objects.select_for_update().get(pk=question.pk)
-        if not locked.synthesis_failed:
-            return False
-        Round.objects.filter(question=locked, kind="synthesis").delete()
-        recount(locked.pk)
+        locked = Question.objects.select_for_update().select_related("panel").get(pk=question.pk)
+        if locked.status != Status.FAILED:
+            return f"only a failed run can be retried; this one is {locked.get_status_display().lower()}"
+        failure = failure_of(locked)
+        if without_failed and failure.without:
+            return f"it cannot go on without the failed voices: {failure.without}"
+        for row in failure.stopped if without_failed else failure.failed + failure.stopped:
+            tries = Contribution.objects.filter(round=row.round, seat__startswith=f"{row.seat}{RETIRED}").count()
+            Contribution.objects.filter(pk=row.pk).update(seat=f"{row.seat}{RETIRED}{tries + 1}")
         Question.objects.filter(pk=locked.pk).update(
             status=Status.QUEUED,
             error="",
@@ -212,5 +258,6 @@ def reopen_synthesis(question: Question) -> bool:
             cancel_requested=False,
             lease_owner="",
             lease_expires=None,
+            **({"failure_policy": FailurePolicy.DEGRADE} if without_failed else {}),
         )
-    return True
+    return ""

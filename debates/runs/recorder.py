@@ -5,11 +5,10 @@ which is also what makes a resumed run skip it.
 """
 
 import asyncio
-from decimal import Decimal
 
 from asgiref.sync import sync_to_async
 from django.db import transaction
-from django.db.models import Count, F, Q, Sum
+from django.db.models import F
 from django.utils import timezone
 
 from debates.engine.events import (
@@ -24,7 +23,6 @@ from debates.engine.events import (
     RoundStarted,
     RunFinished,
 )
-from debates.engine.vocabulary import NOT_CALLS
 from debates.models import Contribution, Question, Round, Status, Synthesis
 
 # Events that move the page along: the live state carries them, so they are shown without
@@ -181,19 +179,3 @@ class Recorder:
             lease_owner="",
             lease_expires=None,
         )
-
-
-def recount(question_id: int) -> None:
-    """The question's totals summed again from its rows, after some were removed."""
-    totals = Contribution.objects.filter(round__question_id=question_id).aggregate(
-        calls=Count("pk", filter=~Q(kind__in=NOT_CALLS)),
-        tokens_in=Sum("tokens_in"),
-        tokens_out=Sum("tokens_out"),
-        cost=Sum("cost"),
-    )
-    Question.objects.filter(pk=question_id).update(
-        calls=totals["calls"] or 0,
-        tokens_in=totals["tokens_in"] or 0,
-        tokens_out=totals["tokens_out"] or 0,
-        cost=totals["cost"] or Decimal("0"),
-    )

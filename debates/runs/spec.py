@@ -1,5 +1,6 @@
 """What a run is given: the roster frozen when it starts, the engine's spec, the stored contributions."""
 
+import statistics
 from dataclasses import replace
 
 from django.conf import settings
@@ -9,7 +10,7 @@ from debates.conversations import threads
 from debates.engine.dossier import shuffled_labels
 from debates.engine.events import ContributionResult
 from debates.engine.spec import RunSpec, Seat
-from debates.engine.vocabulary import Criticality, DebateMode, FailurePolicy, Method, Protocol
+from debates.engine.vocabulary import Criticality, DebateMode, FailurePolicy, Method, Outcome, Protocol, StepKind
 from debates.models import Contribution, Panelist, Question
 
 
@@ -75,6 +76,7 @@ def spec_for(question: Question) -> RunSpec:
             Method(entry["method"]),
         )
     panel = question.panel
+    deadline = question.deadline or panel.deadline
     return RunSpec(
         question=question.text,
         context=threads.context_for(question),  # a follow-up's carries the verdict it follows
@@ -91,11 +93,21 @@ def spec_for(question: Question) -> RunSpec:
         rounds=panel.rounds,
         merge_critique=panel.merge_critique,
         revote_on_dissent=panel.revote_on_dissent,
-        failure_policy=FailurePolicy(panel.failure_policy),
+        failure_policy=FailurePolicy(question.failure_policy or panel.failure_policy),
         quorum=panel.quorum,
         similarity=settings.TEOREMA["VOTE_SIMILARITY"],
         debate=DebateMode(question.debate or panel.debate),
+        deadline=deadline,
+        synthesis_time=synthesis_time(question.roster) if deadline else None,
     )
+
+
+def synthesis_time(roster: list[dict]) -> float | None:
+    """The moderator's median time for a synthesis over its last 20, in seconds (None: it wrote none yet)."""
+    moderator = next((e["panelist_id"] for e in roster if e["seat"] == "moderator"), 0)
+    latencies = Contribution.objects.filter(panelist_id=moderator, kind=StepKind.SYNTHESIS, status=Outcome.DONE)
+    recent = list(latencies.order_by("-pk").values_list("latency_ms", flat=True)[:20])
+    return statistics.median(recent) / 1000 if recent else None
 
 
 def prior_for(question_id: int) -> dict[tuple[int, str], ContributionResult]:

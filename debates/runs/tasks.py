@@ -25,12 +25,12 @@ def submit(question: Question) -> None:
     run_question.enqueue(question.pk)
 
 
-def retry_synthesis(question: Question) -> bool:
-    """reopen_synthesis, then run it (on this server's loop or a worker's)."""
-    if not execute.reopen_synthesis(question):
-        return False
-    submit(question)
-    return True
+def retry(question: Question, without_failed: bool = False) -> str:
+    """execute.reopen, then run it (on this server's loop or a worker's); "" once queued, else why not."""
+    refused = execute.reopen(question, without_failed)
+    if not refused:
+        submit(question)
+    return refused
 
 
 async def resume_interrupted() -> list[int]:

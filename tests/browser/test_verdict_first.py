@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from tests.browser.test_elsewhere import SHOTS
 from tests.browser.test_ledger_view import LAPTOP, NO_SIDEWAYS_SCROLL, PHONE, VOICES
 from tests.browser.test_live_viewer import QUESTION, until, wait_for_the_end
 from tests.fakes.answers import SYNTHESIS
@@ -139,3 +140,31 @@ def test_a_cancelled_run_keeps_its_cards_live_and_after_a_reload(provider_server
     watcher.reload()
     assert watcher.locator(".kind-answer details.fold.status-cancelled").count() == 3
     assert labels(watcher, ".kind-answer .fold-line .excerpt") == excerpts
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_failed_run_says_why_once_and_offers_the_retry_live_which_runs(provider_server, signed_in, size):
+    script(provider_server, tokens_per_second=30)
+    provider_server.script("model-alpha", Script(answer=VOICES["alpha"], fault="drop", after_chunks=3))
+    page = signed_in("alice")
+    page.set_viewport_size(SIZES[size])
+    ask(page)
+    page.wait_for_selector("#verdict.status-failed", timeout=60_000)
+    # Without a reload, the asker is offered what to do; the error is said once, in the summary.
+    page.wait_for_selector("#recover button.primary", timeout=30_000)
+    retry = page.inner_text("#recover button.primary")
+    assert retry.startswith("Retry Panelist ")
+    assert page.locator("#recover button:has-text('Go on without')").count() == 1
+    assert page.locator(".error-box").count() == 1
+    assert "No synthesis" not in page.inner_text("main")
+    assert page.inner_text("[data-toast]").strip().startswith("The debate failed: read why")
+    assert page.evaluate(NO_SIDEWAYS_SCROLL)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("#verdict").screenshot(path=str(SHOTS / f"failed-run-{size}.png"))
+
+    script(provider_server, tokens_per_second=60)
+    page.click("#recover button.primary")
+    wait_for_the_end(page)
+    page.wait_for_selector("#verdict.status-done", timeout=60_000)
+    assert "Use read replicas." in page.inner_text("#verdict")
+    assert page.locator("#recover").count() == 0

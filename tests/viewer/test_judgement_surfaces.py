@@ -92,15 +92,17 @@ def test_a_failed_synthesis_is_written_again_from_the_stored_work_alone(scripted
     question = failed_synthesis(scripted, panel)
     assert question.status == "failed"
     assert "retry the synthesis" in question.error
-    assert question.synthesis_failed
+    failure = execute.failure_of(question)
+    assert {row.kind for row in failure.failed} == {"synthesis"}
+    assert "can only be written again" in failure.without  # a synthesis cannot be left out
     panel_calls = len(scripted.requests)
     scripted.script("model-moderator", SYNTHESIS)
-    assert tasks.retry_synthesis(question)
+    assert tasks.retry(question) == ""
     question.refresh_from_db()
     assert question.status == "done"
     assert question.verdict == "Use read replicas."
     assert len(scripted.requests) == panel_calls + 1  # the moderator, once
-    assert not tasks.retry_synthesis(question)  # nothing left to retry
+    assert "only a failed run" in tasks.retry(question)  # nothing left to retry
 
 
 @pytest.mark.django_db(transaction=True)
@@ -108,12 +110,14 @@ def test_the_page_offers_the_retry_to_the_asker_and_runs_it(client, scripted, pa
     question = failed_synthesis(scripted, panel)
     Question.objects.filter(pk=question.pk).update(owner=alice, visibility="users")
     client.force_login(bob)
-    assert "Write the synthesis again" not in client.get(question.get_absolute_url()).content.decode()
-    assert client.post(f"/q/{question.pk}/retry-synthesis/").status_code == 404
+    assert client.get(f"/q/{question.pk}/recover/").content == b""  # a reader is offered nothing
+    assert client.post(f"/q/{question.pk}/retry/").status_code == 404
     client.force_login(alice)
-    assert "Write the synthesis again" in client.get(question.get_absolute_url()).content.decode()
+    offered = client.get(f"/q/{question.pk}/recover/").content.decode()
+    assert "Retry Moderator" in offered
+    assert "Go on without" not in offered  # a synthesis cannot be left out
     scripted.script("model-moderator", SYNTHESIS)
-    response = client.post(f"/q/{question.pk}/retry-synthesis/")
+    response = client.post(f"/q/{question.pk}/retry/")
     assert response.status_code == 302
     question.refresh_from_db()
     assert question.status == "done"
@@ -125,12 +129,12 @@ def test_the_api_retries_a_failed_synthesis_and_refuses_anything_else(client, sc
     Question.objects.filter(pk=question.pk).update(owner=alice)
     scripted.script("model-moderator", SYNTHESIS)
     url = f"/api/questions/{question.pk}/retry-synthesis"
-    response = client.post(url, **bearer(alice))
+    response = client.post(url, content_type="application/json", **bearer(alice))
     assert response.status_code == 202
     assert Question.objects.get(pk=question.pk).status == "done"
-    again = client.post(url, **bearer(alice))
+    again = client.post(url, content_type="application/json", **bearer(alice))
     assert again.status_code == 409
-    assert "no failed synthesis" in again.json()["error"]
+    assert "only a failed run can be retried" in again.json()["error"]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -139,7 +143,7 @@ def test_the_cli_retries_a_failed_synthesis(scripted, panel, run_now, capsys):
     scripted.script("model-moderator", SYNTHESIS)
     call_command("ask", "--retry-synthesis", str(question.pk))
     assert "Verdict: Use read replicas." in capsys.readouterr().out
-    with pytest.raises(CommandError, match="no failed synthesis"):
+    with pytest.raises(CommandError, match="only a failed run can be retried"):
         call_command("ask", "--retry-synthesis", str(question.pk))
     assert Round.objects.filter(question=question, kind="synthesis").count() == 1
     assert Contribution.objects.filter(round__question=question, kind="synthesis", status="done").count() == 1

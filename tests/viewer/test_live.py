@@ -581,6 +581,10 @@ async def test_a_cancel_keeps_every_card_with_what_it_had_written(
     assert [row.status for row in rows] == ["cancelled"] * 3
     assert any(row.text for row in rows)
     assert all(SLOW.startswith(row.text) for row in rows)  # what streamed, never more
+    # What streamed is paid for: estimated (usage comes at a stream's end), and in the totals.
+    assert all(row.tokens_out > 0 and row.tokens_estimated and row.cost > 0 for row in rows if row.text)
+    await sync_to_async(question.refresh_from_db)()
+    assert question.tokens_out == sum(row.tokens_out for row in rows) > 0
     for row in rows:
         assert viewer.page.kind(dom_id(row.round.index, row.seat)) == "markdown"
         assert viewer.page.text(dom_id(row.round.index, row.seat)).strip() == row.text.strip()

@@ -68,6 +68,12 @@ class Command(BaseCommand):
             choices=list(DebateMode),
             help="on_dissent: skip the debate when a mixed panel's blind answers agree (default: the panel's)",
         )
+        parser.add_argument(
+            "--deadline",
+            type=int,
+            metavar="SECONDS",
+            help="answer within this many seconds: late voices are stopped and disclosed (default: the panel's)",
+        )
         parser.add_argument("--user", help="username that owns the question (default: none, staff-only)")
         parser.add_argument(
             "--option",
@@ -84,15 +90,24 @@ class Command(BaseCommand):
             help="follow up question ID: the panel gets its verdict and disputed points (visible to --user)",
         )
         parser.add_argument(
+            "--retry",
             "--retry-synthesis",
             type=int,
+            dest="retry",
             metavar="ID",
-            help="write question ID's failed synthesis again from its stored panel work",
+            help="run failed question ID again: only the calls that did not complete are made again",
+        )
+        parser.add_argument(
+            "--without-failed",
+            action="store_true",
+            help="with --retry: go on without the failed voices, as the degrade policy would (disclosed)",
         )
 
     def handle(self, *args, text: str, panel: str | None, user: str | None, **options) -> None:
-        if options["retry_synthesis"] is not None:
-            question = self.retry(options["retry_synthesis"])
+        if options["retry"] is not None:
+            question = self.retry(options["retry"], options["without_failed"])
+        elif options["without_failed"]:
+            raise CommandError("--without-failed goes with --retry ID: it says how to run a failed question again.")
         else:
             question = self.ask(text, panel, user, options)
         self.stdout.write(self.style.MIGRATE_HEADING(f"Question {question.pk} · panel {question.panel.name}"))
@@ -127,6 +142,7 @@ class Command(BaseCommand):
                 "protocol": options["protocol"] or "",
                 "moderator": options["moderator"] or "",
                 "follow_up_of": options["follow_up"],
+                "deadline": options["deadline"],
             },
             followable=followable,
         )
@@ -134,12 +150,12 @@ class Command(BaseCommand):
             raise CommandError(" ".join(e["message"] for errs in form.errors.get_json_data().values() for e in errs))
         return form.save(owner=owner)
 
-    def retry(self, question_id: int) -> Question:
+    def retry(self, question_id: int, without_failed: bool) -> Question:
         question = Question.objects.select_related("panel").filter(pk=question_id).first()
         if question is None:
             raise CommandError(f"There is no question {question_id}.")
-        if not execute.reopen_synthesis(question):  # then followed here, like a new question
-            raise CommandError(f"Question {question_id} has no failed synthesis to write again ({question.status}).")
+        if refused := execute.reopen(question, without_failed):  # then followed here, like a new question
+            raise CommandError(f"Question {question_id} was not run again: {refused}.")
         return question
 
 
