@@ -37,7 +37,6 @@ Check = Callable[[str], str]
 Build = Callable[[Seat, int], list[Message]]
 Enrich = Callable[["Run", ContributionResult], ContributionResult]
 JUDGE_SEAT = "judge"
-ASKER_STOPPED = "the debate was cancelled before this voice finished"
 BASIS = ":basis"  # a seat's key + this: the call asking it for the basis of a change, in the same round
 
 
@@ -47,6 +46,11 @@ class Grounder(Protocol):
     async def ground(self, question: str, context: str) -> str: ...
 
     def contradicts(self, text: str) -> list[str]: ...
+
+
+def stopped_by(cancel: asyncio.CancelledError) -> str:
+    """Why a run was cancelled on purpose (its message: the asker's cancel), else ""."""
+    return cancel.args[0] if cancel.args and isinstance(cancel.args[0], str) else ""
 
 
 def no_check(_text: str) -> str:
@@ -81,7 +85,7 @@ class Run:
         self.judging = not small_model(self.judge)
         self.calls_planned = planned_calls(self.steps, len(spec.seats), self.judging)
         self.storing: set[asyncio.Task[Any]] = set()  # calls whose result is being stored right now
-        self.stopping = ASKER_STOPPED  # why calls cancelled now are stopped (a strict stop says otherwise)
+        self.stopping = ""  # why the calls cancelled now are stopped; "" while nobody stopped them on purpose
         self.clock = Clock(spec.deadline, spec.synthesis_time)
 
     def report(self) -> dict[str, Any]:
@@ -108,8 +112,11 @@ class Run:
                 result = await calls.call(self.sink, tally, check, ask_again)
         except TimeoutError:
             result = tally.stopped(self.clock.why(step.kind))
-        except asyncio.CancelledError:
-            await calls.finish(self.sink, tally.stopped(self.stopping))  # what it streamed is kept, and paid for
+        except asyncio.CancelledError as stop:
+            # Stopped on purpose (the asker, a strict stop): what it streamed is kept, and paid for. A
+            # process shutting down or a lost lease says nothing: the resumed run makes the call again.
+            if why := self.stopping or stopped_by(stop):
+                await calls.finish(self.sink, tally.stopped(why))
             raise
         result = await self.with_basis(step, seat, self.polish(result))
         storing = asyncio.current_task()
@@ -217,12 +224,11 @@ class Run:
         self, step: Step, jobs: list[tuple[Seat, list[Message], Check, Check]]
     ) -> list[ContributionResult]:
         """Run the calls of a round concurrently; under strict, a failure stops the rest."""
-        tasks = {
-            asyncio.ensure_future(self.one(step, seat, messages, check, ask_again)): seat
+        pending = {
+            asyncio.ensure_future(self.one(step, seat, messages, check, ask_again))
             for seat, messages, check, ask_again in jobs
         }
         results: dict[str, ContributionResult] = {}
-        pending = set(tasks)
         try:
             while pending:
                 done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
@@ -234,8 +240,11 @@ class Run:
                     try:
                         await self.stop(stopping)
                     finally:
-                        self.stopping = ASKER_STOPPED
+                        self.stopping = ""
                     results.update((t.result().seat, t.result()) for t in stopping if not t.cancelled())
+        except asyncio.CancelledError as stop:
+            self.stopping = self.stopping or stopped_by(stop)  # the calls still running stop for the same reason
+            raise
         finally:
             await self.stop(pending)
         return [results[seat.key] for seat, *_job in jobs if seat.key in results]

@@ -134,6 +134,10 @@ class Held(Labelled):
 FINISHED = frozenset({Status.DONE, Status.ANSWERED, Status.NEEDS_REVIEW, Status.FAILED, Status.CANCELLED})
 
 
+# The message a run's task is cancelled with when the asker stops it: each voice it cuts off is kept with it.
+CANCELLED_BY_ASKER = "the debate was cancelled before this voice finished"
+
+
 class Outcome(Labelled):
     """How one contribution (one voice, one round) ended; only a done one is used."""
 

@@ -19,6 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from debates.engine.vocabulary import CANCELLED_BY_ASKER
 from debates.models import Question, Status
 from debates.runs.spec import freeze_roster
 
@@ -98,7 +99,7 @@ class Watch:
             await asyncio.sleep(CANCEL_POLL)
             cancelled = Question.objects.filter(pk__in=list(self.runs), cancel_requested=True)
             async for pk in cancelled.values_list("pk", flat=True):
-                self.stop(pk)
+                self.stop(pk, CANCELLED_BY_ASKER)
             if self.runs and loop.time() - renewed >= RENEW_EVERY:
                 renewed = loop.time()
                 ids = list(self.runs)
@@ -114,10 +115,11 @@ class Watch:
             log.warning("question %s: lease lost to another runner, stopping here", pk)
             self.stop(pk)
 
-    def stop(self, question_id: int) -> None:
+    def stop(self, question_id: int, why: str | None = None) -> None:
+        """Cancel the run's task; ``why`` says it is on purpose, and the voices it cuts off are kept."""
         task = self.runs.pop(question_id, None)
         if task is not None:
-            task.cancel()
+            task.cancel(why)
 
 
 _watches: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Watch] = weakref.WeakKeyDictionary()

@@ -104,10 +104,11 @@ async def test_a_retry_after_streamed_text_tells_the_consumer_to_discard_it(fake
 @pytest.mark.parametrize("wire", WIRES)
 async def test_total_timeout_ends_the_call_without_retrying(fake_provider, wire):
     fake_provider.script("m", Script(answer="slow " * 100, tokens_per_second=20))
-    voice = fake_provider.voice(wire, "m", total_timeout=0.3, stall_timeout=5, max_retries=2)
+    # Long enough for the request to reach the server on a loaded machine; far shorter than the answer.
+    voice = fake_provider.voice(wire, "m", total_timeout=1.5, stall_timeout=5, max_retries=2)
     error, _ = await failure(voice)
     assert error.fault == Fault.TIMEOUT
-    assert error.message == f"Fake {wire} did not finish within 0.3s"
+    assert error.message == f"Fake {wire} did not finish within 1.5s"
     assert len(fake_provider.requests) == 1
 
 
