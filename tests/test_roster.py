@@ -453,3 +453,11 @@ def test_a_judge_that_is_not_a_panelist_is_refused_naming_the_field() -> None:
     with pytest.raises(RosterError) as refused:
         import_roster(VALID.replace("is_default = true\n", 'is_default = true\njudge = "Nobody"\n'))
     assert any("judge" in error and "Nobody" in error for error in refused.value.errors)
+
+
+def test_a_panel_sets_a_deadline_and_a_deadline_out_of_range_is_refused_in_words() -> None:
+    import_roster(VALID.replace("is_default = true\n", "is_default = true\ndeadline = 120\n"))
+    assert Panel.objects.get(name="Duo").deadline == 120
+    assert "deadline = 120" in export_roster()
+    errors = errors_of(VALID.replace("is_default = true\n", "is_default = true\ndeadline = 5\n"))
+    assert any("deadline" in error and "20" in error for error in errors)
