@@ -134,6 +134,8 @@ class Held(Labelled):
 FINISHED = frozenset({Status.DONE, Status.ANSWERED, Status.NEEDS_REVIEW, Status.FAILED, Status.CANCELLED})
 
 
+# A seat key + this + n: that seat's n-th earlier try, kept for the record when a failed run is retried.
+RETIRED = "#"
 # The message a run's task is cancelled with when the asker stops it: each voice it cuts off is kept with it.
 CANCELLED_BY_ASKER = "the debate was cancelled before this voice finished"
 

@@ -17,7 +17,7 @@ from django.utils.text import slugify
 from debates.engine.events import ContributionResult
 from debates.engine.reading import judgement
 from debates.engine.reading.judgement import Judgement
-from debates.engine.vocabulary import Outcome, StepKind
+from debates.engine.vocabulary import RETIRED, Outcome, StepKind
 from debates.live.claims import Voice
 from debates.render import markdown
 
@@ -88,6 +88,8 @@ class Card:
             return f"queued ({self.position} of {self.of})"
         if self.status == "waiting" and self.started_ms:
             return "thinking"
+        if RETIRED in self.seat:
+            return f"{self.status}, then retried"
         return self.status
 
     @property

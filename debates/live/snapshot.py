@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from django.utils.text import Truncator
 
+from debates.engine.vocabulary import RETIRED
 from debates.live import claims
 from debates.live.cards import FINISHED_STATUSES, Card, RoundView, card_key, in_label_order, label_order, voice_tabs
 from debates.live.state import LiveRound, LiveState, Totals
@@ -113,9 +114,11 @@ def build(question_id: int, state: LiveState | None) -> Debate:
         streaming = {card.seat: card for card in live.cards.values() if card.round == index}
         cards = in_label_order((streaming | stored).values())  # the DB wins over the live state
         for card in cards:
-            card.identity = revealed.get(card.seat)
-            # A voice's stance goes on its own contributions, not on the judge's or a question it was asked.
-            card.stance = stances.get(card.label) if card.kind not in (StepKind.AGREEMENT, StepKind.BASIS) else None
+            card.identity = revealed.get(card.seat.partition(RETIRED)[0])  # an earlier try is the same voice
+            # A voice's stance goes on its own contributions, not on the judge's, a question it was asked
+            # or an earlier try.
+            own = card.kind not in (StepKind.AGREEMENT, StepKind.BASIS) and RETIRED not in card.seat
+            card.stance = stances.get(card.label) if own else None
         complete |= {card_key(index, seat) for seat, card in stored.items() if card.status in FINISHED_STATUSES}
         rounds.append(
             RoundView(

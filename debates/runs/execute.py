@@ -25,7 +25,7 @@ from debates.engine.events import (
     RunFinished,
     Sink,
 )
-from debates.engine.vocabulary import FailurePolicy, Outcome
+from debates.engine.vocabulary import RETIRED, FailurePolicy, Outcome
 from debates.live.mailbox import Mailbox
 from debates.live.sink import LiveSink
 from debates.live.state import Totals
@@ -183,9 +183,6 @@ def cancel(question_id: int) -> None:
         status=Status.CANCELLED, error="Cancelled by the asker.", finished_at=timezone.now()
     )
     Question.objects.filter(pk=question_id, status__in=lease.RESUMABLE).update(cancel_requested=True)
-
-
-RETIRED = "#"  # seat key + this + n: that seat's n-th earlier try, kept for the record after a retry
 
 
 @dataclass(frozen=True)

@@ -145,10 +145,13 @@ def test_a_cancelled_run_keeps_its_cards_live_and_after_a_reload(provider_server
 @pytest.mark.parametrize("size", SIZES)
 def test_a_failed_run_says_why_once_and_offers_the_retry_live_which_runs(provider_server, signed_in, size):
     script(provider_server, tokens_per_second=30)
-    provider_server.script("model-alpha", Script(answer=VOICES["alpha"], fault="drop", after_chunks=3))
+    # Alpha drops its connection a moment in: the run fails under the reader's eyes, not before the page opens.
+    failing = Script(answer=VOICES["alpha"], fault="drop", after_chunks=3, first_token_delay=2)
+    provider_server.script("model-alpha", failing)
     page = signed_in("alice")
     page.set_viewport_size(SIZES[size])
     ask(page)
+    until(page, "() => document.querySelectorAll('.kind-answer .card').length >= 3")
     page.wait_for_selector("#verdict.status-failed", timeout=60_000)
     # Without a reload, the asker is offered what to do; the error is said once, in the summary.
     page.wait_for_selector("#recover button.primary", timeout=30_000)
@@ -168,3 +171,6 @@ def test_a_failed_run_says_why_once_and_offers_the_retry_live_which_runs(provide
     page.wait_for_selector("#verdict.status-done", timeout=60_000)
     assert "Use read replicas." in page.inner_text("#verdict")
     assert page.locator("#recover").count() == 0
+    # The failed try stays in the blind round, named as what it was, beside the answer that replaced it.
+    assert labels(page, ".kind-answer .fold-line .badge").count("failed, then retried") == 1
+    page.locator("#rounds").screenshot(path=str(SHOTS / f"retried-run-{size}.png"))
