@@ -29,6 +29,7 @@ def represent(request: HttpRequest, debate: snapshot.Debate) -> dict:
         "force_panel": q.force_panel,
         "options": q.options,
         "debate": q.debate or q.panel.debate,
+        "deadline": q.deadline or q.panel.deadline,
         "follow_up_of": q.parent_id,
         "reask_of": q.reask_of_id,
         "visibility": q.visibility,

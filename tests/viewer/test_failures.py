@@ -199,6 +199,8 @@ def test_the_form_and_the_api_store_the_deadline(client, alice, offline_panel, n
     page = client.post("/", {"text": "Which cache?", "panel": "offline", "deadline": "45"})
     assert page.status_code == 302
     assert sorted(Question.objects.values_list("deadline", flat=True)) == [45, 90]
+    asked = Question.objects.get(deadline=90)
+    assert client.get(f"/api/questions/{asked.pk}", **bearer(alice)).json()["deadline"] == 90
     refused = client.post("/", {"text": "Which queue?", "panel": "offline", "deadline": "soon"})
     assert refused.status_code == 400
     assert "Give the deadline as a whole number of seconds." in refused.content.decode()
