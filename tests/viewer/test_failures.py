@@ -169,6 +169,10 @@ def test_the_cli_retries_or_goes_on_without_and_refuses_what_cannot_be(one_fails
     one_fails.script("model-alpha", Script(status=500))  # fails again: under strict, the run fails again
     with pytest.raises(SystemExit):
         call_command("ask", "--retry", str(question.pk))
+    said = capsys.readouterr().out
+    label = blind(question)["model-alpha"].label
+    assert f"Retry {label} (every completed contribution is reused): python manage.py ask --retry {question.pk}" in said
+    assert f"ask --retry {question.pk} --without-failed" in said
     question.refresh_from_db()
     assert question.status == "failed"
     assert Contribution.objects.filter(round__question=question, seat__contains="#").count() >= 3  # every try kept

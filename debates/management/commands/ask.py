@@ -305,7 +305,22 @@ class Follower:
             self.out.write(f"  {voice['label']}: {voice['name']} ({voice['model']}, {voice['provider']})")
         cost = f"{question.calls} calls · {question.tokens_in + question.tokens_out} tokens · ${question.cost:.4f}"
         self.out.write(cost)
+        if question.status == Status.FAILED:
+            self.out.write(what_can_be_done(question))
         return question.status
+
+
+def what_can_be_done(question: Question) -> str:
+    """A failed run's ways on, as commands (the page's "What you can do")."""
+    failure = execute.failure_of(question)
+    again = f"python manage.py ask --retry {question.pk}"
+    if not failure.failed:
+        return f"Run it again from where it stopped: {again}"
+    names = ", ".join(failure.labels)
+    lines = [f"Retry {names} (every completed contribution is reused): {again}"]
+    if not failure.without:
+        lines.append(f"Go on without {names}, as the degrade policy would: {again} --without-failed")
+    return "\n".join(lines)
 
 
 def in_the_browser(question: Question) -> str:
