@@ -15,6 +15,7 @@ from django.db.models import QuerySet
 from debates.conversations import threads
 from debates.engine.vocabulary import DebateMode
 from debates.models import Criticality, Membership, Panel, Panelist, Protocol, Question
+from debates.readable import ReadableForm
 from debates.readiness import judges_of, lineup_problems, preselected_slug
 
 MAX_OPTIONS, MAX_OPTION_CHARS = 26, 200
@@ -136,7 +137,7 @@ class AdHoc:
         return panel
 
 
-class AskForm(forms.Form):
+class AskForm(ReadableForm):
     # First, so that clean_panel knows it: a follow-up asks the panel of the question it follows.
     follow_up_of = forms.IntegerField(
         required=False,

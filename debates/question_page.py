@@ -27,6 +27,7 @@ def render_question(request: HttpRequest, asked: Question, status: int = 200, **
         "debate": debate,
         "can_cancel": debate.live and can_act,
         "can_retry": can_act and asked.synthesis_failed,
+        "outcome_form": bound.get("outcome_form"),
         **live_context(debate),
         **conversations.question_context(request, asked, **bound),
     }

@@ -36,7 +36,8 @@ def response(request: HttpRequest, question: Question, fmt: str, user: Any | Non
         raise Http404("Exports are .md or .json.")
     data = document(request, question, user)
     body = json.dumps(data, indent=2, ensure_ascii=False) if fmt == "json" else markdown(data)
-    download = HttpResponse(body, content_type=FORMATS[fmt])
+    # A lone surrogate stored before forms refused them is written as its JSON escape, not a 500.
+    download = HttpResponse(body.encode("utf-8", "backslashreplace"), content_type=FORMATS[fmt])
     download["Content-Disposition"] = f'attachment; filename="teorema-question-{question.pk}.{fmt}"'
     return download
 

@@ -15,12 +15,13 @@ from django.http import Http404, HttpRequest
 from django.urls import reverse
 
 from debates.models import Question, Visibility
+from debates.readable import ReadableForm
 
 TOKEN_BYTES = 24  # 32 URL-safe characters
 COST_KEYS = frozenset({"cost", "cost_saved"})
 
 
-class ShareForm(forms.Form):
+class ShareForm(ReadableForm):
     visibility = forms.ChoiceField(
         choices=Visibility.choices(),
         error_messages={

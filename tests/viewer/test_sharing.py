@@ -259,6 +259,15 @@ def test_another_users_private_question_cannot_be_exported(client, bob, debated)
     assert client.get(f"/q/{debated.pk}/export.pdf").status_code == 404
 
 
+def test_a_lone_surrogate_stored_before_it_was_refused_does_not_break_the_exports(client, alice, debated):
+    Question.objects.filter(pk=debated.pk).update(options=["Shard\ud800", "Replicate"])
+    client.force_login(alice)
+    exported = client.get(f"/q/{debated.pk}/export.json")
+    assert exported.status_code == 200
+    assert json.loads(exported.content)["options"] == ["Shard\ud800", "Replicate"]  # its JSON escape
+    assert client.get(f"/q/{debated.pk}/export.md").status_code == 200
+
+
 # --- the migration ----------------------------------------------------------------------------
 @pytest.mark.django_db(transaction=True)
 def test_the_migration_keeps_existing_questions_private_and_shared_ones_shared(offline_panel):
