@@ -172,3 +172,14 @@ def test_a_nul_or_a_lone_surrogate_is_refused_in_words_before_the_hours_limit_is
     assert not Question.objects.exists()
     # The hour's one question is still there to ask.
     assert ask(script, json.dumps({"text": "Shard?", "panel": "offline"}), token).status_code == 201
+
+
+def test_a_hundred_thousand_voices_are_refused_at_once_before_the_hours_limit_is_spent(
+    script, token, offline_panel, no_runs, settings
+):
+    settings.TEOREMA = settings.TEOREMA | {"QUESTIONS_PER_HOUR": 1}
+    payload = {"text": "Shard?", "panel": "offline", "voices": [str(i) for i in range(120_000)]}
+    response = ask(script, json.dumps(payload), token)
+    assert response.status_code == 400
+    assert response.json()["fields"] == {"voices": ["Pick at most 26 voices: 120,000 were given."]}
+    assert ask(script, json.dumps({"text": "Shard?", "panel": "offline"}), token).status_code == 201
