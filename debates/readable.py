@@ -8,7 +8,9 @@ the outcome form, the share form) refuses such a value first, before any field r
 before a rate-limit slot is spent.
 """
 
+import copy
 import re
+from typing import Any
 
 from django import forms
 from django.forms.utils import ErrorDict
@@ -48,7 +50,7 @@ class ReadableForm(forms.Form):
         if not refused:
             super().full_clean()
             return
-        data = self.data.copy()
+        data: Any = copy.copy(self.data)  # a QueryDict's copy is mutable
         for name in refused:
             key = self.add_prefix(name)
             if hasattr(data, "setlist"):

@@ -81,7 +81,7 @@ def record(question: Question, user: AbstractBaseUser | AnonymousUser | None, fo
         raise refused
     if not form.is_valid():
         field, errors = next(iter(form.errors.items()))
-        raise Refused(errors[0], field=field)
+        raise Refused(str(errors[0]), field=field)
     outcome, _ = VerdictOutcome.objects.update_or_create(
         question=question,
         defaults={
