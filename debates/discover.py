@@ -5,6 +5,7 @@ Each speaks OpenAI's wire and lists its models at ``GET <base>/models``. Nothing
 a person asks for it; a server that does not answer within a fraction of a second is not there.
 """
 
+import hashlib
 from dataclasses import dataclass
 
 import httpx
@@ -20,6 +21,9 @@ MAX_VOICES = 5
 # One model on its own: three methods, so the panel at least reasons three ways (weak evidence, and said so).
 METHODS = (Method.FIRST_PRINCIPLES, Method.OUTSIDE_VIEW, Method.COUNTER_EVIDENCE)
 TIMEOUT = httpx.Timeout(2.0, connect=0.3)
+# A model id is stored whole or not at all: a cut one names another model, and two cut ones collide.
+MAX_MODEL_CHARS = Panelist._meta.get_field("model").max_length or 200
+MAX_NAME_CHARS = Panelist._meta.get_field("name").max_length or 80
 
 
 @dataclass(frozen=True)
@@ -27,10 +31,24 @@ class LocalServer:
     preset: str  # a key of PRESETS: ollama, lmstudio, llamacpp
     base_url: str
     models: tuple[str, ...]
+    too_long: tuple[str, ...] = ()  # listed, but with an id longer than a panelist's model field
 
     @property
     def label(self) -> str:
         return PRESETS[self.preset].label
+
+    @property
+    def skipped(self) -> str:
+        """The models left out, in words ("" when none)."""
+        if not self.too_long:
+            return ""
+        count = len(self.too_long)
+        ids = ", ".join(f"“{model[:40]}…”" for model in self.too_long[:3])
+        more = f" and {count - 3} more" if count > 3 else ""
+        return (
+            f"{count} model{'s' if count > 1 else ''} left out: an id longer than {MAX_MODEL_CHARS} "
+            f"characters cannot be stored whole ({ids}{more})."
+        )
 
 
 def local_servers() -> list[LocalServer]:
@@ -44,19 +62,30 @@ def local_servers() -> list[LocalServer]:
                 listed = response.json().get("data", [])
             except (httpx.HTTPError, ValueError, AttributeError):
                 continue
-            models = tuple(m["id"] for m in listed if isinstance(m, dict) and isinstance(m.get("id"), str))
+            ids = [m["id"] for m in listed if isinstance(m, dict) and isinstance(m.get("id"), str)]
+            models = tuple(model for model in ids if len(model) <= MAX_MODEL_CHARS)
             if models:
-                found.append(LocalServer(preset, base_url, models))
+                too_long = tuple(model for model in ids if len(model) > MAX_MODEL_CHARS)
+                found.append(LocalServer(preset, base_url, models, too_long))
     return found
 
 
 def panelist(provider: Provider, server: LocalServer, model: str, method: Method) -> Panelist:
     suffix = f" ({method.label})" if method != Method.NONE else ""
     found, _ = Panelist.objects.get_or_create(
-        name=f"{model} · {server.label}{suffix}"[:80],
+        name=voice_name(f"{model} · {server.label}{suffix}"),
         defaults={"provider": provider, "model": model, "family": family(model), "method": method},
     )
     return found
+
+
+def voice_name(name: str) -> str:
+    """``name`` when it fits a panelist's name; else shortened with a digest of the whole, so that
+    two long model ids that begin alike never share one panelist."""
+    if len(name) <= MAX_NAME_CHARS:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    return f"{name[: MAX_NAME_CHARS - len(digest) - 2]}… {digest}"
 
 
 @transaction.atomic

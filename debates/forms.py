@@ -15,9 +15,13 @@ from django.db.models import QuerySet
 from debates.conversations import threads
 from debates.engine.vocabulary import DebateMode
 from debates.models import MAX_DEADLINE, MIN_DEADLINE, Criticality, Membership, Panel, Panelist, Protocol, Question
+from debates.readable import ReadableForm
 from debates.readiness import judges_of, lineup_problems, preselected_slug
 
 MAX_OPTIONS, MAX_OPTION_CHARS = 26, 200
+# Voices picked for one question: a panel's labels run A to Z. Checked before any name is looked
+# up, so that a list of a hundred thousand names costs nothing before its 400.
+MAX_VOICES = 26
 
 
 class OptionsField(forms.Field):
@@ -81,6 +85,11 @@ class PanelField(forms.ModelChoiceField):
 
 
 class VoicesField(forms.ModelMultipleChoiceField):
+    def clean(self, value: Any) -> Any:
+        if isinstance(value, list | tuple) and len(value) > MAX_VOICES:
+            raise forms.ValidationError(f"Pick at most {MAX_VOICES} voices: {len(value):,} were given.")
+        return super().clean(value)
+
     def label_from_instance(self, obj: Panelist) -> str:
         return voice_label(obj)
 
@@ -137,7 +146,7 @@ class AdHoc:
         return panel
 
 
-class AskForm(forms.Form):
+class AskForm(ReadableForm):
     # First, so that clean_panel knows it: a follow-up asks the panel of the question it follows.
     follow_up_of = forms.IntegerField(
         required=False,

@@ -26,6 +26,7 @@ def render_question(request: HttpRequest, asked: Question, status: int = 200, **
     context = {
         "debate": debate,
         "can_cancel": debate.live and can_act,
+        "outcome_form": bound.get("outcome_form"),
         **live_context(debate),
         **conversations.question_context(request, asked, **bound),
     }

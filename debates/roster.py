@@ -36,7 +36,8 @@ class Table:
     required: tuple[str, ...]
     fields: tuple[str, ...]  # model fields set from keys of the same name
     refs: tuple[str, ...] = ()  # keys naming other entries
-    renamed: dict[str, str] = field(default_factory=dict)  # old key -> its new name, for the hint
+    # An old key -> its new name: still read (files outlive a rename), with a note saying so.
+    renamed: dict[str, str] = field(default_factory=dict)
 
 
 PROVIDERS = Table(
@@ -152,7 +153,7 @@ def _check_entry(table: Table, label: str, entry: dict[str, Any]) -> list[str]:
         if key == "api_key" and table is PROVIDERS:
             errors.append(f"{label}: api_key: a roster file never holds a key; use api_key_env")
         elif key not in known:
-            close = [table.renamed[key]] if key in table.renamed else difflib.get_close_matches(key, known, n=1)
+            close = difflib.get_close_matches(key, known, n=1)
             hint = f' (did you mean "{close[0]}"?)' if close else f" (known keys: {', '.join(known)})"
             errors.append(f'{label}: unknown key "{_short(key)}"{hint}')
     missing = [key for key in table.required if key not in entry]
@@ -191,15 +192,31 @@ def read_file(path: Path) -> str:
         raise RosterError([f"not UTF-8 text ({where}); TOML files are UTF-8"]) from None
 
 
-def parse(text: str) -> dict[str, list[tuple[str, dict[str, Any]]]]:
-    """Read and check the file's shape; every entry comes with the label errors name it by."""
+def renamed_keys(table: Table, label: str, entry: dict[str, Any]) -> list[str]:
+    """Read an entry's old key names as the new ones (in place), saying so; a new name beside its old one wins."""
+    notes = []
+    for old, new in table.renamed.items():
+        if old not in entry:
+            continue
+        value = entry.pop(old)
+        if new in entry:
+            notes.append(f'{label}: "{old}" is the old name of "{new}"; both are given, "{new}" is used')
+        else:
+            entry[new] = value
+            notes.append(f'{label}: "{old}" is the old name of "{new}": read as "{new}"; rename it in the file')
+    return notes
+
+
+def parse(text: str) -> tuple[dict[str, list[tuple[str, dict[str, Any]]]], list[str]]:
+    """Read and check the file's shape; every entry comes with the label errors name it by, and
+    the notes say which old key names were read."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RosterError([f"invalid TOML: {exc}"]) from exc
     except RecursionError:
         raise RosterError(["invalid TOML: arrays or tables nested too deeply"]) from None
-    errors = []
+    errors, notes = [], []
     for key in data:
         if key not in {table.key for table in TABLES}:
             errors.append(f'unknown table "{_short(key)}" (use [[providers]], [[panelists]] and [[panels]])')
@@ -212,6 +229,7 @@ def parse(text: str) -> dict[str, list[tuple[str, dict[str, Any]]]]:
         entries[table.key] = [(_label(table, i, item), item) for i, item in enumerate(items, 1)]
         seen: set[str] = set()
         for label, entry in entries[table.key]:
+            notes += renamed_keys(table, label, entry)
             errors += _check_entry(table, label, entry)
             name = entry.get("name")
             if not isinstance(name, str):
@@ -224,7 +242,7 @@ def parse(text: str) -> dict[str, list[tuple[str, dict[str, Any]]]]:
         errors.append(f"is_default = true on {len(defaults)} panels ({', '.join(defaults)}): mark only one")
     if errors:
         raise RosterError(errors)
-    return entries
+    return entries, notes
 
 
 class _Importer:
@@ -349,8 +367,9 @@ def import_roster(text: str, confirmed: bool = True) -> Report:
     Unless ``confirmed``, an import that would make another panel the default or set a stored
     key aside changes nothing and raises Unconfirmed with what it would do, for a person to agree.
     """
-    entries = parse(text)
+    entries, notes = parse(text)
     importer = _Importer()
+    importer.report.warnings += notes
     with transaction.atomic():
         default = Panel.objects.default()
         importer.run(entries)

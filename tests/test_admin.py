@@ -120,6 +120,46 @@ def test_a_new_key_and_clear_key_together_are_refused(admin_client: Client, prov
     assert provider.api_key == KEY
 
 
+@pytest.mark.parametrize(
+    "base_url",
+    [
+        "https://collector.example.net/v1",  # another host
+        "http://api.openai.com/v1",  # another scheme
+        "https://api.openai.com:8443/v1",  # another port
+        "",  # blank: the preset's URL
+    ],
+)
+def test_a_base_url_on_another_host_needs_the_key_again(admin_client: Client, provider: Provider, base_url) -> None:
+    provider.base_url = "https://proxy.example.org/v1"  # the preset's own URL is another host than this
+    provider.save()
+    response = admin_client.post(change_url(provider), provider_form(base_url=base_url, _test="1"))
+
+    assert response.status_code == 200
+    assert "enter the key again, or clear the stored one" in response.content.decode()
+    provider.refresh_from_db()
+    assert (provider.base_url, provider.api_key) == ("https://proxy.example.org/v1", KEY)
+
+    admin_client.post(change_url(provider), provider_form(base_url=base_url or "https://x.example.com", clear_key="on"))
+    provider.refresh_from_db()
+    assert provider.api_key_encrypted == ""
+
+
+def test_a_new_key_with_the_new_host_is_saved(admin_client: Client, provider: Provider) -> None:
+    new = "https://gateway.example.com/v1"
+    admin_client.post(change_url(provider), provider_form(base_url=new, api_key="sk-gateway-0000000000"))
+
+    provider.refresh_from_db()
+    assert (provider.base_url, provider.api_key) == (new, "sk-gateway-0000000000")
+
+
+@pytest.mark.parametrize("base_url", ["https://api.openai.com/v2", "https://API.openai.com:443/v1"])
+def test_another_path_on_the_same_host_keeps_the_stored_key(admin_client: Client, provider: Provider, base_url) -> None:
+    admin_client.post(change_url(provider), provider_form(base_url=base_url))
+
+    provider.refresh_from_db()
+    assert (provider.base_url, provider.api_key) == (base_url, KEY)
+
+
 def test_a_preset_fills_wire_and_base_url_left_blank(admin_client: Client) -> None:
     admin_client.post(
         reverse("admin:debates_provider_add"),

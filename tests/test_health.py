@@ -8,8 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from channels.testing import HttpCommunicator
 from django.db import OperationalError, connections
 from django.test import Client, override_settings
+
+from debates.runs import lease, tasks
+from teorema.asgi import application
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.django_db
@@ -26,10 +30,11 @@ def test_healthz_answers_ok_for_the_database_and_the_channel_layer(client: Clien
     assert "no-store" in response["Cache-Control"]
 
 
-def test_a_broken_database_answers_503_naming_the_database(client: Client, monkeypatch) -> None:
-    def refuse(self, *args, **kwargs):
-        raise OperationalError("connection to server at 10.0.0.5 failed: Connection refused")
+def refuse(self, *args, **kwargs):
+    raise OperationalError("connection to server at 10.0.0.5 failed: Connection refused")
 
+
+def test_a_broken_database_answers_503_naming_the_database(client: Client, monkeypatch) -> None:
     monkeypatch.setattr(type(connections["default"]), "cursor", refuse)
 
     response = client.get("/healthz")
@@ -83,3 +88,27 @@ def test_healthz_is_not_redirected_to_https_in_production(tmp_path: Path) -> Non
         200,
         {"status": "ok", "database": "ok", "channel_layer": "ok"},
     ]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_with_the_database_down_the_first_call_is_a_json_503_and_resuming_waits_for_a_later_call(
+    monkeypatch, settings
+) -> None:
+    settings.RUN_IN_PROCESS = True
+    looked: list[int] = []
+    found = lease.resumable_ids
+    monkeypatch.setattr(lease, "resumable_ids", lambda: looked.append(1) or found())
+    server = tasks.ResumeOnFirstCall(application.app)  # a fresh process's first call
+    with monkeypatch.context() as down:
+        down.setattr(type(connections["default"]), "cursor", refuse)
+        response = await HttpCommunicator(server, "GET", "/healthz", headers=[(b"host", b"127.0.0.1")]).get_response()
+
+    assert response["status"] == 503
+    assert json.loads(response["body"]) == {"status": "failed", "database": "failed", "channel_layer": "ok"}
+    assert server.second_look is None
+    for _ in range(2):  # the database is back: the next call resumes, and only that one
+        response = await HttpCommunicator(server, "GET", "/healthz", headers=[(b"host", b"127.0.0.1")]).get_response()
+        assert response["status"] == 200
+    assert looked == [1, 1]
+    assert server.second_look is not None
+    server.second_look.cancel()

@@ -194,7 +194,6 @@ def errors_of(text: str) -> list[str]:
             "invalid TOML: Invalid value (at line 11, column 10)",
         ),
         ('preset = "openai"', 'wire = "grpc"', "wire: Value 'grpc' is not a valid choice"),
-        ('preset = "openai"', 'protocol = "openai"', 'unknown key "protocol" (did you mean "wire"?)'),
         ('preset = "openai"', 'preset = "openia"', "preset: Value 'openia' is not a valid choice"),
         ('preset = "openai"', "", '[[providers]] "OpenAI" (entry 1): wire (or preset) is missing'),
         ('model = "gpt-4.1"\n', "", '[[panelists]] "GPT" (entry 1): model is missing'),
@@ -224,6 +223,28 @@ def test_a_bad_file_is_refused_with_an_error_naming_the_field(old: str, new: str
 
     assert any(expected in error for error in errors), errors
     assert not Provider.objects.exists()
+
+
+def test_a_file_written_for_the_old_key_protocol_imports_with_a_note_in_the_command(tmp_path: Path) -> None:
+    old = tmp_path / "old.toml"
+    old.write_text(VALID.replace('preset = "openai"', 'protocol = "anthropic"\nbase_url = "https://api.anthropic.com"'))
+
+    output = roster_command("import", str(old))
+
+    assert Provider.objects.get().wire == "anthropic"
+    note = '[[providers]] "OpenAI" (entry 1): "protocol" is the old name of "wire": read as "wire"; rename it'
+    assert f"warning: {note}" in output
+    assert output.strip().endswith("4 created, 0 updated, 0 unchanged.")
+
+
+def test_with_both_the_old_and_the_new_key_wire_wins_and_a_note_says_so() -> None:
+    report = import_roster(
+        VALID.replace('preset = "openai"', 'preset = "openai"\nwire = "openai"\nprotocol = "gemini"')
+    )
+
+    assert Provider.objects.get().wire == "openai"
+    note = '[[providers]] "OpenAI" (entry 1): "protocol" is the old name of "wire"; both are given, "wire" is used'
+    assert report.warnings[0] == note
 
 
 def test_two_default_panels_are_refused() -> None:

@@ -3,6 +3,7 @@ guided setup's steps (a listed model as a panelist, a panelist seated on a panel
 
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
 from django import forms
 from django.db import transaction
@@ -48,7 +49,26 @@ class ProviderForm(forms.ModelForm):
         data = self.cleaned_data
         if data.get("api_key") and data.get("clear_key"):
             raise forms.ValidationError("Enter a new key or clear the stored one, not both.")
+        moved = self.moved_host()
+        if moved and not data.get("api_key") and not data.get("clear_key"):
+            self.add_error(
+                "api_key",
+                f"The base URL now points at another host ({moved}): enter the key again, or clear the "
+                "stored one, so that a key is never sent to a host it was not given for.",
+            )
         return data
+
+    def moved_host(self) -> str:
+        """“old → new” when a stored key would go to another scheme, host or port than before; else "".
+
+        Another path on the same host (``/v1`` to ``/v1beta``) is the same server: its key stays.
+        """
+        if self.instance.pk is None or not self.instance.api_key_encrypted or "base_url" not in self.cleaned_data:
+            return ""
+        preset = PRESETS.get(self.cleaned_data.get("preset") or "")
+        new = self.cleaned_data["base_url"] or (preset.base_url if preset else "")  # as Provider.clean fills it
+        old = self.instance.base_url
+        return "" if origin(old) == origin(new) else f"{origin(old) or 'none'} → {origin(new) or 'none'}"
 
     def save(self, commit: bool = True) -> Provider:
         provider = super().save(commit=False)
@@ -59,6 +79,18 @@ class ProviderForm(forms.ModelForm):
         if commit:
             provider.save()
         return provider
+
+
+def origin(url: str) -> str:
+    """Where a URL's requests go: scheme, host and port (the default port spelled out)."""
+    parts = urlsplit(url)
+    if not parts.hostname:
+        return ""
+    try:
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    except ValueError:  # a port that is not a number: no origin to compare
+        return url
+    return f"{parts.scheme}://{parts.hostname}:{port}"
 
 
 class PanelForm(forms.ModelForm):

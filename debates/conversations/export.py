@@ -25,9 +25,18 @@ def document(request: HttpRequest, question: Question, user: Any | None) -> dict
         else {"text": None, "verdict": None, "url": None}
         for q, url in zip(earlier, sharing.reader_urls(earlier, user), strict=True)
     ]
-    if user is None and question.hide_cost:
-        return sharing.without_cost(data)
+    if user is None:
+        return by_link(request, question, data)
     return data
+
+
+def by_link(request: HttpRequest, question: Question, data: dict[str, Any]) -> dict[str, Any]:
+    """What a reader by link may carry away: the link itself, none of the addresses a signed-in
+    reader uses (the page, the API, the socket), no other question's number, and no cost if hidden."""
+    internal = {"api_url", "ws_url"}
+    data = {key: value for key, value in data.items() if key not in internal}
+    data |= {"url": request.build_absolute_uri(sharing.link_path(question)), "follow_up_of": None, "reask_of": None}
+    return sharing.without_cost(data) if question.hide_cost else data
 
 
 def response(request: HttpRequest, question: Question, fmt: str, user: Any | None) -> HttpResponse:
@@ -36,7 +45,8 @@ def response(request: HttpRequest, question: Question, fmt: str, user: Any | Non
         raise Http404("Exports are .md or .json.")
     data = document(request, question, user)
     body = json.dumps(data, indent=2, ensure_ascii=False) if fmt == "json" else markdown(data)
-    download = HttpResponse(body, content_type=FORMATS[fmt])
+    # A lone surrogate stored before forms refused them is written as its JSON escape, not a 500.
+    download = HttpResponse(body.encode("utf-8", "backslashreplace"), content_type=FORMATS[fmt])
     download["Content-Disposition"] = f'attachment; filename="teorema-question-{question.pk}.{fmt}"'
     return download
 

@@ -11,16 +11,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from django import forms
+from django.db import transaction
 from django.http import Http404, HttpRequest
 from django.urls import reverse
 
+from debates.live.consumers import recheck_viewers
 from debates.models import Question, Visibility
+from debates.readable import ReadableForm
 
 TOKEN_BYTES = 24  # 32 URL-safe characters
 COST_KEYS = frozenset({"cost", "cost_saved"})
 
 
-class ShareForm(forms.Form):
+class ShareForm(ReadableForm):
     visibility = forms.ChoiceField(
         choices=Visibility.choices(),
         error_messages={
@@ -41,6 +44,7 @@ def share(question: Question, visibility: str, hide_cost: bool, new_link: bool =
     elif new_link or not question.share_token:
         question.share_token = secrets.token_urlsafe(TOKEN_BYTES)
     question.save(update_fields=["visibility", "hide_cost", "share_token"])
+    transaction.on_commit(lambda: recheck_viewers(question.pk))  # a reader let go stops streaming
 
 
 def by_link(token: str) -> Question:

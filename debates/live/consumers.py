@@ -11,8 +11,10 @@ import asyncio
 import logging
 from typing import Any
 
+from asgiref.sync import async_to_sync
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
 from django.template.loader import render_to_string
 
 from debates.live import snapshot
@@ -39,6 +41,18 @@ def render_snapshot(question_id: int, state: LiveState | None) -> tuple[snapshot
 
 # Seconds a live viewer waits without a broadcast before it checks the live state for one it missed.
 RESYNC_AFTER = 10.0
+# The close of a socket whose user may no longer read the question (as a 403; htmx does not reconnect).
+REVOKED, REVOKED_REASON = 4403, "This question is no longer shared with you."
+
+
+def recheck_viewers(question_id: int) -> None:
+    """Who may read the question changed: every socket following it checks its user again, and
+    one that may no longer read it is closed, mid-run too. A layer that fails is logged, not
+    raised: the change itself is saved."""
+    try:
+        async_to_sync(get_channel_layer().group_send)(group_name(question_id), {"type": "live.recheck"})
+    except Exception:
+        log.exception("the viewers of question %s were not told that its sharing changed", question_id)
 
 
 class QuestionConsumer(AsyncWebsocketConsumer):
@@ -91,13 +105,25 @@ class QuestionConsumer(AsyncWebsocketConsumer):
         """The socket is one-way: whatever a client sends (nothing, from our pages) is ignored."""
 
     async def disconnect(self, code: int) -> None:
+        await self.stop_following()
+
+    async def stop_following(self) -> None:
+        """No broadcast, resync or queued fragment reaches this socket any more. The mailbox is
+        closed last: a handler running in it (a recheck) is cancelled there, with nothing left to do."""
         if self.watchdog is not None:
             self.watchdog.cancel()
         if self.mailbox is not None:
             self.channel_layer.unsubscribe(self.channel_name)
-            self.mailbox.close()
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
+        if self.mailbox is not None:
+            self.mailbox.close()
+
+    async def live_recheck(self, message: dict[str, Any]) -> None:
+        """The question's sharing changed (``recheck_viewers``): a user who may no longer read it is let go."""
+        if not await can_watch(self.question_id, self.scope["user"]):
+            await self.close(code=REVOKED, reason=REVOKED_REASON)
+            await self.stop_following()
 
     async def send_snapshot(self) -> None:
         state = read_state(self.question_id)  # the live state first, then the DB

@@ -1,8 +1,10 @@
 """Turning what went wrong into a Fault and a sentence a user can act on."""
 
+import base64
 import json
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+from urllib.parse import quote
 
 from debates.providers.base import Fault, ProviderError
 
@@ -43,12 +45,38 @@ def without_key(error: ProviderError, key: str) -> ProviderError:
 
 
 def redact(text: str, secret: str) -> str:
-    """``text`` with ``secret`` and any substring of it of KEY_PIECE+ characters replaced.
+    """``text`` with ``secret``, in each form a server may echo it (``echoed_forms``), and any
+    substring of such a form of KEY_PIECE+ characters replaced.
 
     A secret shorter than four characters is no secret (and would blank common words).
     """
     if len(secret) < 4:
         return text
+    for form in echoed_forms(secret):
+        text = _without_pieces(text, form)
+    return text
+
+
+def echoed_forms(secret: str) -> list[str]:
+    """The secret as is, percent-encoded (where needed, or every byte), and base64-encoded
+    (standard and URL-safe alphabets).
+
+    Base64 of a longer text holding the key (``Bearer <key>``, ``user:<key>`` in Basic auth)
+    spells the key's bytes by their place in a three-byte group: each of the three offsets
+    gives its own characters, of which those that come from the key's bits alone are kept.
+    """
+    raw = secret.encode()
+    every_byte = "".join(f"%{byte:02X}" for byte in raw)
+    forms = [secret, quote(secret, safe=""), every_byte, every_byte.lower()]
+    for offset in range(3):
+        encoded = base64.b64encode(bytes(offset) + raw).decode()
+        start, end = -(-offset * 8 // 6), (offset + len(raw)) * 8 // 6
+        core = encoded[start:end]
+        forms += [core, core.replace("+", "-").replace("/", "_")]
+    return list(dict.fromkeys(form for form in forms if len(form) >= 4))
+
+
+def _without_pieces(text: str, secret: str) -> str:
     piece = min(KEY_PIECE, len(secret))
     out: list[str] = []
     i = 0

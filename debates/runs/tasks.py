@@ -5,6 +5,7 @@ it in the database for the workers. A process that starts resumes what a dead on
 """
 
 import asyncio
+import logging
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -12,6 +13,8 @@ from django.tasks import task
 
 from debates.models import Question
 from debates.runs import execute, lease
+
+log = logging.getLogger(__name__)
 
 
 @task()
@@ -45,7 +48,9 @@ class ResumeOnFirstCall:
     """ASGI wrapper: the first connection to a fresh server process resumes interrupted runs.
 
     Daphne has no startup hook, and the runs must live on its event loop (the in-memory
-    channel layer is bound to it), so the first call is the earliest safe moment.
+    channel layer is bound to it), so the first call is the earliest safe moment. Resuming that
+    fails (the database is down) leaves the call to be answered as usual (/healthz: a 503 in
+    JSON) and the next call tries again: only a resume that succeeded counts as done.
     """
 
     def __init__(self, app) -> None:
@@ -55,11 +60,16 @@ class ResumeOnFirstCall:
 
     async def __call__(self, scope, receive, send) -> None:
         if not self.started and scope["type"] in {"http", "websocket"}:
-            self.started = True
+            self.started = True  # set first: a call that comes meanwhile does not resume twice
             if settings.RUN_IN_PROCESS:
-                await resume_interrupted()
-                # A run of a process that died just before this one started is still leased.
-                self.second_look = asyncio.create_task(self._resume_once_leases_lapse())
+                try:
+                    await resume_interrupted()
+                except Exception as error:
+                    self.started = False
+                    log.warning("resuming interrupted runs failed (the next call tries again): %r", error)
+                else:
+                    # A run of a process that died just before this one started is still leased.
+                    self.second_look = asyncio.create_task(self._resume_once_leases_lapse())
         await self.app(scope, receive, send)
 
     async def _resume_once_leases_lapse(self) -> None:

@@ -8,11 +8,13 @@ claim that SymPy's verified facts contradict.
 
 from dataclasses import dataclass
 
+from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.utils import timezone
 
 from debates.models import Held, Question, Status, VerdictOutcome
+from debates.readable import ReadableForm
 
 JUDGEABLE = frozenset({Status.DONE, Status.ANSWERED})
 VALUES = tuple(Held)
@@ -43,25 +45,48 @@ def refusal(question: Question, user: AbstractBaseUser | AnonymousUser | None) -
     return None
 
 
+class OutcomeForm(ReadableForm):
+    """A judgement as it was typed, so that a refused one is shown again with its note."""
+
+    outcome = forms.CharField(required=False, strip=False)
+    note = forms.CharField(required=False, strip=False)
+
+    def clean_outcome(self) -> str:
+        value = self.cleaned_data["outcome"]
+        if value not in VALUES:
+            shown = repr(value) if value else "nothing"
+            raise forms.ValidationError(f"The outcome must be right, wrong or partly, not {shown}.")
+        return value
+
+    def clean_note(self) -> str:
+        note = self.cleaned_data["note"]
+        if len(note) > VerdictOutcome.MAX_NOTE:
+            raise forms.ValidationError(
+                f"The note is {len(note):,} characters long: at most {VerdictOutcome.MAX_NOTE:,} are kept."
+            )
+        return note.strip()
+
+
 def mark(
     question: Question, user: AbstractBaseUser | AnonymousUser | None, value: str, note: str = ""
 ) -> VerdictOutcome:
     """Record (or change) the outcome of ``question``'s verdict; raises Refused with the reason."""
+    return record(question, user, OutcomeForm({"outcome": value, "note": note}))
+
+
+def record(question: Question, user: AbstractBaseUser | AnonymousUser | None, form: OutcomeForm) -> VerdictOutcome:
+    """``mark`` with the judgement in a bound form, which keeps its errors for the page to show."""
     refused = refusal(question, user)
     if refused is not None:
         raise refused
-    if value not in VALUES:
-        shown = repr(value) if value else "nothing"
-        raise Refused(f"The outcome must be right, wrong or partly, not {shown}.", field="outcome")
-    if len(note) > VerdictOutcome.MAX_NOTE:
-        raise Refused(
-            f"The note is {len(note):,} characters long: at most {VerdictOutcome.MAX_NOTE:,} are kept.", field="note"
-        )
+    if not form.is_valid():
+        field, errors = next(iter(form.errors.items()))
+        raise Refused(str(errors[0]), field=field)
     outcome, _ = VerdictOutcome.objects.update_or_create(
         question=question,
         defaults={
-            "value": value,
-            "note": note.strip(),
+            "value": form.cleaned_data["outcome"],
+            "note": form.cleaned_data["note"],
             "marked_by": user if isinstance(user, get_user_model()) else None,
             "marked_at": timezone.now(),
         },

@@ -7,8 +7,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from debates.access import visible_question
+from debates.question_page import render_question
 from debates.track import figures, svg
-from debates.track.outcomes import Refused, mark
+from debates.track.outcomes import OutcomeForm, Refused, record
 
 
 @login_required
@@ -28,10 +29,14 @@ def models_page(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def mark_outcome(request: HttpRequest, pk: int) -> HttpResponse:
+    """Record the judgement; a value or note refused shows the page again with the note as typed."""
     question = visible_question(request, pk)
+    form = OutcomeForm(request.POST)
     try:
-        outcome = mark(question, request.user, request.POST.get("outcome", ""), request.POST.get("note", ""))
+        outcome = record(question, request.user, form)
     except Refused as refused:
+        if refused.field:
+            return render_question(request, question, status=400, outcome_form=form)
         messages.error(request, f"The outcome was not recorded. {refused.message}")
     else:
         messages.success(request, f"Recorded: the verdict was {outcome.get_value_display().lower()}.")

@@ -12,8 +12,9 @@
   document.addEventListener("htmx:wsConnecting", function () { connection("connecting…", "connecting"); });
   document.addEventListener("htmx:wsOpen", function () { connection("live", "open"); });
   document.addEventListener("htmx:wsClose", function (event) {
-    var code = event.detail && event.detail.event ? event.detail.event.code : 0;
-    connection(code === 1000 ? "finished" : "reconnecting…", code === 1000 ? "closed" : "lost");
+    var closed = event.detail && event.detail.event ? event.detail.event : { code: 0, reason: "" };
+    if (closed.code === 4403) { connection(closed.reason, "closed"); return; } // access lost: no reconnect
+    connection(closed.code === 1000 ? "finished" : "reconnecting…", closed.code === 1000 ? "closed" : "lost");
   });
 
   // Follow the debate: keep the newest text in view until the reader scrolls up.

@@ -143,3 +143,43 @@ def test_a_server_error_in_the_api_is_json_without_the_details(script, token, al
     response = script.get(f"/api/questions/{question.pk}", **token)
     assert response.status_code == 500
     assert response.json() == {"error": "The server failed on this request; its log says why.", "fields": {}}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "words"),
+    [
+        ("text", "Shard\ud800 or replicate?", "It holds a lone UTF-16 surrogate (\\ud800), half of a character"),
+        ("text", "Shard\x00 or replicate?", "It holds a NUL character (\\x00), which is not text: remove it."),
+        ("context", "Reads dominate\udfff", "It holds a lone UTF-16 surrogate (\\udfff)"),
+        ("options", ["Shard\ud800", "Replicate"], "It holds a lone UTF-16 surrogate (\\ud800)"),
+        ("options", ["Shard\x00", "Replicate"], "It holds a NUL character (\\x00)"),
+        ("voices", ["GPT\ud800", "Claude"], "It holds a lone UTF-16 surrogate (\\ud800)"),
+        ("moderator", "Judge\x00", "It holds a NUL character (\\x00)"),
+        ("panel", "offline\ud800", "It holds a lone UTF-16 surrogate (\\ud800)"),
+        ("criticality", "high\x00", "It holds a NUL character (\\x00)"),
+    ],
+)
+def test_a_nul_or_a_lone_surrogate_is_refused_in_words_before_the_hours_limit_is_spent(
+    script, token, offline_panel, no_runs, settings, field, value, words
+):
+    settings.TEOREMA = settings.TEOREMA | {"QUESTIONS_PER_HOUR": 1}
+    payload = {"text": "Shard or add read replicas?", "panel": "offline", field: value}
+    response = ask(script, json.dumps(payload), token)
+    assert response.status_code == 400
+    assert response.json()["error"] == "The question was not accepted."
+    [(named, [message])] = response.json()["fields"].items()
+    assert (named, message[: len(words)]) == (field, words)
+    assert not Question.objects.exists()
+    # The hour's one question is still there to ask.
+    assert ask(script, json.dumps({"text": "Shard?", "panel": "offline"}), token).status_code == 201
+
+
+def test_a_hundred_thousand_voices_are_refused_at_once_before_the_hours_limit_is_spent(
+    script, token, offline_panel, no_runs, settings
+):
+    settings.TEOREMA = settings.TEOREMA | {"QUESTIONS_PER_HOUR": 1}
+    payload = {"text": "Shard?", "panel": "offline", "voices": [str(i) for i in range(120_000)]}
+    response = ask(script, json.dumps(payload), token)
+    assert response.status_code == 400
+    assert response.json()["fields"] == {"voices": ["Pick at most 26 voices: 120,000 were given."]}
+    assert ask(script, json.dumps({"text": "Shard?", "panel": "offline"}), token).status_code == 201

@@ -1,7 +1,9 @@
 """Each wire × each fault: the right Fault, words a user can act on, and retries only when they help."""
 
 import asyncio
+import base64
 import socket
+from urllib.parse import quote
 
 import pytest
 
@@ -143,6 +145,16 @@ async def test_closing_the_stream_early_cancels_the_http_request(fake_provider):
 
 
 KEY = "sk-proj-Zq8VtR2mXk41LpW9sYb7NcE3"
+# The key as servers have echoed it encoded: in an Authorization header's value, or in a URL.
+ENCODED = {
+    "base64": base64.b64encode(KEY.encode()).decode(),
+    "base64 of Bearer": base64.b64encode(f"Bearer {KEY}".encode()).decode(),
+    "basic auth": base64.b64encode(f"user:{KEY}".encode()).decode(),
+    "basic auth, no user": base64.b64encode(f":{KEY}".encode()).decode(),
+    "url-safe base64": base64.urlsafe_b64encode(f"api:{KEY}".encode()).decode(),
+    "percent-encoded": "".join(f"%{byte:02x}" for byte in KEY.encode()),
+    "query string": quote(f"{KEY}/+=", safe=""),
+}
 
 
 def echoes(text: str) -> list[Script]:
@@ -157,7 +169,9 @@ def echoes(text: str) -> list[Script]:
         f"Incorrect API key provided: {KEY}.",  # the whole key
         f"Incorrect API key provided: {KEY[:14]}…",  # a truncated key
         f"key={KEY[5:]} is not valid for this project",  # a key without its prefix
+        *(f"Invalid credentials {encoded}" for encoded in ENCODED.values()),
     ],
+    ids=[*("whole", "truncated", "unprefixed"), *ENCODED],
 )
 async def test_the_key_never_leaks_through_an_error_message(fake_provider, wire, echoed):
     for script in echoes(echoed):
@@ -168,6 +182,7 @@ async def test_the_key_never_leaks_through_an_error_message(fake_provider, wire,
         for text in said:
             assert "[key removed]" in text
             assert not any(KEY[i : i + 8] in text for i in range(len(KEY) - 7)), text
+            assert not any(encoded[i : i + 16] in text for encoded in ENCODED.values() for i in range(6, 20)), text
 
 
 @pytest.mark.parametrize("wire", WIRES)

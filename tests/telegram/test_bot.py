@@ -149,3 +149,14 @@ async def test_a_poller_stopped_right_after_answering_does_not_answer_again_on_r
     await poll_until(config, lambda: len(telegram.sent) >= 2)
     assert [q.text for q in submitted] == ["Is 91 prime?"]
     assert len(telegram.texts(ALLOWED)) == 2
+
+
+@pytest.mark.usefixtures("panel")
+async def test_a_message_with_a_lone_surrogate_is_refused_in_words_and_nothing_runs(
+    telegram: FakeTelegramServer, config: Config, submitted: list[Question]
+) -> None:
+    telegram.message(ALLOWED, "Is 91\ud800 prime?")
+    await poll_until(config, lambda: telegram.sent)
+    assert submitted == []
+    [refusal] = telegram.texts(ALLOWED)
+    assert refusal.startswith("It holds a lone UTF-16 surrogate (\\ud800), half of a character")

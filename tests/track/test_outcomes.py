@@ -3,6 +3,7 @@ and every refusal in words (not finished, not yours, a bad value, a note too lon
 
 import json
 import re
+from html import unescape
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -72,11 +73,30 @@ def test_staff_may_judge_anyones_verdict(client, staff, done):
         ({"outcome": "right", "note": "x" * (NOTE_LIMIT + 1)}, "The note is 2,001 characters long: at most 2,000"),
     ],
 )
-def test_a_bad_value_or_a_long_note_is_refused_in_words(client, alice, done, data, words):
+def test_a_bad_value_or_a_long_note_shows_the_form_again_with_the_error_and_the_note_as_typed(
+    client, alice, done, data, words
+):
     client.force_login(alice)
-    response = page_post(client, done, **data)
-    assert "The outcome was not recorded." in said(response)
-    assert words in said(response)
+    typed = {"note": "Replicas helped; the writes still needed sharding."} | data
+    response = page_post(client, done, **typed)
+    assert response.status_code == 400
+    page = unescape(response.content.decode())
+    assert words in page
+    [kept] = re.findall(r'<textarea id="outcome-note"[^>]*>(.*?)</textarea>', page, re.DOTALL)
+    assert kept == typed["note"]
+    checked = re.findall(r'value="(\w+)" required checked', page)
+    assert checked == ([data["outcome"]] if data.get("outcome") in {"right", "wrong", "partly"} else [])
+    assert not VerdictOutcome.objects.exists()
+
+
+@pytest.mark.parametrize("note", ["Replicas\x00 helped.", "\x00"])
+def test_a_note_holding_a_nul_is_refused_in_words_and_shown_again_without_it(client, alice, done, note):
+    client.force_login(alice)
+    response = page_post(client, done, outcome="right", note=note)
+    assert response.status_code == 400
+    page = unescape(response.content.decode())
+    assert "It holds a NUL character (\\x00), which is not text: remove it." in page
+    assert "\x00" not in page
     assert not VerdictOutcome.objects.exists()
 
 
@@ -137,6 +157,9 @@ def test_a_script_judges_a_verdict_with_its_token(client, alice, done):
         ({"outcome": "sort of"}, 400, "outcome", "The outcome must be right, wrong or partly, not 'sort of'."),
         ({"note": "no value"}, 400, "outcome", "The outcome must be right, wrong or partly, not nothing."),
         ({"outcome": "right", "note": "x" * (NOTE_LIMIT + 1)}, 400, "note", "at most 2,000 are kept."),
+        ({"outcome": "right", "note": "Shard\ud800"}, 400, "note", "It holds a lone UTF-16 surrogate (\\ud800)"),
+        ({"outcome": "right", "note": "Shard\x00"}, 400, "note", "It holds a NUL character (\\x00)"),
+        ({"outcome": "right\ud800"}, 400, "outcome", "It holds a lone UTF-16 surrogate (\\ud800)"),
     ],
 )
 def test_the_api_refuses_a_bad_body_with_the_field_and_the_words(client, alice, done, payload, status, field, words):

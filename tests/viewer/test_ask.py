@@ -200,3 +200,17 @@ def test_a_judge_on_a_small_model_plans_no_judge_call_and_a_keyless_judge_stops_
     option = PanelOption.of(offline_panel)
     assert option.calls == 3 + 3 + 1  # its grouping would be noise: the answers are grouped by wording
     assert option.problems == ["No key has no key for Tiny: no API key is stored for it"]
+
+
+@pytest.mark.parametrize("field", ["text", "context", "options", "panel"])
+def test_a_nul_in_any_field_is_refused_in_words_and_spends_none_of_the_hours_questions(
+    asker, offline_panel, no_runs, settings, field
+):
+    settings.TEOREMA = {**settings.TEOREMA, "QUESTIONS_PER_HOUR": 1}
+    response = ask(asker, **{field: "Shard\x00"})
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "It holds a NUL character (\\x00), which is not text: remove it." in page
+    assert "\x00" not in page  # what is shown again is what can be shown
+    assert not Question.objects.exists()
+    assert ask(asker).status_code == 302

@@ -78,6 +78,13 @@ def test_invalid_input_is_refused_before_anything_runs(panel):
     assert not Question.objects.exists()
 
 
+def test_a_question_with_a_byte_that_is_not_utf8_is_refused_in_words(panel):
+    """A terminal's stray byte reaches Python as a lone surrogate (surrogateescape)."""
+    with pytest.raises(CommandError, match=r"It holds a lone UTF-16 surrogate \(\\udcff\)"):
+        call_command("ask", "Shard\udcff or replicate?", "--panel", "house")
+    assert not Question.objects.exists()
+
+
 def test_a_synthesis_without_a_verdict_says_so_instead_of_inventing_one(scripted, client, capsys):
     scripted.script("model-moderator", "## Notes\nThe panel talked about replicas and sharding at length.")
     call_command("ask", QUESTION, "--panel", "house")

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from asgiref.sync import async_to_sync
 
-from debates.models import Panel, Question
+from debates.models import Panel, Panelist, Question
 from debates.roster import import_roster
 from debates.runs import execute, tasks
 from tests.fakes.answers import SYNTHESIS
@@ -86,6 +86,18 @@ def test_one_model_makes_a_panel_of_three_methods(staff, demo, ollama):
         ("llama3.2:3b", "llama", "outside_view"),
         ("llama3.2:3b", "llama", "counter_evidence"),
     ]
+
+
+def test_model_ids_too_long_to_store_whole_are_left_out_in_words_and_long_alike_ones_stay_apart(staff, demo, ollama):
+    alike = "hf.co/" + "q" * 120
+    ollama.models = [f"{alike}-instruct", f"{alike}-base", "m" * 201, "model-judge"]
+    page = staff.get("/").content.decode()
+    assert "1 model left out: an id longer than 200 characters cannot be stored whole" in page
+    staff.post("/local-servers/ollama/use/")
+    panel = Panel.objects.get(slug="ollama")
+    assert [p.model for p in panel.roster()] == [f"{alike}-instruct", f"{alike}-base"]  # whole, two voices
+    assert panel.moderator.model == "model-judge"
+    assert not Panelist.objects.filter(model__startswith="mmm").exists()
 
 
 def test_nothing_is_offered_when_no_server_answers(staff, demo, settings):

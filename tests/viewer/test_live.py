@@ -50,6 +50,7 @@ from teorema.asgi import application
 from tests.fakes.provider_server import Script
 from tests.integration import cluster as deploy
 from tests.viewer.page import Page
+from tests.viewer.test_api import bearer
 from tests.viewer.test_ledger_page import BLIND
 from tests.waiting import wait_for
 
@@ -297,6 +298,46 @@ async def test_another_users_private_question_is_refused_a_shared_one_is_not(que
     assert not await tab(question.pk, headers(bob)).open()
     await sync_to_async(type(question).objects.filter(pk=question.pk).update)(visibility="users")
     assert await tab(question.pk, headers(bob)).open()
+
+
+async def closed_with(viewer: Viewer) -> dict:
+    """The close the server sent this tab, after any fragments still on their way."""
+    while (output := await viewer.socket.receive_output(timeout=WAIT))["type"] != "websocket.close":
+        pass
+    viewer.closed = True
+    return output
+
+
+@pytest.mark.parametrize("visibility", ["private", "link"])
+@pytest.mark.parametrize("where", ["page", "api"])
+async def test_a_reader_who_loses_access_mid_run_is_closed_while_the_askers_socket_streams_on(
+    question, sink, headers, alice, bob, tab, where, visibility
+):
+    await sync_to_async(type(question).objects.filter(pk=question.pk).update)(visibility="users")
+    await start_round(sink)
+    asker, reader = tab(question.pk, headers(alice)), tab(question.pk, headers(bob))
+    assert await asker.open()
+    assert await reader.open()
+    await sink.emit(ContributionChunk(0, "p1", "Shard "))
+    await reader.shows("v0-p1", "Shard ")
+
+    def unshare() -> int:
+        if where == "api":
+            body = {"visibility": visibility}
+            sent = Client().post(f"/api/questions/{question.pk}/share", body, "application/json", **bearer(alice))
+        else:
+            browser = Client()
+            browser.force_login(alice)
+            sent = browser.post(f"/q/{question.pk}/share/", {"visibility": visibility})
+        return sent.status_code
+
+    assert await sync_to_async(unshare)() in {200, 302}
+    close = await closed_with(reader)
+    assert close == {"type": "websocket.close", "code": 4403, "reason": "This question is no longer shared with you."}
+    await sink.emit(ContributionChunk(0, "p1", "when writes dominate."))
+    await asker.shows("v0-p1", "Shard when writes dominate.")
+    assert await reader.socket.receive_nothing()
+    assert not await tab(question.pk, headers(bob)).open()
 
 
 async def test_an_unknown_question_is_refused(headers, alice, tab):

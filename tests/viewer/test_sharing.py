@@ -259,6 +259,36 @@ def test_another_users_private_question_cannot_be_exported(client, bob, debated)
     assert client.get(f"/q/{debated.pk}/export.pdf").status_code == 404
 
 
+def test_a_lone_surrogate_stored_before_it_was_refused_does_not_break_the_exports(client, alice, debated):
+    Question.objects.filter(pk=debated.pk).update(options=["Shard\ud800", "Replicate"])
+    client.force_login(alice)
+    exported = client.get(f"/q/{debated.pk}/export.json")
+    assert exported.status_code == 200
+    assert json.loads(exported.content)["options"] == ["Shard\ud800", "Replicate"]  # its JSON escape
+    assert client.get(f"/q/{debated.pk}/export.md").status_code == 200
+
+
+@pytest.mark.parametrize("fmt", ["json", "md"])
+def test_an_export_by_link_holds_only_the_link_and_nothing_of_a_private_parent(
+    client, alice, debated, make_question, fmt
+):
+    later = make_question(
+        alice, debated.panel, text="And the backups?", status="done", parent=debated, root=debated, reask_of=debated
+    )
+    client.force_login(alice)
+    share(client, later, "link")  # its parent stays private
+    link = link_of(later)
+    exported = Client().get(f"{link}export.{fmt}").content.decode()
+    assert f"http://testserver{link}" in exported
+    for internal in (f"/q/{later.pk}/", f"/q/{debated.pk}/", "/api/", "/ws/"):
+        assert internal not in exported
+    if fmt == "json":
+        data = json.loads(exported)
+        assert (data["url"], data["follow_up_of"], data["reask_of"]) == (f"http://testserver{link}", None, None)
+        assert "api_url" not in data
+        assert "ws_url" not in data
+
+
 # --- the migration ----------------------------------------------------------------------------
 @pytest.mark.django_db(transaction=True)
 def test_the_migration_keeps_existing_questions_private_and_shared_ones_shared(offline_panel):

@@ -117,6 +117,18 @@ def test_an_empty_follow_up_is_refused_in_words(client, alice, answered, no_runs
     assert "Write a question: it is empty." in response.content.decode()
 
 
+def test_a_follow_up_holding_a_nul_is_refused_in_words_before_the_hours_limit_is_spent(
+    client, alice, answered, no_runs, settings
+):
+    settings.TEOREMA = {**settings.TEOREMA, "QUESTIONS_PER_HOUR": 1}
+    client.force_login(alice)
+    response = follow_up(client, answered, "And if writes\x00 triple?")
+    assert response.status_code == 400
+    assert "It holds a NUL character (\\x00), which is not text: remove it." in response.content.decode()
+    assert no_runs == []
+    assert follow_up(client, answered).status_code == 302
+
+
 def test_the_follow_up_form_is_offered_only_where_a_verdict_can_be_followed(client, alice, answered):
     client.force_login(alice)
     Question.objects.filter(pk=answered.pk).update(status="running")
