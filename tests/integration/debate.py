@@ -92,6 +92,7 @@ class StoredContribution:
     kind: str
     status: str
     text: str
+    error: str
     model: str
 
 
@@ -115,7 +116,7 @@ class Store:
     def contributions(self, question_id: int) -> list[StoredContribution]:
         models = {e["seat"]: e["model"] for e in self.question(question_id)["roster"]}
         rows = self.connection.execute(
-            "SELECT r.index, v.seat, v.kind, v.status, v.text FROM debates_contribution v"
+            "SELECT r.index, v.seat, v.kind, v.status, v.text, v.error FROM debates_contribution v"
             " JOIN debates_round r ON r.id = v.round_id WHERE r.question_id = %s ORDER BY r.index, v.seat",
             [question_id],
         ).fetchall()
