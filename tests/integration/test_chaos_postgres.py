@@ -6,6 +6,8 @@ each call is made once, and every viewer sees every word once and in order, as s
 """
 
 import asyncio
+import contextlib
+import secrets
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -20,7 +22,6 @@ from tests.integration.cluster import Cluster, ask
 from tests.integration.debate import (
     PANEL,
     VOICES,
-    WORDS,
     Deployment,
     Store,
     requests_about,
@@ -36,6 +37,7 @@ pytestmark = [pytest.mark.services, pytest.mark.timeout(600)]
 DEBATES = 3
 DOWN = 3.0  # seconds PostgreSQL stays away: the slower voices finish their calls meanwhile
 LEASE = "10"  # seconds: longer than the outage, as in production (60 s)
+WORDS = 40  # per answer: the slowest voice's takes longer than the outage
 
 
 @pytest.fixture(scope="module")
@@ -46,17 +48,22 @@ def postgres_server() -> Iterator[services.PrivatePostgres]:
         yield server
 
 
+@contextlib.contextmanager
+def postgres_deployment(workdir: Path, postgres_server: services.PrivatePostgres) -> Iterator[Deployment]:
+    """The integration deployment, its database on our own PostgreSQL (bench/bench_chaos.py too)."""
+    with FakeProviderServer() as server, deploy.redis_database() as redis_url:
+        script_voices(server, VOICES, WORDS, moderator_tps=40.0)
+        roster = write_roster(workdir / "roster.toml", server, VOICES)
+        database_url = postgres_server.create_database(f"teorema_{secrets.token_hex(4)}")
+        yield set_up(workdir, server, database_url, redis_url, roster, TEOREMA_LEASE_SECONDS=LEASE)
+
+
 @pytest.fixture(scope="module")
 def deployment(
     tmp_path_factory: pytest.TempPathFactory, postgres_server: services.PrivatePostgres
 ) -> Iterator[Deployment]:
-    """The integration deployment, its database on our own PostgreSQL."""
-    workdir: Path = tmp_path_factory.mktemp("chaos-postgres")
-    with FakeProviderServer() as server, deploy.redis_database() as redis_url:
-        script_voices(server, VOICES, WORDS, moderator_tps=40.0)
-        roster = write_roster(workdir / "roster.toml", server, VOICES)
-        database_url = postgres_server.create_database("teorema")
-        yield set_up(workdir, server, database_url, redis_url, roster, TEOREMA_LEASE_SECONDS=LEASE)
+    with postgres_deployment(tmp_path_factory.mktemp("chaos-postgres"), postgres_server) as deployment:
+        yield deployment
 
 
 async def restart_postgres_mid_debates(

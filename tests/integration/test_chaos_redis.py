@@ -7,6 +7,7 @@ catches up and ends with every word once and in order, as stored.
 """
 
 import asyncio
+import contextlib
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -21,7 +22,6 @@ from tests.integration.cluster import Cluster, ask
 from tests.integration.debate import (
     PANEL,
     VOICES,
-    WORDS,
     Deployment,
     Store,
     requests_about,
@@ -36,6 +36,7 @@ from tests.integration.viewer import Viewer, dom_text_id, follow, out_of_order
 pytestmark = [pytest.mark.services, pytest.mark.timeout(600)]
 DEBATES = 10
 DOWN = 1.0  # seconds Redis stays away
+WORDS = 40  # per answer: long enough for a run to be mid-stream when Redis goes
 
 
 @pytest.fixture(scope="module")
@@ -46,14 +47,19 @@ def redis_server() -> Iterator[services.PrivateRedis]:
         yield server
 
 
-@pytest.fixture(scope="module")
-def deployment(tmp_path_factory: pytest.TempPathFactory, redis_server: services.PrivateRedis) -> Iterator[Deployment]:
-    """The integration deployment, its channel layer on our own Redis."""
-    workdir: Path = tmp_path_factory.mktemp("chaos-redis")
+@contextlib.contextmanager
+def redis_deployment(workdir: Path, redis_server: services.PrivateRedis) -> Iterator[Deployment]:
+    """The integration deployment, its channel layer on our own Redis (bench/bench_chaos.py too)."""
     with FakeProviderServer() as server, deploy.postgres_database() as database_url:
         script_voices(server, VOICES, WORDS, moderator_tps=40.0)
         roster = write_roster(workdir / "roster.toml", server, VOICES)
         yield set_up(workdir, server, database_url, redis_server.url, roster)
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory: pytest.TempPathFactory, redis_server: services.PrivateRedis) -> Iterator[Deployment]:
+    with redis_deployment(tmp_path_factory.mktemp("chaos-redis"), redis_server) as deployment:
+        yield deployment
 
 
 async def restart_redis_mid_debates(

@@ -7,6 +7,7 @@ failed by the stall timeout, said so in words, and the run ends under its failur
 """
 
 import asyncio
+import contextlib
 import signal
 import time
 from collections import Counter
@@ -22,7 +23,6 @@ from tests.integration.cluster import API_KEY_ENV, Cluster, ask
 from tests.integration.debate import (
     PANEL,
     VOICES,
-    WORDS,
     Deployment,
     Store,
     StoredContribution,
@@ -43,6 +43,7 @@ from tests.integration.test_scale_out import (
 from tests.integration.viewer import dom_text_id
 
 pytestmark = [pytest.mark.services, pytest.mark.timeout(600)]
+WORDS = 40  # per answer
 STALL_TIMEOUT = 1.5  # seconds of silence after which a call to the stalling provider fails
 HANGS = "it-hang"  # accepts the request and never sends a byte
 STALLS = "it-stall"  # sends its headers and a few words, then nothing
@@ -70,17 +71,23 @@ def stalling_roster(server: FakeProviderServer) -> str:
     return roster_toml(server, VOICES) + "\n".join(lines) + "\n"
 
 
-@pytest.fixture(scope="module")
-def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
-    deploy.require_services()
-    workdir: Path = tmp_path_factory.mktemp("chaos-runs")
+@contextlib.contextmanager
+def stalling_deployment(workdir: Path) -> Iterator[Deployment]:
+    """The integration deployment with the stalling panels (bench/bench_chaos.py too)."""
     with FakeProviderServer() as server, deploy.postgres_database() as database_url, deploy.redis_database() as url:
-        script_voices(server, VOICES, WORDS, moderator_tps=40.0)
+        script_voices(server, VOICES, WORDS, moderator_tps=20.0)  # the moderator streams for 2 s or so
         server.script(HANGS, Script(fault="hang"))
         server.script(STALLS, Script(fault="stall", after_chunks=3))
         roster = workdir / "roster.toml"
         roster.write_text(stalling_roster(server))
         yield set_up(workdir, server, database_url, url, roster)
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    deploy.require_services()
+    with stalling_deployment(tmp_path_factory.mktemp("chaos-runs")) as deployment:
+        yield deployment
 
 
 @dataclass(frozen=True)
