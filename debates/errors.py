@@ -78,7 +78,7 @@ class UnstoredMiddleware:
         why = unstored(exception)
         if not why:
             return None
-        message = f"{why}: nothing was saved. Please try again later."
+        message = f"{why}{': nothing was saved' if request.method == 'POST' else ''}. Please try again later."
         if is_api(request):
             return endpoint.error(503, message, headers={"Retry-After": RETRY_AFTER})
         response = render(request, "503.html", {"message": message}, status=503)
