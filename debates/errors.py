@@ -1,7 +1,11 @@
-"""Error responses (handler400/404/500): JSON under /api/, as docs/api.md promises; words on pages."""
+"""Error responses (handler400/404/500, and 503 when nothing could be stored): JSON under /api/,
+as docs/api.md promises; words on pages."""
+
+from collections.abc import Callable
 
 from django.conf import settings
 from django.core.exceptions import DisallowedHost, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
+from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.defaultfilters import filesizeformat
@@ -44,3 +48,39 @@ def server_error(request: HttpRequest) -> HttpResponse:
     if is_api(request):
         return endpoint.error(500, "The server failed on this request; its log says why.")
     return defaults.server_error(request)
+
+
+def unstored(exception: BaseException) -> str:
+    """Why the database could store nothing, in words ("" for any other error): a full disk
+    (SQLite's SQLITE_FULL, PostgreSQL's disk_full), else a database that is not answering."""
+    if not isinstance(exception, OperationalError):
+        return ""
+    cause = exception.__cause__
+    if "disk is full" in str(exception) or getattr(cause, "sqlstate", "") == "53100":
+        return "The server's disk is full"
+    return "The database is not answering"
+
+
+RETRY_AFTER = "60"  # seconds: a disk is freed, or a database back, in minutes rather than seconds
+
+
+class UnstoredMiddleware:
+    """A request whose writes the database refused answers 503 in words, not a 500 traceback:
+    the asker's question was not saved, and trying again later will work."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        why = unstored(exception)
+        if not why:
+            return None
+        message = f"{why}{': nothing was saved' if request.method == 'POST' else ''}. Please try again later."
+        if is_api(request):
+            return endpoint.error(503, message, headers={"Retry-After": RETRY_AFTER})
+        response = render(request, "503.html", {"message": message}, status=503)
+        response["Retry-After"] = RETRY_AFTER
+        return response

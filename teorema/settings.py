@@ -114,6 +114,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "debates.errors.UnstoredMiddleware",
 ]
 
 ROOT_URLCONF = "teorema.urls"

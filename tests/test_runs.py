@@ -142,6 +142,27 @@ async def test_the_worker_runs_queued_debates_and_resumes_orphans(scripted):
     assert len(scripted.requests) == 18
 
 
+@SERVER_SETUP
+async def test_a_worker_never_resumes_a_run_it_is_running_itself(fake_provider):
+    for model in MODELS:
+        answer = f"{model}: read replicas, because reporting reads dominate the load. " * 4
+        fake_provider.script(model, Script(answer=answer, tokens_per_second=40))
+    fake_provider.script("model-moderator", SYNTHESIS)
+    question = await sync_to_async(make_question)(await panel_on(fake_provider))
+    await run_question.aenqueue(question.pk)
+    worker = Worker(concurrency=2, interval=0.05, drain=5)
+    serving = asyncio.create_task(worker.serve())
+    try:
+        await calling(fake_provider)
+        # The lease lapsed while the database was away, and the watch has not renewed it yet.
+        await Question.objects.filter(pk=question.pk).aupdate(lease_expires=timezone.now() - timedelta(seconds=1))
+        assert (await finished(question.pk)).status == Status.DONE
+    finally:
+        worker.stopping.set()
+        await serving
+    assert len(fake_provider.requests) == 9  # each call once: the run was not started a second time
+
+
 KILLED_HOLDING_THE_LEASE = {"status": Status.RUNNING, "lease_owner": "dead:1"}
 KILLED_BEFORE_TAKING_THE_LEASE = {"status": Status.QUEUED, "lease_owner": ""}
 

@@ -96,9 +96,11 @@ def in_memory(backend: str) -> bool:
 
 # A run's live state, kept in parts beside its broadcasts: KEYS[1] is the state's hash; ARGV the
 # group's channel, the message, the state's time to live, "1" to drop the parts not written, then
-# the parts written, as name, value pairs.
+# the parts written, as name, value pairs. Some parts of a state Redis lost (restarted, or expired)
+# would not make a state: then nothing is written or sent (nil).
 PUBLISH_WITH_PARTS = """
-if ARGV[4] == '1' then redis.call('DEL', KEYS[1]) end
+if ARGV[4] == '1' then redis.call('DEL', KEYS[1])
+elseif redis.call('EXISTS', KEYS[1]) == 0 then return false end
 redis.call('HSET', KEYS[1], unpack(ARGV, 5))
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 return redis.call('PUBLISH', ARGV[1], ARGV[2])
@@ -148,9 +150,10 @@ class SharedChannelLayer(RedisPubSubChannelLayer):
 
     async def group_send_with_parts(
         self, group: str, message: dict[str, Any], key: str, parts: dict[str, bytes], ttl: int, *, fresh: bool
-    ) -> None:
+    ) -> bool:
         """Write ``parts`` of the hash ``key`` (``fresh``: drop its other parts first), then send
-        ``message`` to ``group`` as ``group_send`` does: one command, to the group's shard."""
+        ``message`` to ``group`` as ``group_send`` does: one command, to the group's shard.
+        False, with nothing written or sent, when the hash is gone and the parts are not ``fresh``."""
         # channels_redis 4.3's shard internals (pinned; the tests receive what this sends).
         layer = self._get_layer()
         channel = self.group_channel(group)
@@ -162,9 +165,10 @@ class SharedChannelLayer(RedisPubSubChannelLayer):
         # their order (its sink waits for each before the next).
         shard._ensure_redis()
         try:
-            await shard._redis.evalsha(PUBLISH_WITH_PARTS_SHA, 1, *args)
+            sent = await shard._redis.evalsha(PUBLISH_WITH_PARTS_SHA, 1, *args)
         except redis.exceptions.NoScriptError:  # a new or restarted Redis: EVAL loads it
-            await shard._redis.eval(PUBLISH_WITH_PARTS, 1, *args)
+            sent = await shard._redis.eval(PUBLISH_WITH_PARTS, 1, *args)
+        return sent is not None
 
     def parts(self, key: str, group: str) -> dict[str, bytes]:
         """Every part of the hash ``key`` kept with ``group``'s messages (none when it is absent)."""

@@ -131,8 +131,12 @@ async def publish(
     if broadcasts_stay_in_process():
         _held[question_id] = (state, asyncio.get_running_loop())
     elif isinstance(layer, SharedChannelLayer):
-        parts = _parts(state, changes)
-        await layer.group_send_with_parts(group, message, state_key(question_id), parts, STATE_TTL, fresh=changes.whole)
+        key = state_key(question_id)
+        if not await layer.group_send_with_parts(
+            group, message, key, _parts(state, changes), STATE_TTL, fresh=changes.whole
+        ):
+            # Redis lost the state since the last broadcast (a restart) and no write failed to say so.
+            await layer.group_send_with_parts(group, message, key, _parts(state, Changes()), STATE_TTL, fresh=True)
         return
     else:
         cache.set(state_key(question_id), state, STATE_TTL)

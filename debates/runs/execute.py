@@ -26,6 +26,7 @@ from debates.engine.events import (
     Sink,
 )
 from debates.engine.vocabulary import RETIRED, FailurePolicy, Outcome
+from debates.errors import unstored
 from debates.live.mailbox import Mailbox
 from debates.live.sink import LiveSink
 from debates.live.state import Totals
@@ -147,9 +148,15 @@ async def execute(question_id: int) -> str | None:
     except RosterGone as error:
         finished = RunFinished(Status.FAILED, error=str(error))
         await sink.emit(finished)
-    except Exception:
+    except Exception as error:
         log.exception("run of question %s crashed", question_id)
-        finished = RunFinished(Status.FAILED, error="Teorema hit an internal error; the details are in the server log.")
+        why = unstored(error)
+        finished = RunFinished(
+            Status.FAILED,
+            error=f"{why}, so the run stopped; every step completed before is kept."
+            if why
+            else "Teorema hit an internal error; the details are in the server log.",
+        )
         await sink.emit(finished)
     finally:
         watcher.cancel()

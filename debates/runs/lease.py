@@ -21,6 +21,7 @@ from django_tasks_db.models import DBTaskResult
 
 from debates.engine.vocabulary import CANCELLED_BY_ASKER
 from debates.models import Question, Status
+from debates.runs import outage
 from debates.runs.spec import freeze_roster
 
 log = logging.getLogger(__name__)
@@ -97,15 +98,16 @@ class Watch:
         renewed = loop.time()
         while self.runs:
             await asyncio.sleep(CANCEL_POLL)
-            cancelled = Question.objects.filter(pk__in=list(self.runs), cancel_requested=True)
-            async for pk in cancelled.values_list("pk", flat=True):
-                self.stop(pk, CANCELLED_BY_ASKER)
-            if self.runs and loop.time() - renewed >= RENEW_EVERY:
-                renewed = loop.time()
-                ids = list(self.runs)
-                mine = Question.objects.filter(pk__in=ids, lease_owner=OWNER)
-                if await mine.aupdate(lease_expires=timezone.now() + LEASE) < len(ids):
-                    await self.stop_lost(ids)
+            async with outage.riding_out("watching this process's runs"):
+                cancelled = Question.objects.filter(pk__in=list(self.runs), cancel_requested=True)
+                async for pk in cancelled.values_list("pk", flat=True):
+                    self.stop(pk, CANCELLED_BY_ASKER)
+                if self.runs and loop.time() - renewed >= RENEW_EVERY:
+                    ids = list(self.runs)
+                    mine = Question.objects.filter(pk__in=ids, lease_owner=OWNER)
+                    if await mine.aupdate(lease_expires=timezone.now() + LEASE) < len(ids):
+                        await self.stop_lost(ids)
+                    renewed = loop.time()
 
     async def stop_lost(self, ids: list[int]) -> None:
         """Stop the runs another runner took over while this one stalled past the lease: two runners
@@ -123,6 +125,13 @@ class Watch:
 
 
 _watches: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Watch] = weakref.WeakKeyDictionary()
+
+
+def runs_here(question_id: int) -> bool:
+    """Whether this event loop runs the question already: its lease may have lapsed while the
+    database was away, and taking it again would run it twice, every call paid twice."""
+    watch = _watches.get(asyncio.get_running_loop())
+    return watch is not None and question_id in watch.runs
 
 
 async def watch(question_id: int, task: asyncio.Task) -> None:

@@ -5,6 +5,7 @@ which is also what makes a resumed run skip it.
 """
 
 import asyncio
+import functools
 
 from asgiref.sync import sync_to_async
 from django.db import transaction
@@ -24,6 +25,7 @@ from debates.engine.events import (
     RunFinished,
 )
 from debates.models import Contribution, Question, Round, Status, Synthesis
+from debates.runs import outage
 
 # Events that move the page along: the live state carries them, so they are shown without
 # waiting for their row. They are still written in the order they came, before any result after them.
@@ -98,7 +100,7 @@ class Recorder:
         outcomes: list[Exception | None] = []
         for event in events:
             try:
-                self.store(event)
+                outage.reconnecting(functools.partial(self.store, event))
             except Exception as exc:
                 outcomes.append(exc)
             else:

@@ -45,12 +45,17 @@ def services_unavailable() -> str:
 
 
 def require_services() -> None:
-    """Skip the calling test when PostgreSQL or Redis is unreachable; fail instead where
-    TEOREMA_REQUIRE_SERVICES=1 (.ci/run sets it once it has started both)."""
+    """Skip the calling test when PostgreSQL or Redis is unreachable (see ``skip_or_fail``)."""
     if reason := services_unavailable():
-        if os.environ.get("TEOREMA_REQUIRE_SERVICES") == "1":
-            pytest.fail(f"PostgreSQL and Redis are required (TEOREMA_REQUIRE_SERVICES=1): {reason}")
-        pytest.skip(reason)
+        skip_or_fail(reason)
+
+
+def skip_or_fail(reason: str) -> None:
+    """Skip the calling test for want of PostgreSQL or Redis; fail instead where
+    TEOREMA_REQUIRE_SERVICES=1 (.ci/run sets it once it has installed and started both)."""
+    if os.environ.get("TEOREMA_REQUIRE_SERVICES") == "1":
+        pytest.fail(f"PostgreSQL and Redis are required (TEOREMA_REQUIRE_SERVICES=1): {reason}")
+    pytest.skip(reason)
 
 
 @contextlib.contextmanager

@@ -11,7 +11,7 @@ import pytest
 
 from tests.fakes.provider_server import FakeProviderServer
 from tests.integration import cluster as deploy
-from tests.integration.debate import VOICES, WORDS, Deployment, script_voices, write_roster
+from tests.integration.debate import VOICES, WORDS, Deployment, script_voices, set_up, write_roster
 
 
 @pytest.fixture(scope="module")
@@ -21,11 +21,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
     workdir: Path = tmp_path_factory.mktemp("deployment")
     with FakeProviderServer() as server, deploy.postgres_database() as database_url, deploy.redis_database() as url:
         script_voices(server, VOICES, WORDS, moderator_tps=40.0)
-        env = deploy.server_env(workdir / "data", database_url, url, TEOREMA_LEASE_SECONDS="3")
-        setup = deploy.Cluster(workdir, env)
-        setup.manage("migrate", "--no-input")
-        setup.manage("roster", "import", str(write_roster(workdir / "roster.toml", server, VOICES)))
-        yield Deployment(server, env, database_url, deploy.create_user(setup, "watcher"))
+        yield set_up(workdir, server, database_url, url, write_roster(workdir / "roster.toml", server, VOICES))
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 import psycopg
 
 from tests.fakes.provider_server import FakeProviderServer, FakeRequest, Script
-from tests.integration.cluster import API_KEY_ENV, Credentials
+from tests.integration.cluster import API_KEY_ENV, Cluster, Credentials, create_user, server_env
 
 PANEL = "scale-out"
 # Paces (tokens per second) differ so that, mid-round, some contributions are stored while others stream.
@@ -92,6 +92,7 @@ class StoredContribution:
     kind: str
     status: str
     text: str
+    error: str
     model: str
 
 
@@ -115,7 +116,7 @@ class Store:
     def contributions(self, question_id: int) -> list[StoredContribution]:
         models = {e["seat"]: e["model"] for e in self.question(question_id)["roster"]}
         rows = self.connection.execute(
-            "SELECT r.index, v.seat, v.kind, v.status, v.text FROM debates_contribution v"
+            "SELECT r.index, v.seat, v.kind, v.status, v.text, v.error FROM debates_contribution v"
             " JOIN debates_round r ON r.id = v.round_id WHERE r.question_id = %s ORDER BY r.index, v.seat",
             [question_id],
         ).fetchall()
@@ -129,3 +130,15 @@ class Store:
 def write_roster(path: Path, server: FakeProviderServer, voices: dict[str, float]) -> Path:
     path.write_text(roster_toml(server, voices))
     return path
+
+
+def set_up(
+    workdir: Path, server: FakeProviderServer, database_url: str, redis_url: str, roster: Path, **env: str
+) -> Deployment:
+    """A deployment on empty databases, ready for its processes: migrated, the roster imported,
+    a user. ``env``: more of the processes' environment (a lease of 3 s unless it says otherwise)."""
+    environment = server_env(workdir / "data", database_url, redis_url, **{"TEOREMA_LEASE_SECONDS": "3", **env})
+    setup = Cluster(workdir, environment)
+    setup.manage("migrate", "--no-input")
+    setup.manage("roster", "import", str(roster))
+    return Deployment(server, environment, database_url, create_user(setup, "watcher"))

@@ -7,13 +7,15 @@ for each contribution, the text streamed up to the moment its finished card arri
 person watched, so it must equal the stored contribution, with nothing missing and nothing doubled.
 """
 
+import asyncio
+import contextlib
 import re
 import time
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosedError
+from websockets.exceptions import ConnectionClosedError, InvalidHandshake
 
 TEXT_ID = re.compile(r"v\d+-\S+-text")
 VOID = {"br", "hr", "img", "input", "meta", "link", "wbr", "col", "source"}
@@ -101,6 +103,7 @@ class Viewer:
     port: int
     messages: list[tuple[float, str]] = field(default_factory=list)
     close_code: int | None = None
+    connections: int = 0  # handshakes that succeeded
     _page: Page = field(default_factory=Page)
     _applied: int = 0
 
@@ -128,6 +131,7 @@ async def watch(viewer: Viewer, question_id: int, session: str, opened=None) -> 
         max_size=None,
         ping_interval=None,
     ) as socket:
+        viewer.connections += 1
         if opened is not None:
             opened.set()
         try:
@@ -137,3 +141,27 @@ async def watch(viewer: Viewer, question_id: int, session: str, opened=None) -> 
             pass
         viewer.close_code = socket.close_code
     return viewer
+
+
+async def follow(viewer: Viewer, question_id: int, session: str, opened=None, pause: float = 0.5) -> Viewer:
+    """Watch until the run is over, reconnecting as the page's htmx ws extension does after an
+    abnormal close or a refused handshake: each new socket starts from a fresh snapshot."""
+    while True:
+        viewer.close_code = None
+        with contextlib.suppress(OSError, InvalidHandshake):  # refused while the server cannot take it
+            await watch(viewer, question_id, session, opened)
+        if viewer.close_code == 1000:
+            return viewer
+        await asyncio.sleep(pause)
+
+
+def out_of_order(viewer: Viewer, stored: dict[str, str]) -> list[str]:
+    """Each moment a card streaming to ``viewer`` showed text that was not the start of its stored
+    text (``stored``: text id -> text): a word doubled, lost before the last one shown, or out of order."""
+    page, wrong = Page(), []
+    for _at, message in viewer.messages:
+        page.apply(message)
+        for text_id, shown in page.texts.items():
+            if text_id in stored and text_id not in page.finished and not stored[text_id].startswith(shown):
+                wrong.append(f"{text_id} showed {shown!r}")
+    return wrong

@@ -806,7 +806,7 @@ async def test_a_shared_state_is_kept_in_parts_and_a_broadcast_writes_only_what_
 
     async def recorded(group, message, key, parts, ttl, *, fresh):
         writes.append((sorted(parts), fresh))
-        await send(group, message, key, parts, ttl, fresh=fresh)
+        return await send(group, message, key, parts, ttl, fresh=fresh)
 
     monkeypatch.setattr(shared, "group_send_with_parts", recorded)
     channel = await shared.new_channel()
@@ -845,7 +845,7 @@ async def test_after_a_failed_write_of_a_shared_state_the_next_writes_it_whole(q
         afresh.append(fresh)
         if len(afresh) == 1:
             raise ConnectionError("Redis restarted")
-        await send(group, message, key, parts, ttl, fresh=fresh)
+        return await send(group, message, key, parts, ttl, fresh=fresh)
 
     monkeypatch.setattr(shared, "group_send_with_parts", down_once)
     await live.emit(ContributionChunk(0, "p1", "Shard "))  # its broadcast is lost: the run goes on
@@ -863,6 +863,18 @@ async def test_a_restarted_redis_that_lost_the_script_is_sent_it_again(question,
     redis.Redis.from_url(redis_url).script_flush()
     await live.emit(ContributionChunk(0, "p1", "Shard "))
     assert read_state(question.pk).cards["0:p1"].text == "Shard "
+    await live.close()
+
+
+@pytest.mark.services
+async def test_a_state_lost_with_redis_while_the_run_was_quiet_is_written_whole_by_the_next_broadcast(
+    question, redis_url, shared
+):
+    live = LiveSink(question.pk, Totals())
+    await start_round(Tee(Recorder(question.pk, {}), live))
+    redis.Redis.from_url(redis_url).flushdb()  # restarted between two broadcasts: no write failed
+    await live.emit(ContributionChunk(0, "p1", "Shard "))
+    assert read_state(question.pk) == live.state
     await live.close()
 
 

@@ -22,7 +22,7 @@ from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction
 
 from debates.live.layer import broadcasts_stay_in_process
-from debates.runs import execute, lease
+from debates.runs import execute, lease, outage
 from teorema.heap import freeze_loaded
 
 log = logging.getLogger("debates.worker")
@@ -72,14 +72,15 @@ class Worker:
             loop.add_signal_handler(sig, self.stopping.set)
         log.info("worker %s: up to %d debates at once", lease.OWNER, self.concurrency)
         while not self.stopping.is_set():
-            for question_id in await sync_to_async(lease.resumable_ids)(include_queued=False):
-                if len(self.running) < self.concurrency:
-                    self.start(execute.execute(question_id))  # orphaned by a dead worker: resume it
-            while len(self.running) < self.concurrency:
-                claimed = await sync_to_async(claim_one)(lease.OWNER)
-                if claimed is None:
-                    break
-                self.start(run_claimed(claimed))
+            async with outage.riding_out("polling the queue"):
+                for question_id in await sync_to_async(lease.resumable_ids)(include_queued=False):
+                    if len(self.running) < self.concurrency and not lease.runs_here(question_id):
+                        self.start(execute.execute(question_id))  # orphaned by a dead worker: resume it
+                while len(self.running) < self.concurrency:
+                    claimed = await sync_to_async(claim_one)(lease.OWNER)
+                    if claimed is None:
+                        break
+                    self.start(run_claimed(claimed))
             stop = asyncio.create_task(self.stopping.wait())
             await asyncio.wait({stop, *self.running}, timeout=self.interval, return_when=asyncio.FIRST_COMPLETED)
             stop.cancel()

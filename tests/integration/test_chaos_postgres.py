@@ -1,0 +1,115 @@
+"""PostgreSQL lost and back mid-debate: a web process and a worker on a PostgreSQL of our own.
+
+PostgreSQL holds what a run has paid for (each finished call's contribution) and who runs it
+(the lease). A restart of it must cost no run and no call: the debates go on where they were,
+each call is made once, and every viewer sees every word once and in order, as stored.
+"""
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.provider_server import FakeProviderServer
+from tests.integration import cluster as deploy
+from tests.integration import services
+from tests.integration.cluster import Cluster, ask
+from tests.integration.debate import (
+    PANEL,
+    VOICES,
+    Deployment,
+    Store,
+    requests_about,
+    script_voices,
+    set_up,
+    step_of,
+    write_roster,
+)
+from tests.integration.test_scale_out import assert_complete_run, assert_saw_everything, question_text, until
+from tests.integration.viewer import Viewer, dom_text_id, follow, out_of_order
+
+pytestmark = [pytest.mark.services, pytest.mark.timeout(600)]
+DEBATES = 3
+DOWN = 3.0  # seconds PostgreSQL stays away: the slower voices finish their calls meanwhile
+LEASE = "10"  # seconds: longer than the outage, as in production (60 s)
+WORDS = 40  # per answer: the slowest voice's takes longer than the outage
+
+
+@pytest.fixture(scope="module")
+def postgres_server() -> Iterator[services.PrivatePostgres]:
+    deploy.require_services()
+    services.require_binaries()
+    with services.private_postgres() as server:
+        yield server
+
+
+@contextlib.contextmanager
+def postgres_deployment(workdir: Path, postgres_server: services.PrivatePostgres) -> Iterator[Deployment]:
+    """The integration deployment, its database on our own PostgreSQL (bench/bench_chaos.py too)."""
+    with FakeProviderServer() as server, deploy.redis_database() as redis_url:
+        script_voices(server, VOICES, WORDS, moderator_tps=40.0)
+        roster = write_roster(workdir / "roster.toml", server, VOICES)
+        database_url = postgres_server.create_database(f"teorema_{secrets.token_hex(4)}")
+        yield set_up(workdir, server, database_url, redis_url, roster, TEOREMA_LEASE_SECONDS=LEASE)
+
+
+@pytest.fixture(scope="module")
+def deployment(
+    tmp_path_factory: pytest.TempPathFactory, postgres_server: services.PrivatePostgres
+) -> Iterator[Deployment]:
+    with postgres_deployment(tmp_path_factory.mktemp("chaos-postgres"), postgres_server) as deployment:
+        yield deployment
+
+
+async def restart_postgres_mid_debates(
+    deployment: Deployment, cluster: Cluster, postgres_server: services.PrivatePostgres
+) -> float:
+    """Run DEBATES debates, each watched; stop PostgreSQL as a crash would once every one has
+    stored a contribution, start it again DOWN seconds later; check every run and viewer. Returns
+    the seconds from PostgreSQL answering again to the next contribution stored."""
+    web = cluster.web("web")
+    cluster.worker("worker")
+    store = Store(deployment.database_url)
+    session = deployment.credentials.session
+    texts = [question_text(f"postgres-{n}") for n in range(DEBATES)]
+    ids = [ask(web, deployment.credentials, text, PANEL) for text in texts]
+    viewers = [Viewer(web.port) for _ in ids]
+    opened = [asyncio.Event() for _ in ids]
+    following = [asyncio.create_task(follow(v, q, session, o)) for v, q, o in zip(viewers, ids, opened, strict=True)]
+    await asyncio.wait_for(asyncio.gather(*(o.wait() for o in opened)), 60)
+
+    await until(lambda: all(store.calls(q) for q in ids), "a stored contribution in every debate", cluster)
+    before = sum(len(store.calls(q)) for q in ids)
+    store.close()
+    postgres_server.stop()
+    await asyncio.sleep(DOWN)
+    postgres_server.start()
+    back = time.monotonic()
+    store = Store(deployment.database_url)
+    try:
+        await until(lambda: sum(len(store.calls(q)) for q in ids) > before, "a contribution stored again", cluster)
+        resumed = time.monotonic() - back
+        await until(lambda: all(store.question(q)["status"] == "done" for q in ids), "every debate to finish", cluster)
+        await asyncio.wait_for(asyncio.gather(*following), 120)
+        runs = [assert_complete_run(store, q) for q in ids]
+    finally:
+        store.close()
+
+    for text, contributions, viewer in zip(texts, runs, viewers, strict=True):
+        asked = Counter((r.model, step_of(r)) for r in requests_about(deployment.server, text))
+        assert set(asked.values()) == {1}, f"a call was made twice: {asked}"
+        stored = {dom_text_id(v.round, v.seat): v.text for v in contributions}
+        assert out_of_order(viewer, stored)[:3] == []
+        assert_saw_everything(viewer, contributions, cut_short=set(stored))
+    return resumed
+
+
+async def test_a_postgres_restart_mid_debate_costs_no_run_and_no_call(
+    deployment: Deployment, cluster: Cluster, postgres_server: services.PrivatePostgres
+) -> None:
+    await restart_postgres_mid_debates(deployment, cluster, postgres_server)
