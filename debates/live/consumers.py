@@ -12,6 +12,7 @@ import logging
 from typing import Any
 
 from asgiref.sync import async_to_sync
+from autobahn.exception import Disconnected  # what Daphne raises on a send to a socket the client closed
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
@@ -97,6 +98,8 @@ class QuestionConsumer(AsyncWebsocketConsumer):
         and the page's reconnect starts from a fresh snapshot)."""
         try:
             await self.dispatch(message)
+        except Disconnected:
+            pass  # the reader reloaded or left while a fragment was on its way: its disconnect follows
         except Exception:
             log.exception("live viewer of question %s failed on a broadcast", self.question_id)
             await self.close(code=1011)

@@ -3,6 +3,7 @@ a line per voice, one voice at a time, one card order, and a cancel that keeps w
 on a laptop and on a phone, never scrolling sideways."""
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -174,3 +175,22 @@ def test_a_failed_run_says_why_once_and_offers_the_retry_live_which_runs(provide
     # The failed try stays in the blind round, named as what it was, beside the answer that replaced it.
     assert labels(page, ".kind-answer .fold-line .badge").count("failed, then retried") == 1
     page.locator("#rounds").screenshot(path=str(SHOTS / f"retried-run-{size}.png"))
+
+
+def test_reloading_again_and_again_during_a_run_logs_no_error_on_the_server(provider_server, signed_in, app_env):
+    script(provider_server, tokens_per_second=15, moderator_delay=1)
+    page = signed_in("alice")
+    log = Path(app_env["TEOREMA_DATA_DIR"]) / "daphne.log"
+    logged = len(log.read_text())
+    ask(page)
+    for _ in range(60):  # a reload every 0.3 s: sooner or later one lands while a fragment is on its way
+        page.wait_for_timeout(300)
+        page.reload(wait_until="commit")
+        if page.locator("#outcome").count():
+            break
+    wait_for_the_end(page)
+    page.wait_for_timeout(500)
+    written = log.read_text()[logged:]
+    assert "WSDISCONNECT" in written
+    assert " ERROR " not in written
+    assert "Traceback" not in written
