@@ -158,7 +158,10 @@ class Recorder:
                 cost=F("cost") + result.cost,
             )
 
+    @transaction.atomic
     def finish(self, event: RunFinished) -> None:
+        """The synthesis and the question's end in one transaction: never a done question without its
+        synthesis, nor a synthesis on a question still running."""
         if event.synthesis:
             Synthesis.objects.update_or_create(
                 question_id=self.question_id,
