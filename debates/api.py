@@ -8,7 +8,7 @@ from debates.endpoint import endpoint, error, field_errors, json_body, type_erro
 from debates.forms import AskForm
 from debates.live import snapshot
 from debates.live.state import read_state
-from debates.models import Question, Status
+from debates.models import Question, Source, Status
 from debates.represent import represent, urls
 from debates.runs import tasks
 from debates.track import figures, outcomes
@@ -45,7 +45,7 @@ def create(request: HttpRequest) -> JsonResponse:
         return error(400, "The question was not accepted.", field_errors(form))
     assert request.user.is_authenticated, "endpoint() let only a token's user through"
     try:
-        question = asking.ask(form, request.user)
+        question = asking.ask(form, request.user, Source.API)
     except asking.OverLimit as refused:
         return error(429, refused.message, headers={"Retry-After": str(refused.wait)})
     return JsonResponse({"id": question.pk, **urls(request, question)}, status=201)

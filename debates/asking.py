@@ -5,7 +5,7 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from debates import ratelimit
 from debates.forms import AskForm
-from debates.models import Question
+from debates.models import Question, Source
 from debates.runs import tasks
 
 
@@ -19,11 +19,13 @@ class OverLimit(Exception):
         super().__init__(self.message)
 
 
-def ask(form: AskForm, owner: AbstractBaseUser, **links: Question) -> Question:
-    """Take one of the owner's submissions for this hour, save the valid ``form``'s question and
-    start its run; ``links`` are the form's (``reask_of``). OverLimit when the hour's are spent."""
+def ask(
+    form: AskForm, owner: AbstractBaseUser, source: str = Source.PAGE, reask_of: Question | None = None
+) -> Question:
+    """Take one of the owner's submissions for this hour, save the valid ``form``'s question (asked
+    from ``source``, perhaps again: ``reask_of``) and start its run. OverLimit when the hour's are spent."""
     if wait := ratelimit.take(owner.pk):
         raise OverLimit(wait)
-    question = form.save(owner=owner, **links)
+    question = form.save(owner=owner, source=source, reask_of=reask_of)
     tasks.submit(question)
     return question

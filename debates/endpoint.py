@@ -27,8 +27,14 @@ LAST_USE_GRAIN = timedelta(minutes=1)
 
 
 def token_user(request: HttpRequest):
-    """The user of a valid bearer token, None without one, AnonymousUser for a bad one."""
-    scheme, _, raw = request.headers.get("Authorization", "").partition(" ")
+    """The user of the request's bearer token (see ``bearer_user``)."""
+    return bearer_user(request.headers.get("Authorization", ""))
+
+
+def bearer_user(authorization: str):
+    """The user of a valid bearer token in an Authorization header's value, None without one,
+    AnonymousUser for a bad one."""
+    scheme, _, raw = authorization.partition(" ")
     if scheme.lower() != "bearer":
         return None
     token = ApiToken.objects.select_related("user").filter(digest=digest(raw.strip())).first()

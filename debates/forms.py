@@ -14,7 +14,17 @@ from django.db.models import QuerySet
 
 from debates.conversations import threads
 from debates.engine.vocabulary import DebateMode
-from debates.models import MAX_DEADLINE, MIN_DEADLINE, Criticality, Membership, Panel, Panelist, Protocol, Question
+from debates.models import (
+    MAX_DEADLINE,
+    MIN_DEADLINE,
+    Criticality,
+    Membership,
+    Panel,
+    Panelist,
+    Protocol,
+    Question,
+    Source,
+)
 from debates.readable import ReadableForm
 from debates.readiness import judges_of, lineup_problems, preselected_slug
 
@@ -286,8 +296,8 @@ class AskForm(ReadableForm):
             self.add_error(field, f"{what} cannot run: {'; '.join(found)}.")
         return data
 
-    def save(self, owner, reask_of: Question | None = None) -> Question:
-        """Create the question (not yet running: runs.tasks.submit starts it)."""
+    def save(self, owner, reask_of: Question | None = None, source: str = Source.PAGE) -> Question:
+        """Create the question (not yet running: runs.tasks.submit starts it); ``source``: where it was asked."""
         data = self.cleaned_data
         parent = data["follow_up_of"]
         panel = self.lineup.panel() if self.lineup else data["panel"]
@@ -304,4 +314,5 @@ class AskForm(ReadableForm):
             options=data["options"],
             debate=data["debate"],
             deadline=data["deadline"],
+            source=source,
         )

@@ -322,6 +322,17 @@ class Visibility(Labelled):
     LINK = "link", "Anyone with the link, read-only"
 
 
+class Source(Labelled):
+    """Where a question was asked: History says so, and a script's questions can be told from a person's."""
+
+    PAGE = "page", "the page"
+    API = "api", "the JSON API"
+    CLI = "cli", "the command line"
+    TELEGRAM = "telegram", "Telegram"
+    MCP = "mcp", "an MCP client"
+    OPENAI = "openai", "the OpenAI-compatible endpoint"
+
+
 class QuestionQuerySet(models.QuerySet["Question"]):
     def visible_to(self, user) -> "QuestionQuerySet":
         """Private questions are for their asker and staff; shared ones for any signed-in user.
@@ -370,6 +381,9 @@ class Question(models.Model):
         help_text="Blank: the panel's. Set to degrade when the asker chose to go on without a failed voice.",
     )
     visibility = models.CharField(max_length=8, choices=Visibility.choices(), default=Visibility.PRIVATE)
+    source = models.CharField(
+        max_length=8, choices=Source.choices(), default=Source.PAGE, help_text="Where it was asked"
+    )
     share_token = models.CharField(
         max_length=64, blank=True, editable=False, help_text="The read-only link's secret; empty: no link opens it."
     )

@@ -1,10 +1,21 @@
 """A debate as the API shows it, never a key or a prompt; exports write from the same JSON."""
 
+import os
+
 from django.http import HttpRequest
 from django.urls import reverse
 
 from debates.live import snapshot
 from debates.models import Question
+
+# Where the web server is for a link made outside a request (the terminal, stdio MCP):
+# TEOREMA_PUBLIC_URL, as the Telegram links, else `make run`'s address.
+DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000"
+
+
+def public_url(path: str, base: str = "") -> str:
+    """``path`` on the server: at ``base`` (the request's own address), else the configured one."""
+    return (base.rstrip("/") or os.environ.get("TEOREMA_PUBLIC_URL", "").rstrip("/") or DEFAULT_PUBLIC_URL) + path
 
 
 def urls(request: HttpRequest, question: Question) -> dict:
@@ -33,6 +44,7 @@ def represent(request: HttpRequest, debate: snapshot.Debate) -> dict:
         "follow_up_of": q.parent_id,
         "reask_of": q.reask_of_id,
         "visibility": q.visibility,
+        "source": q.source,
         "status": q.status,
         "phase": debate.phase,
         "error": q.error,

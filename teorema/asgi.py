@@ -1,4 +1,5 @@
-"""ASGI entry point: HTTP to Django, websockets to the debate consumer (session + origin checked)."""
+"""ASGI entry point: HTTP to Django (``/mcp`` to the MCP server), websockets to the debate consumer
+(session + origin checked)."""
 
 import os
 
@@ -9,6 +10,7 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from debates.integrations.mcp_http import McpMount  # noqa: E402
 from debates.live.origin import SameOriginOnly  # noqa: E402
 from debates.live.routing import websocket_urlpatterns  # noqa: E402
 from debates.live.viewers import viewer_auth  # noqa: E402  (needs the app registry)
@@ -18,7 +20,7 @@ from teorema.heap import freeze_loaded  # noqa: E402
 application = ResumeOnFirstCall(
     ProtocolTypeRouter(
         {
-            "http": django_asgi_app,
+            "http": McpMount(django_asgi_app),
             "websocket": SameOriginOnly(viewer_auth(URLRouter(websocket_urlpatterns))),
         }
     )

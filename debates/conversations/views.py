@@ -43,13 +43,15 @@ def ask_again(request: HttpRequest, pk: int) -> HttpResponse:
     return submit(request, asked, AskForm(same), "reask_form", reask_of=asked)
 
 
-def submit(request: HttpRequest, asked: Question, form: AskForm, name: str, **links: Question) -> HttpResponse:
+def submit(
+    request: HttpRequest, asked: Question, form: AskForm, name: str, reask_of: Question | None = None
+) -> HttpResponse:
     """Start the new question and open it, or show ``asked`` again with the form's errors."""
     status = 400
     if form.is_valid():
         assert request.user.is_authenticated, "login_required let only a signed-in user through"
         try:
-            return redirect(asking.ask(form, request.user, **links))
+            return redirect(asking.ask(form, request.user, reask_of=reask_of))
         except asking.OverLimit as refused:
             form.add_error(None, refused.message)
             status = 429

@@ -17,7 +17,7 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from debates import asking
 from debates.forms import AskForm
 from debates.live.follow import follow
-from debates.models import Contribution, Outcome, Question
+from debates.models import Contribution, Outcome, Question, Source
 from debates.telegram.config import Config
 from debates.telegram.split import split_message
 
@@ -92,7 +92,7 @@ def start_question(text: str) -> Question:
     if not form.is_valid():
         raise Refusal(" ".join(e["message"] for errors in form.errors.get_json_data().values() for e in errors))
     try:
-        return asking.ask(form, service_user())
+        return asking.ask(form, service_user(), Source.TELEGRAM)
     except asking.OverLimit as refused:
         raise Refusal(refused.message) from None
 

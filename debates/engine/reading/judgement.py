@@ -26,6 +26,14 @@ class Judgement:
     same_claims: tuple[tuple[str, ...], ...] = ()
     notes: tuple[str, ...] = ()  # what of the reply could not be used, in words
 
+    def lines(self) -> list[str]:
+        """The grouping in words, a line per group (a terminal, an MCP client, a chat front-end)."""
+        return [
+            f"“{answer}”: "
+            + ", ".join(label + (f" (with a reservation: {why})" if why else "") for label, why in members)
+            for answer, members in self.groups
+        ]
+
 
 def read(text: str, labels: Collection[str] | None = None) -> Judgement | str:
     """The judge's grouping of the voices ``labels`` (None: any voice named "Panelist …"); the reason,

@@ -7,7 +7,6 @@ and who was who. Exit status: 0 done or answered, 1 failed or cancelled, 2 needs
 """
 
 import asyncio
-import os
 import sys
 from collections import Counter
 from decimal import Decimal
@@ -23,11 +22,10 @@ from debates.live.cards import FINISHED_STATUSES
 from debates.live.follow import follow
 from debates.live.layer import broadcasts_stay_in_process
 from debates.live.state import LiveState, read_state
-from debates.models import Contribution, Criticality, Outcome, Protocol, Question, Status
+from debates.models import Contribution, Criticality, Outcome, Protocol, Question, Source, Status
+from debates.represent import public_url
 from debates.runs import execute
 
-# Where the web server is: TEOREMA_PUBLIC_URL (as the Telegram links), else `make run`'s address.
-DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000"
 EXIT: dict[str, int] = {Status.DONE: 0, Status.ANSWERED: 0, Status.NEEDS_REVIEW: 2}
 FOLLOW_EVERY = 0.1  # seconds between two looks at the run (the live view flushes every 75 ms)
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -148,7 +146,7 @@ class Command(BaseCommand):
         )
         if not form.is_valid():
             raise CommandError(" ".join(e["message"] for errs in form.errors.get_json_data().values() for e in errs))
-        return form.save(owner=owner)
+        return form.save(owner=owner, source=Source.CLI)
 
     def retry(self, question_id: int, without_failed: bool) -> Question:
         question = Question.objects.select_related("panel").filter(pk=question_id).first()
@@ -257,9 +255,7 @@ class Follower:
             self.out.write(self.style.ERROR(row.error or row.status))
         judged = judgement.read(row.text) if row.kind == StepKind.AGREEMENT and row.status == Outcome.DONE else ""
         if isinstance(judged, judgement.Judgement):  # the judge's grouping in words, not its JSON
-            for answer, members in judged.groups:
-                held = ", ".join(label + (f" (with a reservation: {why})" if why else "") for label, why in members)
-                self.out.write(f"“{answer}”: {held}")
+            self.out.write("\n".join(judged.lines()))
             return
         self.out.write(row.text.strip())
 
@@ -325,7 +321,7 @@ def what_can_be_done(question: Question) -> str:
 
 def in_the_browser(question: Question) -> str:
     """Where the page is; with the in-memory channel layer its live text cannot leave this process."""
-    url = (os.environ.get("TEOREMA_PUBLIC_URL", "").rstrip("/") or DEFAULT_PUBLIC_URL) + question.get_absolute_url()
+    url = public_url(question.get_absolute_url())
     if broadcasts_stay_in_process():
         return f"Follow it in the browser: {url} — it refreshes there every few seconds; the live text is here."
     return f"Watch it live in the browser too: {url}"

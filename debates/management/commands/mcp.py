@@ -1,0 +1,24 @@
+"""``python manage.py mcp --user NAME``: Teorema's MCP tools over stdio, for a desktop assistant's or
+an IDE agent's config file (README, "MCP"). The debates run in this process, as ``manage.py ask``'s
+do, and are stored in the same database: the page and History show them. Everything but the
+protocol goes to stderr: stdout is the client's.
+"""
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from debates.integrations.mcp_server import server, stdio_user
+
+
+class Command(BaseCommand):
+    help = "Serve Teorema's MCP tools over stdio (ask the panel from a desktop assistant or an IDE agent)."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--user", required=True, help="the user the client acts as: it sees what they see")
+
+    def handle(self, *args, user: str, **options) -> None:
+        found = get_user_model().objects.filter(username=user, is_active=True).first()
+        if found is None:
+            raise CommandError(f"There is no active user “{user}” (create one with `manage.py createsuperuser`).")
+        stdio_user.set(found)
+        server.run("stdio")
