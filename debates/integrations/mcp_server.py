@@ -25,7 +25,7 @@ from debates.integrations import service
 from debates.live.watch import Ended, Phase, RoundOpened, Spoken, watch
 from debates.models import Criticality, Provider, Source
 from debates.readiness import panel_options
-from debates.runs import execute
+from debates.runs import execute, lease
 
 INSTRUCTIONS = """Teorema puts a hard question to a panel of language models from different
 providers: they answer blind, read each other's answers anonymised and attack them, and a
@@ -36,6 +36,7 @@ minutes, with progress. list_panels says which panels can run now."""
 # The user a stdio server acts for (its command's --user); over HTTP, each request's token says.
 stdio_user: contextvars.ContextVar[AbstractBaseUser | None] = contextvars.ContextVar("stdio_user", default=None)
 
+CANCEL_PATIENCE = 5.0  # seconds a cancelled call waits for its run to keep what it wrote
 server = MCPServer(name="teorema", title="Teorema", instructions=INSTRUCTIONS)
 
 QuestionText = Annotated[str, Field(description="The question for the panel, as you would ask an expert.")]
@@ -229,10 +230,21 @@ async def answered(ctx: Context, question_id: int) -> CallToolResult:
                 told.append(message)
                 await ctx.report_progress(len(told), None, message)
     except BaseException:
-        with anyio.CancelScope(shield=True):  # a cancelled call may still stop its run
-            await sync_to_async(execute.cancel)(question_id)
+        with anyio.CancelScope(shield=True):  # a cancelled call still stops its run, and sees it kept
+            await stopped(question_id)
         raise
     return await result(ctx, question_id)
+
+
+async def stopped(question_id: int) -> None:
+    """Cancel the run as the page's cancel does; a run of this process stops at once, and the call
+    ends once its voices' words are kept (a stdio client may end this process right after)."""
+    await sync_to_async(execute.cancel)(question_id)
+    lease.stop_here(question_id)
+    with anyio.move_on_after(CANCEL_PATIENCE):
+        async for happening in watch(question_id):
+            if isinstance(happening, Ended):
+                return
 
 
 async def result(ctx: Context, question_id: int) -> CallToolResult:

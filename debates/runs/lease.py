@@ -134,6 +134,15 @@ def runs_here(question_id: int) -> bool:
     return watch is not None and question_id in watch.runs
 
 
+def stop_here(question_id: int) -> None:
+    """Stop the question's run at once if this event loop runs it, as its asker's cancel would within
+    a poll (``execute.cancel`` must have asked first): a client that cancels and goes away, an MCP
+    server over stdio, would otherwise take the run with it before it kept its voices' words."""
+    watch = _watches.get(asyncio.get_running_loop())
+    if watch is not None:
+        watch.stop(question_id, CANCELLED_BY_ASKER)
+
+
 async def watch(question_id: int, task: asyncio.Task) -> None:
     """Keep the run's lease and stop ``task`` when the asker cancels it, until this is cancelled."""
     loop = asyncio.get_running_loop()

@@ -1,0 +1,55 @@
+"""The ``llm`` command line with an OpenAI-compatible model pointed at Teorema: its README lines, run."""
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.fakes.answers import SYNTHESIS
+from tests.integrations.conftest import Teorema
+
+QUESTION = "Read replicas or sharding for our reporting load?"
+
+
+@pytest.fixture
+def llm(teorema: Teorema, tmp_path):
+    """``llm`` with its own config dir: Teorema's default panel as the model ``teorema``, its token as the key."""
+    (tmp_path / "extra-openai-models.yaml").write_text(
+        f"- model_id: teorema\n  model_name: teorema/house\n  api_base: {teorema.url}/v1\n  api_key_name: teorema\n"
+    )
+    env = teorema.env | {"LLM_USER_PATH": str(tmp_path)}
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "llm", *args], env=env, capture_output=True, text=True, timeout=120
+        )
+
+    assert run("keys", "set", "teorema", "--value", teorema.tokens["alice"]).returncode == 0
+    return run
+
+
+@pytest.mark.parametrize("streamed", [True, False])
+def test_llm_asks_the_panel_and_prints_its_synthesis_with_the_link(teorema, scripted, llm, streamed):
+    answer = llm("-m", "teorema", QUESTION, *([] if streamed else ["--no-stream"]))
+    assert answer.returncode == 0, answer.stderr
+    assert SYNTHESIS.strip() in answer.stdout
+    question = teorema.query("SELECT max(id) FROM debates_question")[0][0]
+    assert f"[Teorema question {question}]({teorema.url}/q/{question}/)" in answer.stdout
+    assert teorema.query("SELECT source, status FROM debates_question WHERE id = ?", question) == [("openai", "done")]
+
+
+def test_llm_continues_the_conversation_as_a_follow_up(teorema, scripted, llm):
+    assert llm("-m", "teorema", QUESTION).returncode == 0
+    parent = teorema.query("SELECT max(id) FROM debates_question")[0][0]
+    again = llm("-c", "And if writes triple next year?")
+    assert again.returncode == 0, again.stderr
+    assert teorema.query("SELECT parent_id, text FROM debates_question ORDER BY id DESC LIMIT 1") == [
+        (parent, "And if writes triple next year?")
+    ]
+
+
+def test_llm_with_a_wrong_key_says_why(teorema, llm):
+    assert llm("keys", "set", "teorema", "--value", "tk_wrong").returncode == 0
+    answer = llm("-m", "teorema", QUESTION)
+    assert answer.returncode != 0
+    assert "The API key is not valid" in answer.stderr
