@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
 from debates.engine.reading import judgement
 from debates.engine.vocabulary import RETIRED, Outcome, StepKind
 from debates.live.cards import FINISHED_STATUSES, card_key
 from debates.live.state import LiveState, group_name, read_state
+from debates.live.viewers import on_viewers_thread
 from debates.models import Contribution, Question
 
 QUIET = 1.0  # seconds without a broadcast before the DB is asked whether the run ended
@@ -141,7 +141,7 @@ class Seen:
         looked = bool(done or self.quiet or live.finished)
         if looked:
             self.quiet = False
-            question, stored = await sync_to_async(self.stored)(done)
+            question, stored = await on_viewers_thread(self.stored)(done)  # not behind the runs' writes
             rows = {card_key(row.round.index, row.seat): row for row in stored}
         found: list[Happening] = []
         if live.phase and live.phase != self.phase:
