@@ -137,10 +137,8 @@ async def main(repeat: int) -> None:
     for name, runs in figures.items():
         voice, synthesis = [v * 1000 for v, _ in runs], [s * 1000 for _, s in runs]
         medians[name] = (statistics.median(voice), statistics.median(synthesis))
-        print(
-            f"{name:10} {'median %.1f · p95 %.1f' % (medians[name][0], p95(voice)):>24} "
-            f"{'median %.1f · p95 %.1f' % (medians[name][1], p95(synthesis)):>24}"
-        )
+        cells = [f"median {statistics.median(v):.1f} · p95 {p95(v):.1f}" for v in (voice, synthesis)]
+        print(f"{name:10} {cells[0]:>24} {cells[1]:>24}")
     later = [e - p for e, p in zip(medians["endpoint"], medians["page"], strict=True)]
     print(f"endpoint − page (medians): first reasoning {later[0]:+.1f} ms, first content {later[1]:+.1f} ms")
 

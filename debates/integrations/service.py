@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.contrib.auth.models import AbstractBaseUser
 
 from debates import asking
@@ -19,7 +20,7 @@ from debates.live import snapshot
 from debates.live.state import read_state
 from debates.models import FINISHED, Provider, Question
 from debates.providers import check
-from debates.providers.base import ProviderError
+from debates.providers.base import ProviderError, Voice
 from debates.readiness import PanelOption, panel_options
 from debates.represent import public_url
 from debates.track import outcomes
@@ -185,15 +186,17 @@ PROBE_TIMEOUT = 15.0  # seconds for one provider's cheapest call
 
 
 async def reach(providers: list[Provider]) -> list[Reached]:
-    """Each provider asked the cheapest thing it answers (its model list, or a one-token ping), at once."""
+    """Each provider asked the cheapest thing it answers (its model list, or a one-token ping), at once:
+    the admin's own "test connection"."""
+    voices = await sync_to_async(lambda: [probe_voice(p) for p in providers])()
 
-    async def one(provider: Provider) -> Reached:
+    async def one(provider: Provider, voice: Voice) -> Reached:
         try:
             async with asyncio.timeout(PROBE_TIMEOUT):
-                return Reached(provider.name, True, await check(probe_voice(provider)))
+                return Reached(provider.name, True, await check(voice))
         except ProviderError as error:
             return Reached(provider.name, False, error.message)
         except TimeoutError:
             return Reached(provider.name, False, f"no answer within {PROBE_TIMEOUT:.0f} s")
 
-    return list(await asyncio.gather(*(one(p) for p in providers)))
+    return list(await asyncio.gather(*(one(p, v) for p, v in zip(providers, voices, strict=True))))

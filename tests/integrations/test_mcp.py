@@ -190,3 +190,16 @@ async def test_stdio_for_an_unknown_user_says_so(teorema):
     )
     assert process.returncode != 0
     assert "There is no active user “nobody”" in process.stderr.decode()
+
+
+async def test_health_says_which_keys_are_there_whether_a_provider_answers_and_each_panels_time(teorema, scripted):
+    async with over_http(teorema) as session:
+        report = (await session.call_tool("health", {})).structured_content
+        unprobed = (await session.call_tool("health", {"probe": False})).structured_content
+    assert report["ok"] is True
+    assert report["providers"] == [
+        {"name": "Fake house", "key": "present", "reachable": True, "said": report["providers"][0]["said"]}
+    ]
+    assert "answered" in report["providers"][0]["said"]
+    assert report["panels"][0]["estimated_seconds"] > 0
+    assert "reachable" not in unprobed["providers"][0]
