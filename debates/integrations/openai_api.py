@@ -5,7 +5,8 @@ or the ``openai`` package asks the panel as it would ask a model.
 (streamed and not) runs a debate on the last user message. The earlier turns are the question's
 thread: a follow-up of our previous reply's question when the chat holds one, else its context.
 The debate streams as ``reasoning_content`` (what reasoning servers send and front-ends fold), or
-inside ``<think>`` in the content (``"reasoning_format": "think"``, for clients that read only
+inside ``<think>`` in the content (``"reasoning_format": "think"``, or the header
+``X-Teorema-Reasoning: think`` for a client that sets headers but not fields, for clients that read only
 the content), or not at all (``"hidden"``); the synthesis streams as the content, then a line
 with the cost and the page's link; ``usage`` is the whole run's. Errors have OpenAI's shape.
 
@@ -60,6 +61,7 @@ OPTIONS: dict[str, tuple[type, str]] = {
     "force_panel": (bool, "true or false"),
     "context": (str, "a string"),
 }
+FORMAT_HEADER = "X-Teorema-Reasoning"  # the reasoning format, for a client that can set a header only
 ROLES = {"system", "developer", "user", "assistant", "tool"}
 KEEPALIVE = 10.0  # seconds of silence before a comment line keeps proxies from closing the stream
 
@@ -148,9 +150,11 @@ def read(request: HttpRequest) -> dict[str, Any]:
         raise Refused(400, "'model' is required: one of GET /v1/models (teorema/<panel>).", param="model")
     if payload.get("n", 1) != 1:
         raise Refused(400, "'n': a panel gives one answer per question; ask for n = 1.", param="n")
-    fmt = payload.get("reasoning_format", "reasoning_content")
+    fmt = payload.setdefault("reasoning_format", request.headers.get(FORMAT_HEADER, "reasoning_content"))
     if fmt not in FORMATS:
-        raise Refused(400, f"'reasoning_format' must be one of {', '.join(FORMATS)}.", param="reasoning_format")
+        raise Refused(
+            400, f"'reasoning_format' ({FORMAT_HEADER}) must be one of {', '.join(FORMATS)}.", param="reasoning_format"
+        )
     messages = payload.get("messages") or []
     for index, message in enumerate(messages):
         if not isinstance(message, dict) or message.get("role") not in ROLES:
@@ -267,7 +271,7 @@ class Reply:
     def __init__(self, question: Question, payload: dict[str, Any], base: str) -> None:
         self.question = question
         self.model = payload["model"]
-        self.format = FORMATS[payload.get("reasoning_format", "reasoning_content")]
+        self.format = FORMATS[payload["reasoning_format"]]
         self.usage_chunk = bool((payload.get("stream_options") or {}).get("include_usage"))
         self.id = f"chatcmpl-teorema-{question.pk}"
         self.created = int(time.time())

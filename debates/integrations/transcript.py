@@ -34,6 +34,7 @@ class Transcript:
     heard: dict[str, str] = field(default_factory=dict)  # voice -> its words so far (while it writes)
     labels: dict[str, str] = field(default_factory=dict)  # voice -> its label and kind, as its heading says
     answers: set[str] = field(default_factory=set)  # the synthesis's voices that have written something
+    done: list[Spoken] = field(default_factory=list)  # voices done while another is followed, not yet written
 
     def opening(self, question: Question) -> list[Piece]:
         return [Piece("reasoning", f"Teorema · panel {question.panel.name} · live at {self.url}\n")]
@@ -57,6 +58,9 @@ class Transcript:
                 return self.synthesis(spoken)
             case Spoken() as spoken:
                 return self.spoken(spoken)
+            case Ended():  # a run stopped mid-voice: what was done meanwhile is still written
+                self.focus, self.heard = "", {}
+                return self.written()
         return []
 
     def words(self, key: str, label: str, kind: str, text: str) -> list[Piece]:
@@ -72,19 +76,23 @@ class Transcript:
         return [Piece("reasoning", f"\n[{label} starts again]\n")] if key == self.focus else []
 
     def spoken(self, spoken: Spoken) -> list[Piece]:
-        """A voice is done: the followed one ends; another is written whole; the next writer is followed."""
+        """A voice is done. The followed one ends, and the voices done meanwhile are written whole
+        after it (never inside its text); the next writer is followed."""
         self.heard.pop(spoken.key, None)
+        if spoken.key != self.focus:
+            self.done.append(spoken)
+            return [] if self.focus else self.written()
+        self.focus = ""
+        pieces = [Piece("reasoning", f"\n[as stored]\n{spoken.text}")] if not spoken.told else []
+        return pieces + ending(spoken) + self.written()
+
+    def written(self) -> list[Piece]:
+        """The voices done while another was followed, each whole; then the next writer, followed."""
         pieces = []
-        if spoken.key == self.focus:
-            self.focus = ""
-            if not spoken.told:  # its stored text is not what streamed (cleaned, or read)
-                pieces.append(Piece("reasoning", f"\n[as stored]\n{spoken.text}"))
-        elif spoken.text or spoken.status != Outcome.DONE:
-            pieces.append(Piece("reasoning", f"\n{heading(spoken.label, spoken.kind)}\n{spoken.text}"))
-        if spoken.status != Outcome.DONE:
-            pieces.append(Piece("reasoning", f"\n_{spoken.label}: {spoken.status}. {spoken.error}_"))
-        pieces.append(Piece("reasoning", "\n"))
-        if not self.focus and self.heard:  # the voice that has written most is followed next
+        for spoken in self.done:
+            pieces += [Piece("reasoning", f"\n{heading(spoken.label, spoken.kind)}\n{spoken.text}"), *ending(spoken)]
+        self.done = []
+        if self.heard:  # the voice that has written most is followed next
             key = max(self.heard, key=lambda k: len(self.heard[k]))
             self.focus = key
             pieces.append(Piece("reasoning", f"\n{self.labels[key]}\n{self.heard[key]}"))
@@ -111,6 +119,12 @@ class Transcript:
         mark = MARK.format(id=q.pk)
         pieces.append(Piece("content", f"\n\n---\n{figures}{status} · [{mark}]({self.url})"))
         return pieces
+
+
+def ending(spoken: Spoken) -> list[Piece]:
+    """How a contribution ends in the reasoning: a line, and why when it did not complete."""
+    failed = [Piece("reasoning", f"\n_{spoken.label}: {spoken.status}. {spoken.error}_")]
+    return [*(failed if spoken.status != Outcome.DONE else []), Piece("reasoning", "\n")]
 
 
 def heading(label: str, kind: str) -> str:

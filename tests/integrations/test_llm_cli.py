@@ -11,12 +11,25 @@ from tests.integrations.conftest import Teorema
 QUESTION = "Read replicas or sharding for our reporting load?"
 
 
+MODELS = """
+- model_id: teorema
+  model_name: teorema/house
+  api_base: {url}/v1
+  api_key_name: teorema
+- model_id: teorema-think
+  model_name: teorema/house
+  api_base: {url}/v1
+  api_key_name: teorema
+  headers:
+    X-Teorema-Reasoning: think
+"""
+
+
 @pytest.fixture
 def llm(teorema: Teorema, tmp_path):
-    """``llm`` with its own config dir: Teorema's default panel as the model ``teorema``, its token as the key."""
-    (tmp_path / "extra-openai-models.yaml").write_text(
-        f"- model_id: teorema\n  model_name: teorema/house\n  api_base: {teorema.url}/v1\n  api_key_name: teorema\n"
-    )
+    """``llm`` with its own config dir: Teorema's default panel as the model ``teorema`` (and as
+    ``teorema-think``, the debate in the content), its token as the key: README's lines."""
+    (tmp_path / "extra-openai-models.yaml").write_text(MODELS.format(url=teorema.url))
     env = teorema.env | {"LLM_USER_PATH": str(tmp_path)}
 
     def run(*args: str) -> subprocess.CompletedProcess:
@@ -36,6 +49,15 @@ def test_llm_asks_the_panel_and_prints_its_synthesis_with_the_link(teorema, scri
     question = teorema.query("SELECT max(id) FROM debates_question")[0][0]
     assert f"[Teorema question {question}]({teorema.url}/q/{question}/)" in answer.stdout
     assert teorema.query("SELECT source, status FROM debates_question WHERE id = ?", question) == [("openai", "done")]
+
+
+def test_llm_shows_the_debate_as_it_goes_when_the_header_asks_for_think_tags(teorema, scripted, llm):
+    answer = llm("-m", "teorema-think", QUESTION)
+    assert answer.returncode == 0, answer.stderr
+    thought, _, after = answer.stdout.partition("</think>")
+    assert thought.startswith("<think>")
+    assert "**Panelist A** · blind answers" in thought
+    assert SYNTHESIS.strip() in after
 
 
 def test_llm_continues_the_conversation_as_a_follow_up(teorema, scripted, llm):

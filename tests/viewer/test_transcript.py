@@ -31,7 +31,7 @@ def test_voices_writing_at_once_are_each_read_whole_and_once(writes):
         if text:
             heading = f"**{VOICES[key]}** · blind answers\n"
             assert said.count(heading) == 1
-            assert said.split(heading, 1)[1].startswith(text)
+            assert said.split(heading, 1)[1].startswith(text + "\n")  # whole, and nothing inside it
     assert all(piece.field == "reasoning" for piece in reasoning)
 
 
