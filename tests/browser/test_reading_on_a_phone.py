@@ -103,4 +103,3 @@ def test_the_status_bar_never_covers_a_round_heading_or_an_anchor(provider_serve
     page.evaluate("() => document.getElementById('panel-run').scrollIntoView()")
     assert page.evaluate(UNDER_THE_BAR, "#panel-run") >= 0
     wait_for_the_end(page)
-
