@@ -128,7 +128,9 @@ def test_copy_gives_the_markdown_live_finished_shared_and_without_the_clipboard_
     reader.close()
 
 
-@pytest.mark.parametrize(("size", "scheme"), [("laptop", "light"), ("phone", "dark")])
+@pytest.mark.parametrize(
+    ("size", "scheme"), [(size, scheme) for size in ("laptop", "phone") for scheme in ("light", "dark")]
+)
 def test_markdown_and_figures_move_as_the_text_streams_and_nothing_in_it_runs(provider_server, signed_in, size, scheme):
     script(provider_server, MARKDOWN + XSS, tokens_per_second=12)
     page = signed_in("alice")
