@@ -18,6 +18,7 @@ from debates.engine.events import (
     ContributionResult,
     ContributionRetrying,
     ContributionStarted,
+    Meter,
     Sink,
 )
 from debates.engine.reading import gates
@@ -112,7 +113,10 @@ async def call(
     options): the voice is asked again, and what it says the second time is kept.
     """
     seat, round_index, kind = tally.seat, tally.round, tally.kind
-    await sink.emit(ContributionStarted(round_index, seat.key, seat.label, kind))
+    prompt = providers.estimate_tokens(sum(len(m.content) for m in tally.messages))
+    meter = Meter(prompt, seat.voice.price_in, seat.voice.price_out)
+    started = ContributionStarted(round_index, seat.key, seat.label, kind, meter)
+    await sink.emit(started)
     for gate_try in range(1, GATE_TRIES + 1):
         streamed = False
         try:
@@ -133,7 +137,7 @@ async def call(
                     await sink.emit(ContributionQueued(round_index, seat.key, event.position, event.of))
                 elif isinstance(event, Started):
                     tally.queued_ms += event.queued_ms
-                    await sink.emit(ContributionStarted(round_index, seat.key, seat.label, kind))
+                    await sink.emit(started)
         except ProviderError as error:
             tally.add(error.attempts)
             tally.spend(error.spent)

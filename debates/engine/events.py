@@ -37,6 +37,16 @@ class RoundStarted(Event):
 
 
 @dataclass(frozen=True)
+class Meter:
+    """What a call spends as it streams, before its provider says: its prompt's tokens (estimated)
+    and the voice's prices per million tokens. The page estimates the words as they arrive."""
+
+    prompt_tokens: int = 0
+    price_in: Decimal = Decimal("0")
+    price_out: Decimal = Decimal("0")
+
+
+@dataclass(frozen=True)
 class ContributionStarted(Event):
     """The voice's call starts; emitted again when a queued call starts generating (its latency counts from there)."""
 
@@ -44,6 +54,7 @@ class ContributionStarted(Event):
     seat: str
     label: str
     kind: StepKind
+    meter: Meter = Meter()
 
 
 @dataclass(frozen=True)

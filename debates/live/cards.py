@@ -14,7 +14,7 @@ from typing import Any
 from django.utils.safestring import SafeString
 from django.utils.text import slugify
 
-from debates.engine.events import ContributionResult
+from debates.engine.events import ContributionResult, Meter
 from debates.engine.reading import judgement
 from debates.engine.reading.judgement import Judgement
 from debates.engine.vocabulary import RETIRED, Outcome, StepKind
@@ -52,6 +52,7 @@ class Card:
     cost: Decimal | None = None
     latency_ms: int = 0
     started_ms: int = 0  # epoch ms the call started generating, for the elapsed-time counter
+    meter: Meter = field(default_factory=Meter)  # what its call spends while it streams (the page estimates)
     position: int = 0  # queued: its place in line for a shared model (1 is generating), of ``of``
     of: int = 0
     decision: str = ""

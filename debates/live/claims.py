@@ -5,6 +5,7 @@ this turns it into rows and cells a template can loop over. Every mark has a sym
 (by its CSS class) and words, so that nothing is said by colour alone.
 """
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -85,6 +86,9 @@ class Said:
         return self.kind.replace("_", " ")
 
 
+CLAIM_STATUSES = ("standing", "contested", "conceded", "withdrawn")
+
+
 @dataclass(frozen=True)
 class Claim:
     id: str
@@ -134,6 +138,12 @@ class LedgerView:
     unmatched: list[dict[str, Any]]
     grouped_by: str = ""  # how the answers were grouped, in words
     agreement_notes: tuple[str, ...] = ()  # the guards' refusals, a judge that could not be used
+
+    @property
+    def tally(self) -> str:
+        """How the claims stand, in words ("3 standing, 1 contested"): the line of the folded table."""
+        counts = Counter(claim.status for claim in self.claims)
+        return ", ".join(f"{counts[status]} {status}" for status in CLAIM_STATUSES if counts[status])
 
     @property
     def legend(self) -> list[tuple[str, str, str, str]]:

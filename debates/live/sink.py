@@ -270,6 +270,7 @@ class LiveSink:
                     text="",
                     error="",
                     started_ms=int(time.time() * 1000),
+                    meter=event.meter,
                     position=0,
                     of=0,
                 )

@@ -16,6 +16,7 @@ from debates.track.figures import MIN_SHARED, Bin, Pair, Record
 
 WIDTH, HEIGHT = 400, 300
 LEFT, RIGHT, TOP, BOTTOM = 46, 22, 12, 42  # the plot area's margins, for axis labels
+LABEL_TOP = 14  # the highest baseline a point's label may take: its 12 px text stays inside the chart
 Ticks = Sequence[tuple[float, str]]  # (value, its label) along an axis
 
 
@@ -166,15 +167,16 @@ def cost_against_agreement(records: Sequence[Record]) -> SafeString:
         shares = shares[:: math.ceil(len(shares) / 6)]
     marks = axes(x, y, _cost_ticks(low, high, log), shares, "$ per question (its own calls)", "sided with verdict")
     placed = sorted(((x(c), y(r), v) for c, r, v in zip(costs, rates, voices, strict=True)), key=lambda p: p[1])
-    labels = _spread([(cx, cy - 8) for cx, cy, _ in placed])
-    for (cx, cy, record), (lx, ly) in zip(placed, labels, strict=True):
+    anchors = [(cx, max(cy - 8, LABEL_TOP)) for cx, cy, _ in placed]  # above its point, never above the chart
+    labels = _spread(anchors)
+    for (cx, cy, record), (_, wanted), (lx, ly) in zip(placed, anchors, labels, strict=True):
         rate = record.sided_rate or 0.0
         cost = f"${float(record.cost_per_question or 0):.4f} per question"
         sided = f"sided with the verdict on {record.sided} of {record.known} ({rate:.0%})"
         title = element("title", f"{record.name}: {cost}, {sided}")
         marks.append(element("circle", title, cls="point", cx=cx, cy=cy, r=5))
         anchor, offset = ("end", -8) if cx > WIDTH * 0.62 else ("start", 8)
-        if abs(ly - (cy - 8)) > 3:  # moved to stay readable: a line says whose label it is
+        if abs(ly - wanted) > 3:  # moved to stay readable: a line says whose label it is
             marks.append(element("line", cls="leader", x1=cx, y1=cy, x2=lx + offset * 0.6, y2=ly - 4))
         marks.append(element("text", _short(record.name), cls="point-label", x=lx + offset, y=ly, text_anchor=anchor))
     return chart(label, marks)

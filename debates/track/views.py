@@ -4,7 +4,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods
 
 from debates.access import visible_question
 from debates.question_page import render_question
@@ -27,10 +27,13 @@ def models_page(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def mark_outcome(request: HttpRequest, pk: int) -> HttpResponse:
-    """Record the judgement; a value or note refused shows the page again with the note as typed."""
+    """Record the judgement; a value or note refused shows the page again with the note as typed.
+    A GET is the form alone, for a page whose run just ended under the reader's eyes."""
     question = visible_question(request, pk)
+    if request.method == "GET":
+        return render(request, "debates/partials/verdict_outcome.html", {"q": question})
     form = OutcomeForm(request.POST)
     try:
         outcome = record(question, request.user, form)

@@ -112,6 +112,8 @@
   }
   function announce(verdict) {
     document.title = verdict.dataset.title;
+    notify(verdict);
+    htmx.trigger(document.body, "teorema-over"); // what this reader alone may do next (the outcome form)
     var region = document.getElementById("announce");
     if (region !== null) { region.textContent = verdict.dataset.announce; }
     var toast = document.querySelector("[data-toast]");
@@ -134,6 +136,48 @@
   document.addEventListener("click", function (event) {
     if (event.target.closest("[data-toast-close], [data-toast-read]") !== null) { hideToast(); }
   });
+
+  // A browser notification when the run ends in a background tab: opted into with a click (the
+  // permission is asked then, never before), remembered for the next runs.
+  var NOTIFY = "teorema.notify";
+  function notifying() {
+    return window.Notification !== undefined && Notification.permission === "granted" && localStorage.getItem(NOTIFY) === "on";
+  }
+  function showNotify() {
+    var button = document.querySelector("[data-notify]");
+    if (button === null || window.Notification === undefined || Notification.permission === "denied") { return; }
+    button.hidden = false;
+    button.setAttribute("aria-pressed", String(notifying()));
+    button.textContent = notifying() ? "Notifying when it ends ✓" : "Notify me when it ends";
+  }
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-notify]");
+    if (button === null) { return; }
+    if (notifying()) {
+      localStorage.removeItem(NOTIFY);
+      showNotify();
+      return;
+    }
+    Notification.requestPermission().then(function (permission) {
+      if (permission === "granted") { localStorage.setItem(NOTIFY, "on"); }
+      showNotify();
+    });
+  });
+  function notify(verdict) {
+    if (!document.hidden || !notifying()) { return; }
+    var note = new Notification(verdict.dataset.title, { body: verdict.dataset.announce, tag: verdict.dataset.title });
+    note.onclick = function () { window.focus(); note.close(); };
+  }
+  showNotify();
+
+  // Headings and anchors scrolled to land below the sticky status bar, whatever its height.
+  var bar = document.querySelector(".live-bar");
+  if (bar !== null && window.ResizeObserver !== undefined) {
+    new ResizeObserver(function () {
+      var height = bar.isConnected ? bar.getBoundingClientRect().height : 0;
+      document.documentElement.style.setProperty("--live-bar", height + "px");
+    }).observe(bar);
+  }
 
   // Jargon: a term's meaning opens in the text on a click, a tap or a key, and closes the same way.
   document.addEventListener("click", function (event) {

@@ -75,6 +75,9 @@ def test_the_ledger_appears_live_then_reads_on_a_laptop_and_on_a_phone(provider_
     assert "agrees in part" in stances
     assert page.locator("#ledger .cell.end-attacked").count() == 1
     assert "Changed its mind — partly" in page.text_content(".kind-debate")  # in a folded card, a click away
+    assert page.locator("#ledger .matrix").is_hidden()  # folded to a line once the run is over …
+    assert re.search(r"6: \d standing", page.inner_text("#ledger details.claims > summary"))
+    page.click("#ledger details.claims > summary")  # … a click away
     assert page.evaluate(NO_SIDEWAYS_SCROLL)
     assert page.locator("#ledger thead th >> nth=1").is_visible()  # a real table on a laptop
     assert page.locator("#ledger .cell-who").first.is_hidden()  # the column header names the voice

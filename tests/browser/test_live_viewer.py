@@ -85,6 +85,7 @@ def test_a_debate_streams_live_survives_a_reload_and_reveals_who_was_who(provide
     assert sorted(texts) == sorted(ANSWERS.values())  # each answer exactly once, whole
     sections = page.eval_on_selector_all("#outcome .synthesis-section h3", "hs => hs.map(h => h.textContent)")
     assert sections == ["Consensus", "Disagreements", "Verdict"]
+    page.click(".reveal > summary")  # folded: each card names its voice already
     reveal = page.inner_text(".reveal")
     for family in FAMILIES:
         assert f"model-{family}" in reveal
