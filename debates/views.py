@@ -133,6 +133,16 @@ def history(request: HttpRequest) -> HttpResponse:
     status = request.GET.get("status", "")
     if status in Status:
         questions = questions.filter(status=status)
+    # An evaluation's items are its own page's business: here only when asked for.
+    evaluations = request.GET.get("evaluations") == "1"
+    if not evaluations:
+        questions = questions.filter(evaluation_items__isnull=True)
     page = history_page(questions, request.GET.get("page"), HISTORY_PAGE)
-    context = {"page": page, "search": search, "status": status, "statuses": Status.choices()}
+    context = {
+        "page": page,
+        "search": search,
+        "status": status,
+        "statuses": Status.choices(),
+        "evaluations": evaluations,
+    }
     return render(request, "debates/history.html", context)
