@@ -22,7 +22,7 @@ class Example:
 
 EXAMPLES = (
     Example(
-        "A question models disagree on",
+        "Where models disagree",
         "Independent answers, then a debate: the verdict keeps the disagreement as the map of where not to trust it.",
         "Will more than half of the new cars sold in the EU in 2030 be fully electric? Give the evidence on both "
         "sides and what would change your answer.",

@@ -262,7 +262,7 @@ def test_a_file_written_for_the_old_key_protocol_imports_with_a_note_in_the_comm
     assert Provider.objects.get().wire == "anthropic"
     note = '[[providers]] "OpenAI" (entry 1): "protocol" is the old name of "wire": read as "wire"; rename it'
     assert f"warning: {note}" in output
-    assert output.strip().endswith("4 created, 0 updated, 0 unchanged.")
+    assert ": 4 created, 0 updated, 0 unchanged.\n" in output
 
 
 def test_with_both_the_old_and_the_new_key_wire_wins_and_a_note_says_so() -> None:

@@ -55,7 +55,7 @@ class EvaluationForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        built_in = (ARITHMETIC, "Arithmetic (Du et al.'s a+b*c+d-e*f, generated)")
+        built_in = (ARITHMETIC, "Arithmetic (Du et al., generated)")
         dataset, panel = self.fields["dataset"], self.fields["panel"]
         assert isinstance(dataset, forms.ChoiceField)
         assert isinstance(panel, forms.ModelChoiceField)

@@ -80,7 +80,7 @@ def test_an_evaluation_starts_from_the_page_and_its_progress_moves_live(
     assert page.evaluate(NO_SIDEWAYS_SCROLL)
     page.goto("/history/")
     assert "How many moons does Mars have?" not in page.inner_text("main")
-    page.check("input[name=evaluations]")
+    page.select_option("select[name=evaluations]", "1")
     page.click(".search button[type=submit]")
     assert "How many moons does Mars have?" in page.inner_text("main")
     assert page.console_errors == []
