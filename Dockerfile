@@ -39,6 +39,7 @@ COPY teorema teorema
 COPY debates debates
 COPY templates templates
 COPY static static
+COPY datasets datasets
 # The hashed static files TEOREMA_PRODUCTION=1 serves; local-mode settings serve them from the apps.
 RUN TEOREMA_PRODUCTION=1 SECRET_KEY=collectstatic-only TEOREMA_DATA_DIR=/tmp/collectstatic \
     .venv/bin/python manage.py collectstatic --no-input \

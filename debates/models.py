@@ -283,14 +283,16 @@ class Panel(models.Model):
         return [membership.panelist for membership in memberships]
 
     def self_judging(self) -> list[str]:
-        """Judges on the same model as a panelist: they would judge their own answer (self-preference)."""
+        """Judges on the same model as some panelists but not all: they would favour their own answers
+        over the others' (self-preference). A panel all on the judge's model has no other answer to
+        disfavour; that its voices are one model is said as its heterogeneity, not here."""
         members = self.roster()
         judges = [("moderator", self.moderator), ("tie-breaker", self.tie_breaker)]
         judges += [("moderator's stand-in", self.fallback_moderator), ("agreement judge", self.judge)]
         warnings = []
         for role, judge in judges:
             same = [m.name for m in members if judge and (m.model, m.provider_id) == (judge.model, judge.provider_id)]
-            if judge is not None and same:
+            if judge is not None and same and len(same) < len(members):
                 who = f"panelist {same[0]} does" if len(same) == 1 else f"panelists {', '.join(same)} do"
                 warnings.append(
                     f"The {role} {judge.name} runs {judge.model}, as {who}: it would judge its own answers "

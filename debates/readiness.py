@@ -115,13 +115,21 @@ def lineup_problems(members: list[Panelist], judges: list[Panelist]) -> list[str
         elif not p.provider.has_usable_key:
             keyless.setdefault(p.provider, []).append(p.name)
     for provider, names in keyless.items():
-        why = (
-            f"{provider.api_key_env} is not set in the server's environment"
-            if provider.api_key_env
-            else "no API key is stored for it"
-        )
-        found.append(f"{provider.name} has no key for {', '.join(names)}: {why}")
+        found.append(f"{provider.name} has no key for {', '.join(names)}: {missing_key(provider)}")
     return list(dict.fromkeys(found))
+
+
+def missing_key(provider: Provider) -> str:
+    """Why a provider that needs a key has none, naming the fix: an unset variable is not a key never stored."""
+    if provider.api_key_env:
+        return f"{provider.api_key_env} is not set in the server's environment"
+    return "no API key is stored for it"
+
+
+def providers_needing_keys() -> list[Provider]:
+    """Enabled providers that an enabled panelist runs on and that still lack the key they need."""
+    used = Provider.objects.filter(enabled=True, panelists__enabled=True).distinct()
+    return [provider for provider in used if not provider.has_usable_key]
 
 
 def unkeyed_provider(panel: Panel) -> Provider | None:

@@ -26,6 +26,7 @@ urlpatterns = [
     path("models/", track.models_page, name="models"),
     path("q/<int:pk>/outcome/", track.mark_outcome, name="mark_outcome"),
     path("evaluations/", evaluations.evaluations, name="evaluations"),
+    path("evaluations/list/", evaluations.evaluation_list, name="evaluation_list"),
     path("evaluations/<int:pk>/", evaluations.evaluation, name="evaluation"),
     path("evaluations/<int:pk>/results/", evaluations.results, name="evaluation_results"),
     path("evaluations/<int:pk>/export.<str:fmt>", evaluations.download, name="evaluation_export"),

@@ -11,12 +11,13 @@ from django.views.decorators.http import require_POST
 from debates import asking, discover
 from debates.access import visible_question
 from debates.conversations.threads import history_page
+from debates.examples import EXAMPLES
 from debates.forms import AskForm
 from debates.live import snapshot
 from debates.live.state import read_state
 from debates.models import Question, Status
 from debates.question_page import live_context, render_question
-from debates.readiness import panel_options
+from debates.readiness import missing_key, panel_options, providers_needing_keys
 from debates.runs import execute, tasks
 
 HISTORY_PAGE = 20
@@ -44,6 +45,8 @@ def ask(request: HttpRequest) -> HttpResponse:
         "options": options,
         "runnable": runnable,
         "demo": demo,
+        "examples": EXAMPLES,
+        "needing_keys": [(provider, missing_key(provider)) for provider in providers_needing_keys()],
         # Looked for only when it helps: the panel on offer is the demo model, or none can run.
         "servers": discover.local_servers() if demo or not runnable else [],
     }
@@ -130,6 +133,16 @@ def history(request: HttpRequest) -> HttpResponse:
     status = request.GET.get("status", "")
     if status in Status:
         questions = questions.filter(status=status)
+    # An evaluation's items are its own page's business: here only when asked for.
+    evaluations = request.GET.get("evaluations") == "1"
+    if not evaluations:
+        questions = questions.filter(evaluation_items__isnull=True)
     page = history_page(questions, request.GET.get("page"), HISTORY_PAGE)
-    context = {"page": page, "search": search, "status": status, "statuses": Status.choices()}
+    context = {
+        "page": page,
+        "search": search,
+        "status": status,
+        "statuses": Status.choices(),
+        "evaluations": evaluations,
+    }
     return render(request, "debates/history.html", context)

@@ -291,6 +291,7 @@ class TeoremaSettings(TypedDict):
     RETRY_MAX_SECONDS: float
     RETRY_AFTER_CAP_SECONDS: float
     LOCAL_SERVERS: dict[str, str]
+    DATASETS_DIR: str
 
 
 TEOREMA: TeoremaSettings = {
@@ -319,6 +320,8 @@ TEOREMA: TeoremaSettings = {
     }
     if env_bool("TEOREMA_DISCOVER_LOCAL_SERVERS", not PRODUCTION)
     else {},
+    # The labelled data sets the Evaluations page offers (.jsonl and .csv files), beside the built-in task.
+    "DATASETS_DIR": os.environ.get("TEOREMA_DATASETS_DIR", str(BASE_DIR / "datasets")),
 }
 
 # Request size limits (docs/api.md): 1 MiB for the rest of a form plus the longest question and

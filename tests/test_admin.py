@@ -120,6 +120,30 @@ def test_a_new_key_and_clear_key_together_are_refused(admin_client: Client, prov
     assert provider.api_key == KEY
 
 
+@pytest.mark.parametrize("field", ["api_key", "api_key_env"])
+@pytest.mark.parametrize("wire", [{"preset": "local", "wire": ""}, {"preset": "", "wire": "local"}])
+def test_a_key_for_the_embedded_model_is_refused_in_words(admin_client: Client, roster: Panel, field, wire) -> None:
+    embedded = roster.moderator.provider
+    form = provider_form(name=embedded.name, base_url="", **wire, **{field: "sk-never-used-0000"})
+
+    response = admin_client.post(change_url(embedded), form)
+
+    assert "The embedded model runs inside Teorema and takes no key" in response.content.decode()
+    embedded.refresh_from_db()
+    assert (embedded.api_key_encrypted, embedded.api_key_env) == ("", "")
+
+
+def test_the_embedded_model_saves_without_a_key(admin_client: Client, roster: Panel) -> None:
+    embedded = roster.moderator.provider
+    form = provider_form(name=embedded.name, preset="local", wire="", base_url="", total_timeout="300")
+
+    response = admin_client.post(change_url(embedded), form)
+
+    assert response.status_code == 302
+    embedded.refresh_from_db()
+    assert embedded.total_timeout == 300
+
+
 @pytest.mark.parametrize(
     "base_url",
     [

@@ -89,6 +89,34 @@ def test_default_roster_is_a_local_trio_of_methods_on_smollm2() -> None:
     assert all(v.max_tokens <= 300 and v.provider.wire == "local" for v in voices)
 
 
+def test_the_default_roster_imports_without_a_warning() -> None:
+    """Every voice and the moderator on one model: nothing the user did, nothing to warn about."""
+    report = import_roster(DEFAULT.read_text())
+
+    assert report.warnings == []
+
+
+def test_the_import_lists_each_provider_still_needing_a_key_with_its_admin_page(monkeypatch) -> None:
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "PERPLEXITY_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GEMINI_API_KEY", "set-in-the-environment")
+
+    output = roster_command("import", str(EXAMPLE))
+
+    openai, anthropic, gemini = (Provider.objects.get(name=n) for n in ("OpenAI", "Anthropic", "Gemini"))
+    listed = output.split("Still needing a key")[1]
+    openai_page = f"/admin/debates/provider/{openai.pk}/change/"
+    assert f"  OpenAI: OPENAI_API_KEY is not set in the server's environment · {openai_page}" in listed
+    assert f"/admin/debates/provider/{anthropic.pk}/change/" in listed
+    assert gemini.name not in listed  # its key is in the environment
+
+
+def test_an_import_whose_providers_all_have_keys_lists_none() -> None:
+    output = roster_command("import", str(DEFAULT))
+
+    assert "Still needing a key" not in output
+
+
 def test_export_reads_back_unchanged_into_an_empty_database() -> None:
     import_roster(EXAMPLE.read_text())
     import_roster(DEFAULT.read_text())
@@ -234,7 +262,7 @@ def test_a_file_written_for_the_old_key_protocol_imports_with_a_note_in_the_comm
     assert Provider.objects.get().wire == "anthropic"
     note = '[[providers]] "OpenAI" (entry 1): "protocol" is the old name of "wire": read as "wire"; rename it'
     assert f"warning: {note}" in output
-    assert output.strip().endswith("4 created, 0 updated, 0 unchanged.")
+    assert ": 4 created, 0 updated, 0 unchanged.\n" in output
 
 
 def test_with_both_the_old_and_the_new_key_wire_wins_and_a_note_says_so() -> None:

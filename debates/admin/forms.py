@@ -13,7 +13,7 @@ from django.utils.text import slugify
 from debates.engine.vocabulary import Protocol
 from debates.forms import OptionsField
 from debates.models import ZERO, Membership, Panel, Panelist, Provider
-from debates.presets import PRESETS
+from debates.presets import PRESETS, Wire
 from debates.providers.catalog import family
 
 
@@ -49,6 +49,14 @@ class ProviderForm(forms.ModelForm):
         data = self.cleaned_data
         if data.get("api_key") and data.get("clear_key"):
             raise forms.ValidationError("Enter a new key or clear the stored one, not both.")
+        if self.embedded():
+            for name in ("api_key", "api_key_env"):
+                if data.get(name):
+                    self.add_error(
+                        name,
+                        "The embedded model runs inside Teorema and takes no key: leave this blank "
+                        "(a key given here would never be used).",
+                    )
         moved = self.moved_host()
         if moved and not data.get("api_key") and not data.get("clear_key"):
             self.add_error(
@@ -57,6 +65,11 @@ class ProviderForm(forms.ModelForm):
                 "stored one, so that a key is never sent to a host it was not given for.",
             )
         return data
+
+    def embedded(self) -> bool:
+        """The embedded model's wire, given or filled in by the preset (as Provider.clean fills it)."""
+        preset = PRESETS.get(self.cleaned_data.get("preset") or "")
+        return (self.cleaned_data.get("wire") or (preset.wire if preset else "")) == Wire.LOCAL
 
     def moved_host(self) -> str:
         """“old → new” when a stored key would go to another scheme, host or port than before; else "".

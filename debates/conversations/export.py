@@ -1,16 +1,20 @@
-"""A whole debate as a file: JSON in the API's own shape (``represent``) plus the thread, and
-Markdown written from that same JSON, so both say the same and hide the same."""
+"""A whole debate as a file: JSON in the API's own shape (``represent``) plus the thread and the
+recorded outcome, and Markdown written from that same JSON, so both say the same and hide the same:
+everything the page shows, with the models' own headings demoted under the export's."""
 
 import json
+import re
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 
 from debates.conversations import sharing, threads
-from debates.live import snapshot
+from debates.live import claims, snapshot
 from debates.live.state import read_state
-from debates.models import Question
+from debates.models import Question, VerdictOutcome
+from debates.render import MARKDOWN
 from debates.represent import represent
+from debates.track import outcomes
 
 FORMATS = {"md": "text/markdown; charset=utf-8", "json": "application/json"}
 
@@ -25,6 +29,9 @@ def document(request: HttpRequest, question: Question, user: Any | None) -> dict
         else {"text": None, "verdict": None, "url": None}
         for q, url in zip(earlier, sharing.reader_urls(earlier, user), strict=True)
     ]
+    data["human_decision"] = question.human_decision
+    recorded = VerdictOutcome.objects.filter(question=question).select_related("marked_by").first()
+    data["outcome"] = {k: v for k, v in outcomes.as_dict(recorded).items() if k != "question"} if recorded else None
     if user is None:
         return by_link(request, question, data)
     return data
@@ -35,7 +42,9 @@ def by_link(request: HttpRequest, question: Question, data: dict[str, Any]) -> d
     reader uses (the page, the API, the socket), no other question's number, and no cost if hidden."""
     internal = {"api_url", "ws_url"}
     data = {key: value for key, value in data.items() if key not in internal}
-    data |= {"url": request.build_absolute_uri(sharing.link_path(question)), "follow_up_of": None, "reask_of": None}
+    link = request.build_absolute_uri(sharing.link_path(question))
+    # The shared page shows no judgement of the verdict: neither does its export.
+    data |= {"url": link, "follow_up_of": None, "reask_of": None, "outcome": None}
     return sharing.without_cost(data) if question.hide_cost else data
 
 
@@ -62,19 +71,47 @@ def table(headings: tuple[str, ...], rows: list[list[Any]]) -> list[str]:
 
 
 def markdown(data: dict[str, Any]) -> str:
-    """The debate as a Markdown document, in the order the page reads: question, rounds, outcome."""
+    """The debate as a Markdown document, in the order the page reads: question, verdict, what it
+    rests on (consensus, the panel, stances and claims), the rounds, the synthesis, who was who."""
     facts = f"{data['protocol']} protocol · criticality {data['criticality']} · {data['status']}"
     out = [f"# Teorema · question {data['id']}", "", data["url"], "", f"Panel `{data['panel']}` · {facts}", ""]
     out += thread_part(data["thread"])
     out += ["## Question", "", data["text"], ""]
     out += ["## Context", "", data["context"], ""] if data["context"] else []
     out += [f"**{data['status'].capitalize()}:** {data['error']}", ""] if data["error"] else []
-    out += ["## Verdict", "", data["verdict"], ""] if data["verdict"] else []
+    out += verdict_part(data)
+    out += consensus_part(data["consensus"])
+    out += panel_part(data["panel_run"])
+    out += ledger_part(data)
     out += rounds_part(data)
-    out += outcome_part(data)
+    out += synthesis_part(data["synthesis"])
+    out += outcome_part(data["outcome"])
+    out += identities_part(data["identities"])
     totals = f"{data['calls']} calls · {data['tokens_in'] + data['tokens_out']} tokens"
     out += ["## Totals", "", f"{totals} · ${data['cost']}" if "cost" in data else totals, ""]
     return "\n".join(out)
+
+
+def demoted(text: str, level: int) -> str:
+    """Model text placed under one of our headings: its top heading becomes ``level`` and the others
+    follow (at most 6), read by the page's own Markdown parser, so a ``#`` in a code fence stays code."""
+    lines = text.split("\n")
+    headings = [t for t in MARKDOWN.parse(text) if t.type == "heading_open" and t.map]
+    if not headings:
+        return text
+    shift = max(0, level - min(int(t.tag[1]) for t in headings))
+    for token in reversed(headings):  # from the end: a setext heading loses its underline line
+        start, end = token.map or (0, 0)
+        marks = "#" * min(int(token.tag[1]) + shift, 6)
+        if token.markup.startswith("#"):
+            at = lines[start].index(token.markup)
+            lines[start] = lines[start][:at] + marks + lines[start][at + len(token.markup) :]
+        else:  # setext: its text lines, then a line of = or -
+            prefix = re.match(r"\s*(?:>\s*)*", lines[start])
+            at = prefix.end() if prefix else 0
+            title = " ".join(line[at:].strip() for line in lines[start : end - 1])
+            lines[start:end] = [f"{lines[start][:at]}{marks} {title}"]
+    return "\n".join(lines)
 
 
 def thread_part(thread: list[dict[str, Any]]) -> list[str]:
@@ -90,8 +127,124 @@ def thread_part(thread: list[dict[str, Any]]) -> list[str]:
     return [*out, ""]
 
 
+def verdict_part(data: dict[str, Any]) -> list[str]:
+    """The verdict with the moderator's confidence and the evidence's strength, and a person's decision."""
+    synthesis = data["synthesis"] or {}
+    out = ["## Verdict", "", demoted(data["verdict"], 3), ""] if data["verdict"] else []
+    facts = [f"confidence {synthesis['confidence']:.2f}"] if synthesis.get("confidence") is not None else []
+    facts += [f"{synthesis['evidence_strength']} evidence"] if synthesis.get("evidence_strength") else []
+    out += [f"*{' · '.join(facts)}*", ""] if facts and data["verdict"] else []
+    if data["human_decision"]:
+        out += [f"**A person decided:** {data['human_decision']}", ""]
+    return out
+
+
+def consensus_part(consensus: dict[str, Any] | None) -> list[str]:
+    if not consensus:
+        return []
+    reached = f"reached: the panel decides {consensus['decision']}" if consensus.get("reached") else "not reached"
+    out = [
+        "## Consensus",
+        "",
+        f"Agreement {consensus['agreement']} against the threshold {consensus['threshold']}: {reached}.",
+    ]
+    if consensus.get("seats", 0) > consensus.get("votes", 0):
+        out.append(f"Counted on the {consensus['votes']} votes cast of {consensus['seats']} voters.")
+    out.append("")
+    out += [f"- **{cell(g['decision'])}** — {', '.join(g['labels'])}" for g in consensus.get("groups", [])]
+    out += [""] if consensus.get("groups") else []
+    tie = consensus.get("tie_breaker") or {}
+    if consensus.get("escalation") == "human_review":
+        out += ["Escalated: needs human review.", ""]
+    elif consensus.get("escalation") == "tie_breaker":
+        why = f": {tie['reasoning']}" if tie.get("reasoning") else ""
+        out += [f"Escalated to the tie-breaker, which decided {tie.get('decision', '…')}{why}", ""]
+    return [*out, *(line for note in consensus.get("notes", []) for line in (note, ""))]
+
+
+def panel_part(run: dict[str, Any]) -> list[str]:
+    """The panel that ran, as the page discloses it: the brief, voices, heterogeneity, debate check, degradations."""
+    if not run:
+        return []
+    out = ["## The panel that ran", ""]
+    out += ["### The facilitator's brief", "", demoted(run["brief"], 4), ""] if run.get("brief") else []
+    out += [f"{run['judge'][:1].upper()}{run['judge'][1:]}.", ""] if run.get("judge") else []
+    for voice in sorted(run.get("voices", []), key=lambda v: v["label"]):
+        method = f" ({voice['method'].replace('_', ' ')})" if voice.get("method") not in (None, "", "none") else ""
+        dropped = f" — {voice['status']}" if voice.get("status") != "active" else ""
+        out.append(f"- {voice['label']}{method}{dropped}")
+    out += [""] if run.get("voices") else []
+    if run.get("heterogeneity"):
+        out += [f"Heterogeneity: {run['heterogeneity']} — {run.get('note', '')}", ""]
+    if check := run.get("debate"):
+        said = "Debate skipped" if check.get("skipped") else "Debate"
+        contested = (
+            f" Debated only the contested claims: {', '.join(check['contested'])}." if check.get("contested") else ""
+        )
+        out += [f"**{said}:** {check.get('reason', '')}.{contested}", ""]
+    out += ["**Degraded:**", "", *(f"- {line}" for line in run["degradations"]), ""] if run.get("degradations") else []
+    return out
+
+
+def ledger_part(data: dict[str, Any]) -> list[str]:
+    """Where the panel stands (each voice's stance) and the claim ledger, as the page draws them."""
+    stances = (data["synthesis"] or {}).get("stances")
+    view = claims.view(data["ledger"], data["identities"], stances) if data["ledger"] else None
+    if view is None:
+        return []
+    out = [
+        "## Where the panel stands",
+        "",
+        f"**Emerging answer:** {view.emerging or 'none yet: no answer leads the others.'}",
+        "",
+    ]
+    out += [view.grouped_by, ""] if view.grouped_by else []
+    out += [*(f"- {note}" for note in view.agreement_notes), ""] if view.agreement_notes else []
+    for voice in view.voices:
+        who = f"{voice.label} ({voice.name})" if voice.name else voice.label
+        why = f" — {voice.why}" if voice.why else ""
+        differs = f" (the moderator reads it otherwise: {voice.moderator_words})" if voice.moderator_differs else ""
+        out.append(f"- {who}: {voice.symbol} {voice.words}{why}{differs}")
+    out.append("")
+    out += [*(f"- {flag}" for flag in view.flags), ""] if view.flags else []
+    out += [f"- {label}: its claims could not be read." for label in view.unreadable]
+    out += [""] if view.unreadable else []
+    if view.claims:
+        headings = (
+            "Claim",
+            "By",
+            "Kind",
+            "Confidence",
+            "Status",
+            "Text",
+            "Falsified if",
+            *(v.label for v in view.voices),
+        )
+        rows = [
+            [
+                c.id,
+                c.author,
+                c.kind,
+                f"{c.confidence}%" if c.confidence is not None else "",
+                c.status,
+                c.text,
+                c.falsifier,
+                *(f"{x.start.words} → {x.end.words}" if x.moved else x.end.words for x in c.cells),
+            ]
+            for c in view.claims
+        ]
+        out += ["### Claim ledger", "", *table(headings, rows)]
+        said = [
+            f"- {w.target}: {w.by} {w.what}{f' ({w.how})' if w.how else ''}: {w.reason or 'no reason given'}"
+            for c in view.claims
+            for w in c.said
+        ]
+        out += ["What the voices said of them:", "", *said, ""] if said else []
+    return out
+
+
 def rounds_part(data: dict[str, Any]) -> list[str]:
-    """Each round, each voice's contribution whole; once revealed, who each voice was."""
+    """Each round, each voice's contribution whole (its headings under the voice's); once revealed, who it was."""
     names = {who["label"]: who["name"] for who in data["identities"]}
     out = []
     for round_ in data["rounds"]:
@@ -100,33 +253,43 @@ def rounds_part(data: dict[str, Any]) -> list[str]:
             who = f"{c['label']} ({names[c['label']]})" if c["label"] in names else c["label"]
             facts = [c["kind"], c["status"], f"{c['tokens_in'] + c['tokens_out']} tokens"]
             facts += [f"${c['cost']}"] if c.get("cost") is not None else []
+            facts += [f"confidence {c['confidence']:.2f}"] if c.get("confidence") is not None else []
             out += [f"### {who}", "", f"*{' · '.join(facts)}*", ""]
             out += [f"**Decision:** {c['decision']}", ""] if c["decision"] else []
-            out += [c["text"] or c["error"] or "(no text)", ""]
+            out += [f"**Flags:** {'; '.join(c['flags'])}", ""] if c.get("flags") else []
+            if change := c.get("change"):
+                out += [f"**Change:** {change.get('degree', '')} — {change.get('reason') or 'no reason given'}", ""]
+            out += [demoted(c["text"], 4) if c["text"] else c["error"] or "(no text)", ""]
     return out
 
 
-def outcome_part(data: dict[str, Any]) -> list[str]:
-    """The claim ledger, the vote's consensus, the synthesis and who was who, where present."""
-    out = []
-    if data["ledger"] and data["ledger"].get("claims"):
-        claims = [[c["id"], c["author"], c["status"], c["text"]] for c in data["ledger"]["claims"]]
-        out += ["## Claim ledger", "", *table(("Claim", "By", "Status", "Text"), claims)]
-    if consensus := data["consensus"]:
-        reached = f"reached: {consensus['decision']}" if consensus.get("reached") else "not reached"
-        out += [
-            "## Consensus",
-            "",
-            f"Agreement {consensus['agreement']} against {consensus['threshold']}: {reached}.",
-            "",
-        ]
-    if synthesis := data["synthesis"]:
-        strength = f" ({synthesis['evidence_strength']} evidence)" if synthesis["evidence_strength"] else ""
-        out += [f"## Synthesis{strength}", ""]
-        for heading, body in synthesis["sections"] or [["", synthesis["text"]]]:
-            out += [*([f"### {heading}", ""] if heading else []), body.strip(), ""]
-    if data["identities"]:
-        fields = ("label", "name", "model", "family", "provider", "method")
-        rows = [[who[f] for f in fields] for who in data["identities"]]
-        out += ["## Who was who", "", *table(("Label", "Panelist", "Model", "Family", "Provider", "Method"), rows)]
+def synthesis_part(synthesis: dict[str, Any] | None) -> list[str]:
+    if not synthesis:
+        return []
+    strength = f" ({synthesis['evidence_strength']} evidence)" if synthesis["evidence_strength"] else ""
+    out = [f"## Synthesis{strength}", ""]
+    for heading, body in synthesis["sections"] or [["", synthesis["text"]]]:
+        out += [*([f"### {heading}", ""] if heading else []), demoted(body.strip(), 4), ""]
     return out
+
+
+def outcome_part(outcome: dict[str, Any] | None) -> list[str]:
+    """Did the verdict hold: the judgement recorded on the page, when there is one."""
+    if not outcome:
+        return []
+    by = outcome["marked_by"] or "an operator (command line)"
+    note = f" {outcome['note']}" if outcome["note"] else ""
+    return [
+        "## Did the verdict hold?",
+        "",
+        f"**{outcome['outcome']}**, judged by {by} on {outcome['marked_at'][:10]}.{note}",
+        "",
+    ]
+
+
+def identities_part(identities: list[dict[str, Any]]) -> list[str]:
+    if not identities:
+        return []
+    fields = ("label", "name", "model", "family", "provider", "method")
+    rows = [[who[f] for f in fields] for who in identities]
+    return ["## Who was who", "", *table(("Label", "Panelist", "Model", "Family", "Provider", "Method"), rows)]

@@ -14,7 +14,7 @@ import string
 from collections.abc import Collection, Iterable
 from functools import lru_cache
 
-from debates.engine.reading.text import phrases
+from debates.engine.reading.text import ECHOED, phrases, without_loops
 
 REDACTED = "[identity removed]"
 UNKNOWN_PANELIST = "[unknown panelist]"
@@ -197,9 +197,12 @@ def unquote(text: str, labels: Collection[str]) -> str:
     """A model's output without our prompt plumbing.
 
     Echoed fence markers (any bracket variant, closed or not) go, and nothing around them;
-    a "Panelist X" that is not among ``labels`` becomes "[unknown panelist]", so it cannot
-    be read as a real voice ("Panelists A and D" → "Panelists A and [unknown panelist]").
+    so do our template's placeholders echoed as if written ("[Your version of the text]"), and
+    a sentence said over and over in a row (a small model's loop) is kept once. A "Panelist X"
+    that is not among ``labels`` becomes "[unknown panelist]", so it cannot be read as a real
+    voice ("Panelists A and D" → "Panelists A and [unknown panelist]").
     """
+    text = without_loops(ECHOED.sub("", text))
     if ("BEGIN" in text or "END" in text) and MARKER.search(text):  # every marker holds one of them
         kept_lines = [
             line for line in text.splitlines(keepends=True) if MARKER.sub("", line).strip() or not MARKER.search(line)

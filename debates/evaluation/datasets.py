@@ -29,6 +29,7 @@ ARITHMETIC = re.compile(r"arithmetic:(?P<count>\d+)(?::(?P<seed>\d+))?")
 MAX_ARITHMETIC = 100_000
 # Du et al.'s prompt for the task, word for word.
 ARITHMETIC_PROMPT = "What is the result of {}? Make sure to state your answer at the end of the response."
+SUFFIXES = (".jsonl", ".ndjson", ".csv")
 OPTION_SEPARATOR = "|"  # options in one CSV cell: "Paris | Rome | Madrid"
 
 
@@ -79,7 +80,7 @@ def load(source: str) -> Dataset:
         raise DatasetError(f"“{source}”: write the built-in task as arithmetic:N or arithmetic:N:SEED (N ≥ 1)")
     path = Path(source)
     suffix = path.suffix.lower()
-    if suffix not in (".jsonl", ".ndjson", ".csv"):
+    if suffix not in SUFFIXES:
         raise DatasetError(f"{path.name}: use a .jsonl or .csv file (or arithmetic:N[:SEED])")
     try:
         size = path.stat().st_size

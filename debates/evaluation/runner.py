@@ -17,11 +17,12 @@ from asgiref.sync import sync_to_async
 from django.db import transaction
 from django.utils import timezone
 
-from debates.evaluation import scoring
+from debates.evaluation import datasets, scoring
 from debates.evaluation.datasets import Dataset
 from debates.evaluation.models import Evaluation, EvaluationItem, EvaluationStatus
 from debates.evaluation.summary import Totals, totals_of
 from debates.models import Panel, Question
+from debates.readiness import problems
 from debates.runs import execute
 
 LEASE_POLL = 1.0  # seconds between two looks at a question another process still holds
@@ -29,6 +30,30 @@ UNFINISHED = [EvaluationStatus.RUNNING, EvaluationStatus.INTERRUPTED]
 
 ItemDone = Callable[[EvaluationItem, Totals], None]
 Note = Callable[[str], None]
+
+
+class Refused(ValueError):
+    """An evaluation that cannot start, in words; nothing was stored or spent."""
+
+
+def begin(
+    source: str, panel: Panel, owner: Any, limit: int | None, concurrency: int = 1, grounding: bool = False
+) -> tuple[Evaluation, bool]:
+    """Check everything that can fail before money is spent (the data set read whole, the panel able
+    to run now), then ``start``: the page's form and ``manage.py evaluate`` both begin here."""
+    try:
+        dataset = datasets.load(source).limited(limit)
+    except datasets.DatasetError as error:
+        raise Refused(str(error)) from error
+    runnable(panel)
+    settings = {"source": source, "limit": limit, "concurrency": concurrency, "grounding": grounding}
+    return start(dataset, panel, owner, settings)
+
+
+def runnable(panel: Panel) -> None:
+    """Refuse a panel that cannot run now (the ask form's checks), before anything is stored or spent."""
+    if found := problems(panel):
+        raise Refused(f"The panel “{panel.name}” cannot run: {'; '.join(found)}.")
 
 
 def start(dataset: Dataset, panel: Panel, owner: Any, settings: dict[str, Any]) -> tuple[Evaluation, bool]:

@@ -1,4 +1,9 @@
-"""The evaluation pages: the list, one evaluation (refreshed by htmx while it runs), its exports.
+"""The evaluation pages: the list and the form that starts one, one evaluation, its exports.
+
+Progress refreshes by htmx polling, not the socket: an evaluation moves an item at a time (each a
+whole debate, with its own live page), its figures are the totals stored after each item, and a
+worker in another process runs it; a poll every few seconds reads what is stored, the same in
+local mode and on a server, with nothing to broadcast.
 
 An evaluation is its owner's and staff's, like the private questions it asked: for anyone else
 it does not exist (404).
@@ -7,22 +12,51 @@ it does not exist (404).
 from decimal import Decimal
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 
 from debates.evaluation import export
+from debates.evaluation.forms import EvaluationForm
 from debates.evaluation.models import Evaluation, EvaluationStatus
 from debates.evaluation.plot import plot
 from debates.evaluation.summary import Totals
+from debates.runs import tasks
 
 POLL_SECONDS = 3
 
 
 @login_required
 def evaluations(request: HttpRequest) -> HttpResponse:
-    listed = Evaluation.objects.visible_to(request.user).select_related("panel")
-    return render(request, "debates/evaluations.html", {"evaluations": [(e, headline(e.totals)) for e in listed]})
+    """The list, and the form that starts one: a background run owned by the signed-in user."""
+    form = EvaluationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid() and (started := form.start(request.user)):
+        evaluation, resumed = started
+        if resumed and evaluation.status == EvaluationStatus.RUNNING:
+            messages.info(request, "That evaluation is already running: here is its progress.")
+        else:
+            tasks.submit_evaluation(evaluation)
+            said = "Resuming it where it stopped" if resumed else "Started"
+            messages.success(request, f"{said}: each item is a whole debate, so this takes a while.")
+        return redirect(evaluation)
+    context = {"form": form, **list_context(request)}
+    return render(request, "debates/evaluations.html", context, status=400 if form.is_bound else 200)
+
+
+@login_required
+def evaluation_list(request: HttpRequest) -> HttpResponse:
+    """The list alone: what htmx polls while an evaluation in it runs."""
+    return render(request, "debates/evaluation_list.html", list_context(request))
+
+
+def list_context(request: HttpRequest) -> dict[str, Any]:
+    listed = list(Evaluation.objects.visible_to(request.user).select_related("panel"))
+    return {
+        "evaluations": [(e, headline(e.totals)) for e in listed],
+        "running": any(e.status == EvaluationStatus.RUNNING for e in listed),
+        "poll_seconds": POLL_SECONDS,
+    }
 
 
 def headline(totals: dict[str, Any]) -> dict[str, Any]:

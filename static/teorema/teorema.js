@@ -179,6 +179,26 @@
     }).observe(bar);
   }
 
+  // An example question fills the ask form (its options and the vote protocol too, shown opened).
+  document.addEventListener("click", function (event) {
+    var example = event.target.closest("[data-example-text]");
+    if (example === null) { return; }
+    var form = example.closest("form");
+    var fields = { text: example.dataset.exampleText, options: example.dataset.exampleOptions,
+                   protocol: example.dataset.exampleProtocol };
+    Object.keys(fields).forEach(function (name) {
+      var field = form.elements[name];
+      if (field === undefined) { return; }
+      field.value = fields[name];
+      if (fields[name]) {
+        var folded = field.closest("details");
+        if (folded !== null) { folded.open = true; }
+      }
+      field.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    form.elements.text.focus();
+  });
+
   // Jargon: a term's meaning opens in the text on a click, a tap or a key, and closes the same way.
   document.addEventListener("click", function (event) {
     var term = event.target.closest("button.term");

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from debates.engine.dossier import REDACTED, dossier, fence, scrub, shuffled_labels, unquote
+from debates.engine.reading.text import repeats
 
 
 def test_self_identifications_are_scrubbed():
@@ -262,3 +263,40 @@ def test_a_role_phrase_with_an_apposition_loses_the_maker_too(text):
 def test_a_maker_named_as_a_subject_after_a_role_phrase_stays():
     text = "As a result, a model trained by Google on this data would overfit."
     assert scrub(text, []) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("VERDICT: [Your version of the text]\nCONFIDENCE: 0.4", "VERDICT: \nCONFIDENCE: 0.4"),
+        ("## Verdict\n[Insert the verdict here]\nUse replicas.", "## Verdict\n\nUse replicas."),
+        ("VERDICT: <your verdict in one or two sentences, in the language of the question>", "VERDICT: "),
+    ],
+)
+def test_our_template_placeholders_echoed_as_text_are_removed(text, expected):
+    assert unquote(text, LABELS) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "See [your account](https://example.com) settings.",  # a link, not a placeholder
+        "No. No. It is not safe.",  # emphasis, not a loop
+        "The lock is held. The queue waits. The lock is held.",  # said again, not in a row
+        "if a<b and c>d then swap",
+    ],
+)
+def test_text_that_only_looks_like_a_placeholder_or_a_loop_is_left_alone(text):
+    assert unquote(text, LABELS) == text
+
+
+def test_a_sentence_said_over_and_over_is_kept_once():
+    looping = "Replicas serve the reads. " + "The panel agrees on replicas. " * 12 + "\n\nVERDICT: Use replicas."
+    assert (
+        unquote(looping, LABELS) == "Replicas serve the reads. The panel agrees on replicas. \n\nVERDICT: Use replicas."
+    )
+
+
+def test_a_loop_is_counted_at_the_end_of_the_text():
+    assert repeats("One thing first. The cat sat here. The cat sat here. The cat sat here.") == 3
+    assert repeats("The cat sat here. The cat sat here. Then it left the room.") == 1

@@ -170,3 +170,24 @@ async def test_the_sycophancy_signal_and_a_final_that_only_agrees_reach_the_cont
         assert any(f.startswith("sycophancy: agreed or changed position without") for f in result.flags)
         assert any(f.startswith("sycophancy: changed its position entirely") for f in result.flags)
         assert result.ledger["change"]["unexplained"] is True
+
+
+async def test_a_moderator_that_loops_and_echoes_our_template_is_stored_cut_and_clean(
+    fake_provider, spec_factory, sink
+):
+    """The demo model's failure, over the wire: one sentence again and again, and our slot echoed."""
+    for model in ("model-alpha", "model-beta", "model-gamma"):
+        fake_provider.script(model, Script(answer=panelist_answer(model)))
+    loop = "The panel agrees that replicas are the answer. " * 15
+    fake_provider.script(
+        "model-moderator",
+        f"## Consensus\n\n{loop}\n\n## Verdict\n\n[Your version of the text]\n\nVERDICT: Add read replicas.\n"
+        "CONFIDENCE: 0.6",
+    )
+    finished = await run(spec_factory(3), sink)
+    assert finished.synthesis.count("The panel agrees that replicas are the answer.") == 1
+    assert "[Your version" not in finished.synthesis
+    assert all("[Your version" not in body for _heading, body in finished.sections)
+    assert finished.verdict == "Add read replicas."
+    stored = [e.result for e in sink.of(ContributionFinished) if e.result.kind == "synthesis"]
+    assert stored[0].text.count("replicas are the answer") == 1

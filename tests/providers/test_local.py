@@ -97,3 +97,44 @@ async def test_local_generations_do_not_block_http_streams(local_voice, fake_pro
     last_local = max(arrivals.index("local1:Completion"), arrivals.index("local2:Completion"))
     assert arrivals.index("http:Completion") < last_local
     assert arrivals.count("http") == 20
+
+
+class LoopingModel:
+    """Stands in for llama.cpp (not for our code): it streams one sentence forever, a token a chunk,
+    and records how it was asked."""
+
+    n_tokens = 0
+
+    def __init__(self) -> None:
+        self.asked: dict = {}
+
+    def tokenize(self, text: bytes, **_options) -> list[int]:
+        return list(text)
+
+    def detokenize(self, tokens: list[int]) -> bytes:
+        return bytes(tokens)
+
+    def create_chat_completion(self, messages, **options):
+        self.asked = options
+
+        def parts():
+            for _ in range(200):
+                for word in ("The ", "panel ", "agrees ", "on ", "replicas. "):
+                    self.n_tokens += 1
+                    yield {"choices": [{"delta": {"content": word}, "finish_reason": None}]}
+
+        return parts()
+
+
+async def test_a_generation_that_loops_on_one_sentence_is_stopped_at_its_third_saying(monkeypatch):
+    looping = LoopingModel()
+    monkeypatch.setattr(local, "model", lambda: looping)
+    endpoint = Endpoint(name="Embedded SmolLM2", wire="local", total_timeout=30)
+    voice = Voice(name="Local", model="smollm2-135m", endpoint=endpoint, max_tokens=1000)
+
+    done = completion(await collect(voice, [Message("user", "Synthesise.")]))
+
+    assert done.text == "The panel agrees on replicas. " * 3
+    assert (done.tokens_out, done.finish_reason) == (15, "stop")
+    assert looping.asked["repeat_penalty"] == local.REPEAT_PENALTY
+    assert "<|im_start|>" in looping.asked["stop"]

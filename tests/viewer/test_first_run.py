@@ -1,17 +1,23 @@
 """The first run as a new user meets it: the demo model said plainly, and a local model server
 on this machine (the fake provider server stands in for Ollama) offered and made a panel."""
 
+import io
 from pathlib import Path
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.utils.html import escape
 
-from debates.models import Panel, Panelist, Question
+from debates.examples import EXAMPLES
+from debates.models import Panel, Panelist, Provider, Question
 from debates.roster import import_roster
 from debates.runs import execute, tasks
 from tests.fakes.answers import SYNTHESIS
 
 DEFAULT_ROSTER = Path(__file__).resolve().parents[2] / "debates" / "default_roster.toml"
+EXAMPLE_ROSTER = Path(__file__).resolve().parents[2] / "docs" / "roster.example.toml"
 
 
 @pytest.fixture
@@ -124,3 +130,59 @@ def test_a_runnable_real_panel_looks_for_nothing(staff, panel, ollama):
     page = staff.get("/").content.decode()
     assert "Demo model." not in page
     assert "is running on this machine" not in page
+
+
+def test_a_fresh_install_shows_no_warning_the_user_did_not_cause(db, client, settings, monkeypatch):
+    settings.TEOREMA = {**settings.TEOREMA, "LOCAL_SERVERS": {}}
+    monkeypatch.setenv("TEOREMA_ADMIN_PASSWORD", "x" * 16)
+    call_command("bootstrap", stdout=io.StringIO())
+    client.force_login(get_user_model().objects.get(username="admin"))
+
+    page = client.get("/").content.decode()
+
+    assert 'class="warning"' not in page
+    assert 'role="alert"' not in page
+    assert "would judge its own answers" not in page
+    assert "Still needing a key" not in page
+    assert "Demo model." in page  # said as what it is, a note
+
+
+def test_the_ask_page_offers_examples_that_show_what_a_panel_is_good_at(client, alice, demo):
+    client.force_login(alice)
+
+    page = client.get("/").content.decode()
+
+    for example in EXAMPLES:
+        assert f'data-example-text="{escape(example.text)}"' in page
+    decision = next(example for example in EXAMPLES if example.options)
+    assert f'data-example-options="{chr(10).join(decision.options)}"' in page
+    assert 'data-example-protocol="vote"' in page
+
+
+def test_the_ask_page_lists_each_provider_still_needing_a_key_with_its_admin_page(staff, demo, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("GEMINI_API_KEY", "set")
+    import_roster(EXAMPLE_ROSTER.read_text(encoding="utf-8"), confirmed=True)
+
+    page = staff.get("/").content.decode()
+
+    box = page.split('class="readiness"')[1].split("</div>")[0]
+    for name in ("OpenAI", "Anthropic"):
+        provider = Provider.objects.get(name=name)
+        assert f'<a href="/admin/debates/provider/{provider.pk}/change/">{name}</a>' in box
+    assert "OPENAI_API_KEY is not set in the server&#x27;s environment" in box
+    assert "Gemini" not in box
+    assert "Local (SmolLM2)" not in box  # the embedded model needs none
+
+
+def test_a_reader_who_is_not_staff_is_told_who_adds_the_keys(client, alice, demo, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    import_roster(EXAMPLE_ROSTER.read_text(encoding="utf-8"), confirmed=True)
+    client.force_login(alice)
+
+    box = client.get("/").content.decode().split('class="readiness"')[1].split("</div>")[0]
+
+    assert "OpenAI" in box
+    assert "/admin/" not in box
+    assert "An administrator adds keys in the admin." in box

@@ -194,9 +194,19 @@ def test_roster_import_warns_about_a_judge_on_a_panelists_model(db):
 
 
 def test_one_warning_per_judge_names_every_panelist_on_its_model(offline_panel):
-    for member in offline_panel.roster():
+    *same, other = offline_panel.roster()
+    for member in same:
         member.model = offline_panel.moderator.model
         member.save()
     [warning] = offline_panel.self_judging()
-    assert all(member.name in warning for member in offline_panel.roster())
+    assert all(member.name in warning for member in same)
+    assert other.name not in warning
     assert warning.startswith(f"The moderator {offline_panel.moderator.name} runs model-moderator, as panelists ")
+
+
+def test_a_panel_all_on_the_judges_model_is_not_warned_about_self_preference(offline_panel):
+    """Every answer is the judge's own model's: there is no other answer for it to disfavour."""
+    for member in offline_panel.roster():
+        member.model = offline_panel.moderator.model
+        member.save()
+    assert offline_panel.self_judging() == []

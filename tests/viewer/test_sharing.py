@@ -10,7 +10,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 
-from debates.models import Contribution, Question, Round, Synthesis
+from debates.models import Contribution, Question, Round, Synthesis, VerdictOutcome
 from tests.viewer.test_api import bearer
 
 MIGRATION = "0008_threads_and_sharing"
@@ -223,7 +223,7 @@ def test_the_json_export_is_the_apis_debate_with_its_thread(client, alice, debat
     assert response["Content-Disposition"] == f'attachment; filename="teorema-question-{debated.pk}.json"'
     exported = json.loads(response.content)
     api = client.get(f"/api/questions/{debated.pk}").json()
-    assert exported == api | {"thread": []}
+    assert exported == api | {"thread": [], "human_decision": "", "outcome": None}
     assert exported["cost"] == "0.123456"
 
 
@@ -240,7 +240,7 @@ def test_the_markdown_export_reads_as_the_whole_debate(client, alice, debated, m
         "## Verdict\n\nAdd read replicas.",
         "### Panelist A (Alpha offline)",
         "Replicas, because reads.",
-        "| A1 | Panelist A | standing | Reads are 90% \\| of the load. |",
+        "| A1 | Panelist A |  |  | standing | Reads are 90% \\| of the load. |  |",
         "## Synthesis (weak evidence)",
         "### Disagreements\n\nNone lasting.",
         "| Panelist A | Alpha offline | model-alpha |",
@@ -248,6 +248,157 @@ def test_the_markdown_export_reads_as_the_whole_debate(client, alice, debated, m
     ]
     for part in parts:
         assert part in text
+
+
+@pytest.fixture
+def evidenced(alice, debated) -> Question:
+    """The debated question with everything the page shows: the moderator's confidence and stances,
+    a ledger of two voices, a vote's consensus, the panel's disclosures, a recorded outcome, and
+    model text with headings of its own (one in a code fence, one setext)."""
+    Question.objects.filter(pk=debated.pk).update(
+        ledger={
+            "labels": ["Panelist A", "Panelist B"],
+            "claims": [
+                {
+                    "id": "A1",
+                    "author": "Panelist A",
+                    "text": "Reads are 90% of the load.",
+                    "kind": "fact",
+                    "confidence": 0.8,
+                    "falsifier": "the query log shows writes over 20%",
+                    "status": "contested",
+                    "cells": {"Panelist A": {"start": "claimed", "end": "defended"}, "Panelist B": {"end": "attacked"}},
+                }
+            ],
+            "events": [
+                {
+                    "target": "A1",
+                    "by": "Panelist B",
+                    "what": "attacked",
+                    "kind": "refute",
+                    "reason": "Nightly ETL writes.",
+                }
+            ],
+            "stances": {
+                "Panelist A": {"stance": "agrees", "why": "same answer"},
+                "Panelist B": {"stance": "disagrees", "why": "shard"},
+            },
+            "emerging": "Add read replicas",
+            "agreement": {"method": "judge", "notes": ["Shard and replicate kept apart."]},
+        },
+        consensus={
+            "agreement": "1/2",
+            "threshold": "2/3",
+            "reached": False,
+            "decision": "",
+            "groups": [
+                {"decision": "Replicas", "labels": ["Panelist A"]},
+                {"decision": "Shard", "labels": ["Panelist B"]},
+            ],
+            "escalation": "tie_breaker",
+            "tie_breaker": {"decision": "Replicas", "reasoning": "cheaper first"},
+            "votes": 2,
+            "seats": 3,
+            "notes": ["Panelist C failed and did not vote."],
+        },
+        panel_run={
+            "voices": [
+                {"label": "Panelist A", "method": "outside_view", "status": "active"},
+                {"label": "Panelist C", "method": "none", "status": "dropped: timed out"},
+            ],
+            "heterogeneity": "families",
+            "evidence": "strong",
+            "note": "2 model families.",
+            "degradations": ["Panelist C dropped after two failures."],
+            "debate": {"skipped": False, "reason": "the blind answers split", "contested": ["A1"]},
+            "brief": "# Brief\nCheck the load first.",
+        },
+    )
+    Synthesis.objects.filter(question=debated).update(
+        confidence=0.72,
+        stances={"Panelist B": "partly"},
+        sections=[
+            ["Consensus", "# Our view\n\nReads dominate.\n\n```sh\n# not a heading\n```"],
+            ["Verdict", "Replicas."],
+        ],
+    )
+    Contribution.objects.filter(round__question=debated).update(
+        text="Title\n=====\n\n## Why\n\n```python\n# keep me\n```\n\nReplicas.", confidence=0.9, flags=["no attack"]
+    )
+    VerdictOutcome.objects.create(question=debated, value="right", note="Replicas held the load.", marked_by=alice)
+    return debated
+
+
+def test_the_markdown_export_holds_everything_the_page_shows(client, alice, evidenced):
+    client.force_login(alice)
+    text = client.get(f"/q/{evidenced.pk}/export.md").content.decode()
+    parts = [
+        "## Verdict\n\nAdd read replicas.\n\n*confidence 0.72 · weak evidence*",
+        "## Consensus\n\nAgreement 1/2 against the threshold 2/3: not reached.\n"
+        "Counted on the 2 votes cast of 3 voters.",
+        "- **Replicas** — Panelist A",
+        "Escalated to the tie-breaker, which decided Replicas: cheaper first",
+        "Panelist C failed and did not vote.",
+        "## The panel that ran",
+        "### The facilitator's brief\n\n#### Brief\nCheck the load first.",
+        "- Panelist A (outside view)",
+        "- Panelist C — dropped: timed out",
+        "Heterogeneity: families — 2 model families.",
+        "**Debate:** the blind answers split. Debated only the contested claims: A1.",
+        "- Panelist C dropped after two failures.",
+        "## Where the panel stands\n\n**Emerging answer:** Add read replicas",
+        "Grouped by meaning by the panel's judge",
+        "- Shard and replicate kept apart.",
+        "- Panelist A (Alpha offline): ✓ agrees — same answer",
+        "- Panelist B: ✗ disagrees — shard (the moderator reads it otherwise: agrees in part)",
+        "| Claim | By | Kind | Confidence | Status | Text | Falsified if | Panelist A | Panelist B |",
+        "| A1 | Panelist A | fact | 80% | contested | Reads are 90% of the load. | the query log shows writes over 20% "
+        "| claimed → defended | nothing said → attacked |",
+        "- A1: Panelist B attacked (refute): Nightly ETL writes.",
+        "*answer · done · 210 tokens · $0.061728 · confidence 0.90*",
+        "**Flags:** no attack",
+        "## Did the verdict hold?\n\n**right**, judged by alice on ",
+        "Replicas held the load.",
+    ]
+    for part in parts:
+        assert part in text
+
+
+def test_model_headings_sit_below_the_exports_own_and_a_fenced_hash_stays_code(client, alice, evidenced):
+    client.force_login(alice)
+    text = client.get(f"/q/{evidenced.pk}/export.md").content.decode()
+    answer = text.split("### Panelist A (Alpha offline)")[1].split("\n## ")[0]
+    assert "#### Title\n\n##### Why" in answer  # setext and ATX, both under the voice's ###
+    assert "=====" not in answer
+    assert "```python\n# keep me\n```" in answer
+    synthesis = text.split("## Synthesis")[1]
+    assert "### Consensus\n\n#### Our view" in synthesis
+    assert "```sh\n# not a heading\n```" in synthesis
+    assert "\n# Title" not in text
+    assert "\n# Our view" not in text
+
+
+def test_the_json_export_carries_the_outcome_and_the_evidence(client, alice, evidenced):
+    client.force_login(alice)
+    data = client.get(f"/q/{evidenced.pk}/export.json").json()
+    assert data["outcome"]["outcome"] == "right"
+    assert data["outcome"]["marked_by"] == "alice"
+    assert data["synthesis"]["confidence"] == 0.72
+    assert data["synthesis"]["stances"] == {"Panelist B": "partly"}
+    assert data["ledger"]["claims"][0]["falsifier"] == "the query log shows writes over 20%"
+    assert data["consensus"]["tie_breaker"]["decision"] == "Replicas"
+    assert data["panel_run"]["degradations"] == ["Panelist C dropped after two failures."]
+    assert data["identities"][0]["model"] == "model-alpha"
+
+
+@pytest.mark.parametrize("fmt", ["json", "md"])
+def test_an_export_by_link_carries_no_judgement_of_the_verdict_as_the_shared_page(client, alice, evidenced, fmt):
+    client.force_login(alice)
+    share(client, evidenced, "link")
+    exported = Client().get(f"{link_of(evidenced)}export.{fmt}").content.decode()
+    assert "Replicas held the load." not in exported
+    assert "alice" not in exported
+    assert "Did the verdict hold?" not in exported
 
 
 def test_another_users_private_question_cannot_be_exported(client, bob, debated):

@@ -1,5 +1,6 @@
 """Text clean-up every reader shares: thinking blocks, decorations around a value, our template's
-unfilled slots, and the keys words and headings are compared by."""
+unfilled slots (and placeholders echoed in free text), a small model's loop of one sentence, and
+the keys words and headings are compared by."""
 
 import re
 import unicodedata
@@ -19,6 +20,57 @@ PLACEHOLDER = re.compile(
     r"|.*\byour (?:decision|answer|verdict|choice)\b.*",
     re.IGNORECASE | re.DOTALL,
 )
+
+
+# A placeholder of ours echoed in free text, speaking to the reader: "[Your version of the text]",
+# "[insert the verdict here]", "<your verdict in one or two sentences…>"; not a Markdown link
+# ("[your account](…)").
+ECHOED = re.compile(
+    r"\[[^\[\]\n]*\b(?:your|insert)\b[^\[\]\n]*\](?!\()|<(?:your\b|…|\.\.\.)[^<>\n]{0,200}>", re.IGNORECASE
+)
+# A sentence: up to its end mark, or to the end of its line.
+SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+LOOP_WORDS = 3  # a sentence this long said twice in a row is a loop, not emphasis ("No. No.")
+
+
+def _sentences(text: str) -> list[tuple[re.Match[str], str]]:
+    """Each sentence with the key it repeats by (only those long enough to count as a loop have one)."""
+    found = []
+    for match in SENTENCE.finditer(text):
+        if not match.group().strip():
+            continue  # the spacing after the last sentence
+        key = normal(match.group())
+        found.append((match, key if len(re.findall(r"[^\W\d_]{2,}", key)) >= LOOP_WORDS else ""))
+    return found
+
+
+def repeats(text: str) -> int:
+    """How many times the text's last sentence was said in a row at its end (1: no loop)."""
+    sentences = [key for _match, key in _sentences(text)]
+    if not sentences or not sentences[-1]:
+        return 1
+    run = 1
+    while run < len(sentences) and sentences[-1 - run] == sentences[-1]:
+        run += 1
+    return run
+
+
+def without_loops(text: str) -> str:
+    """``text`` with every run of one sentence said over and over cut to its first saying."""
+    kept, start, previous = [], 0, ""
+    for match, key in _sentences(text):
+        if key and key == previous:
+            kept.append(text[start : _line_start(text, match.start())])
+            start = match.end()
+        previous = key
+    return "".join(kept) + text[start:] if kept else text
+
+
+def _line_start(text: str, at: int) -> int:
+    """Where the spacing before ``at`` begins (a dropped sentence takes its separator with it)."""
+    while at > 0 and text[at - 1] in " \t\n":
+        at -= 1
+    return at
 
 
 def without_thinking(text: str) -> str:

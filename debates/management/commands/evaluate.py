@@ -15,12 +15,11 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from debates.evaluation import datasets, export
+from debates.evaluation import export
 from debates.evaluation.models import Evaluation, EvaluationItem, EvaluationStatus
-from debates.evaluation.runner import Runner, start
+from debates.evaluation.runner import Refused, Runner, begin, runnable
 from debates.evaluation.summary import Row, Totals, totals_of
 from debates.models import Panel
-from debates.readiness import problems
 from debates.templatetags.teorema import milliseconds
 
 BAR = 24
@@ -77,24 +76,18 @@ class Command(BaseCommand):
             raise CommandError("Give a data set (a .jsonl or .csv file, or arithmetic:N[:SEED]) or --resume ID.")
         if options["limit"] is not None and options["limit"] < 1:
             raise CommandError("--limit must be at least 1.")
-        try:
-            dataset = datasets.load(options["dataset"]).limited(options["limit"])
-        except datasets.DatasetError as error:
-            raise CommandError(str(error)) from error
         panel = self.panel(options["panel"])
         owner = None
         if options["user"]:
             owner = get_user_model().objects.filter(username=options["user"]).first()
             if owner is None:
                 raise CommandError(f"There is no user “{options['user']}”.")
-        runnable(panel)
-        settings = {
-            "source": options["dataset"],
-            "limit": options["limit"],
-            "concurrency": options["concurrency"],
-            "grounding": options["grounding"],
-        }
-        evaluation, resumed = start(dataset, panel, owner, settings)
+        try:
+            evaluation, resumed = begin(
+                options["dataset"], panel, owner, options["limit"], options["concurrency"], options["grounding"]
+            )
+        except Refused as refused:
+            raise CommandError(str(refused)) from refused
         self.head(evaluation, resumed)
         return evaluation
 
@@ -105,7 +98,10 @@ class Command(BaseCommand):
         if evaluation is None:
             raise CommandError(f"There is no evaluation {options['resume']}.")
         if evaluation.status != EvaluationStatus.DONE:
-            runnable(evaluation.panel)
+            try:
+                runnable(evaluation.panel)
+            except Refused as refused:
+                raise CommandError(str(refused)) from refused
         self.head(evaluation, resumed=True)
         return evaluation
 
@@ -164,12 +160,6 @@ class Command(BaseCommand):
             f"${totals.cost:.4f} · wall {milliseconds(evaluation.wall_ms)}"
         )
         self.stdout.write(f"Page: /evaluations/{evaluation.pk}/")
-
-
-def runnable(panel: Panel) -> None:
-    """Refuse, before anything is stored or spent, a panel that cannot run (the ask form's checks)."""
-    if found := problems(panel):
-        raise CommandError(f"The panel “{panel.name}” cannot run: {'; '.join(found)}.")
 
 
 class Progress:

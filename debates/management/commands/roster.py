@@ -4,7 +4,9 @@ import sys
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.urls import reverse
 
+from debates.readiness import missing_key, providers_needing_keys
 from debates.roster import RosterError, Unconfirmed, export_roster, import_roster, read_file
 
 SHOWN_ERRORS = 50  # a broken file can have thousands: the first ones show what is wrong
@@ -62,6 +64,11 @@ class Command(BaseCommand):
         for warning in report.warnings:
             self.stdout.write(self.style.WARNING(f"  warning: {warning}"))
         self.stdout.write(self.style.SUCCESS(f"Imported {file}: {report.summary()}."))
+        if needing := providers_needing_keys():
+            self.stdout.write("Still needing a key (set it in the admin, at the path after each):")
+            for provider in needing:
+                admin = reverse("admin:debates_provider_change", args=[provider.pk])
+                self.stdout.write(f"  {provider.name}: {missing_key(provider)} · {admin}")
 
     def agreed(self, notices: list[str]) -> bool:
         """On a terminal, ask; anywhere else (a script, CI) the answer is no until --yes says so."""
