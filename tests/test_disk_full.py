@@ -24,7 +24,8 @@ from tests.waiting import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 MODELS = ("model-alpha", "model-beta", "model-gamma")
-LONG = "Reporting reads dominate the load, so replicas take them while the primary keeps the writes. " * 60
+# A page of text that is no loop (one sentence said over and over would be kept once).
+LONG = "Reporting reads dominate the load, so replicas take them. The primary keeps the writes and their locks. " * 60
 SQLITE_MAX_PAGES = 1073741823  # SQLite's own ceiling, the default
 
 

@@ -283,6 +283,8 @@ def test_our_template_placeholders_echoed_as_text_are_removed(text, expected):
         "See [your account](https://example.com) settings.",  # a link, not a placeholder
         "No. No. It is not safe.",  # emphasis, not a loop
         "The lock is held. The queue waits. The lock is held.",  # said again, not in a row
+        "- Check the replica lag.\n- Check the replica lag.\n- Then fail over.",  # twice: perhaps meant
+        "```\nretry the write now\nretry the write now\nretry the write now\n```",  # code
         "if a<b and c>d then swap",
     ],
 )

@@ -55,15 +55,36 @@ def repeats(text: str) -> int:
     return run
 
 
+# A run of one sentence this long is a loop (a model's, to its token limit); twice in a row may be a
+# list's or a table's line written twice on purpose.
+LOOP_RUN = 3
+# Code, where a line said again is meant (``fenced``, or indented by four): never cut.
+CODE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?(?:^ {0,3}\1[^\n]*$|\Z)|^(?: {4}|\t)[^\n]*$", re.M | re.S)
+
+
 def without_loops(text: str) -> str:
-    """``text`` with every run of one sentence said over and over cut to its first saying."""
-    kept, start, previous = [], 0, ""
-    for match, key in _sentences(text):
-        if key and key == previous:
-            kept.append(text[start : _line_start(text, match.start())])
-            start = match.end()
-        previous = key
-    return "".join(kept) + text[start:] if kept else text
+    """``text`` with every run of LOOP_RUN or more sayings of one sentence cut to its first saying
+    (code left as it is)."""
+    parts, start = [], 0
+    for code in CODE.finditer(text):
+        parts += [_cut_loops(text[start : code.start()]), code.group()]
+        start = code.end()
+    return "".join([*parts, _cut_loops(text[start:])])
+
+
+def _cut_loops(text: str) -> str:
+    sentences = _sentences(text)
+    cut: list[tuple[int, int]] = []  # spans of the repeats to drop
+    run_start = 0
+    for index in range(1, len(sentences) + 1):
+        if index < len(sentences) and sentences[index][1] and sentences[index][1] == sentences[run_start][1]:
+            continue
+        if index - run_start >= LOOP_RUN:
+            cut.append((_line_start(text, sentences[run_start + 1][0].start()), sentences[index - 1][0].end()))
+        run_start = index
+    for begin, end in reversed(cut):
+        text = text[:begin] + text[end:]
+    return text
 
 
 def _line_start(text: str, at: int) -> int:
