@@ -159,7 +159,7 @@ def panel_entry(option: PanelOption) -> dict[str, Any]:
         "warnings": option.warnings,
         "calls": option.calls,
         "estimated_cost": f"{option.cost:.4f}",
-        "estimated_seconds": round(option.seconds),
+        "estimated_seconds": round(option.seconds, 1),
         "estimate_from_history": option.measured,
         "demo": option.demo,
     }

@@ -59,4 +59,18 @@
       function () { say(button, "Not copied: select the text and copy it instead"); }
     );
   });
+
+  // A printed page (or a PDF saved from it) holds everything the screen folds away: every fold
+  // opens for the print and closes again after it.
+  var foldedForPrint = [];
+  window.addEventListener("beforeprint", function () {
+    foldedForPrint = Array.prototype.filter.call(document.querySelectorAll("details:not([open])"), function (fold) {
+      fold.open = true;
+      return true;
+    });
+  });
+  window.addEventListener("afterprint", function () {
+    foldedForPrint.forEach(function (fold) { fold.open = false; });
+    foldedForPrint = [];
+  });
 })();

@@ -17,7 +17,9 @@ LAPTOP, PHONE = {"width": 1400, "height": 900}, {"width": 390, "height": 844}
 FAMILIES = ("alpha", "beta", "gamma")
 MARKDOWN = (
     "## Read replicas\n\nAdd **read replicas**: reads dominate the load.\n\n"
-    "- lag stays under a second\n- failover is tested\n\n" + " ".join(["More on lag and failover."] * 30) + "\n\n"
+    "- lag stays under a second\n- failover is tested\n\n"
+    + " ".join(["More on lag.", "More on failover."] * 15)
+    + "\n\n"
 )
 A_MAC = """
 Object.defineProperty(Navigator.prototype, "platform", { get: () => "MacIntel" });
@@ -208,3 +210,18 @@ def test_a_run_that_ends_in_view_notifies_nobody(provider_server, signed_in):
     wait_for_the_end(page)
     until(page, "() => document.title.startsWith('✓ Verdict')")
     assert page.evaluate("window.__notes") == []
+
+
+def test_a_printed_page_opens_every_fold_and_the_screen_gets_them_back(provider_server, signed_in):
+    script(provider_server, "Add read replicas.", tokens_per_second=None)
+    page = signed_in("alice")
+    ask(page)
+    wait_for_the_end(page)
+    page.reload()  # the finished page as a reader opens it
+    closed = "() => document.querySelectorAll('details:not([open])').length"
+    folded = page.evaluate(closed)
+    assert folded > 0  # the claims, who was who, the context…
+    page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
+    assert page.evaluate(closed) == 0
+    page.evaluate("() => window.dispatchEvent(new Event('afterprint'))")
+    assert page.evaluate(closed) == folded
