@@ -180,4 +180,4 @@ def test_history_keeps_evaluation_items_out_unless_asked(client, alice, scripted
     assert "How many moons does Mars have?" not in default
     assert "How many moons does Mars have?" in asked
     assert "Asked by hand" in asked
-    assert '<option value="1" selected>With evaluation items</option>' in asked
+    assert '<option value="1" selected>With evaluations</option>' in asked
