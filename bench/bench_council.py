@@ -114,7 +114,7 @@ def stages(requests: list[Arrival], words: dict[str, float]) -> list[list[tuple[
 
 def sample(flow: str, voices: int, fake: FakeProcess, started: float, ended: float, first: float, ok: bool) -> Sample:
     """The run's figures; ``started`` and ``ended`` on the fake's clock."""
-    words, requests = fake.timings()
+    words, requests, _ = fake.timings()
     steps = stages(requests, words)
     critical = sum(max(end - at for at, end in calls) for calls in steps)
     starts, ends = [min(at for at, _ in calls) for calls in steps], [max(end for _, end in calls) for calls in steps]

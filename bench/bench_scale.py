@@ -28,6 +28,13 @@ API, each watched until its socket closes (the run is over):
   messages per 1,000 tokens; RSS per running debate (peak summed VmRSS while running - before) /
   debates, first batch after a warm-up debate.
 - streams at once: the most calls streaming at one moment (from the fake's word writes).
+- admission, POST to first call: each question's text carries a tag ("bench <batch>-<i>"), so
+  every prompt of its run does; the fake stamps (time.time()) each request's arrival with the
+  tag it finds in the body. From the moment this process sends the POST (each on a thread of
+  its own, so none waits for another) to the first of its run's requests at the fake, p50, p95;
+- the end, last byte to final message: from the fake writing the last byte of the run's last
+  response (stamped when it hands over the stream's closing events) to the viewer receiving
+  the socket's last message (the final page), p50, p95.
 With --stagger S the submissions spread evenly over S seconds instead of all at once: with all at
 once every debate crosses each step (a round's end, its votes stored and judged, the next
 round's first words) at the same moment, the worst case for latency; spread, the same number of
@@ -59,6 +66,8 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,6 +100,7 @@ moderator = "it-idle"
 SUFFIX = " Replicas or sharding.\n\nANSWER: Add read replicas"  # one answer line: no judge needed, 7 calls
 SYNTHESIS = "## Verdict\nReplicas.\n\n## Disagreements\nNone.\n\n## Consensus\n"
 TOKEN = re.compile(r"it-\w+\.\d+\.w\d+")
+TAG = r"bench \d+-\d+"  # a debate's tag in its question (run_batch): the fake finds its run by it
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -178,19 +188,36 @@ def deployment(
         yield web, processes, credentials
 
 
+@dataclass
+class Watched:
+    """One submitted debate: its tag (in its text, so in every prompt of its run), when its POST
+    was sent, and its viewer."""
+
+    tag: str
+    posted: float
+    viewer: Viewer
+
+
 async def run_batch(
     web: deploy.Process, credentials: deploy.Credentials, count: int, stagger: float = 0.0
-) -> list[Viewer]:
-    """Submit ``count`` debates, evenly over ``stagger`` seconds (0: at once), each watched by
-    one socket until the run is over."""
+) -> list[Watched]:
+    """Submit ``count`` debates, evenly over ``stagger`` seconds (0: at once: a thread each, so
+    no POST waits for a free one), each watched by one socket until the run is over."""
+    batch = time.time_ns() // 1_000_000
+    loop = asyncio.get_running_loop()
 
-    async def one(index: int) -> Viewer:
+    def post(tag: str) -> tuple[float, int]:
+        posted = time.time()
+        return posted, deploy.ask(web, credentials, f"Replicas or sharding? ({tag})", PANEL)
+
+    async def one(index: int, pool: ThreadPoolExecutor) -> Watched:
         await asyncio.sleep(index * stagger / count)
-        text = f"Replicas or sharding? (bench {time.time():.0f}-{index})"
-        question_id = await asyncio.to_thread(deploy.ask, web, credentials, text, PANEL)
-        return await watch(Viewer(web.port), question_id, credentials.session)
+        tag = f"bench {batch}-{index}"
+        posted, question_id = await loop.run_in_executor(pool, post, tag)
+        return Watched(tag, posted, await watch(Viewer(web.port), question_id, credentials.session))
 
-    return await asyncio.wait_for(asyncio.gather(*(one(i) for i in range(count))), 900)
+    with ThreadPoolExecutor(count) as pool:
+        return await asyncio.wait_for(asyncio.gather(*(one(i, pool) for i in range(count))), 900)
 
 
 def arrivals(viewers: list[Viewer]) -> tuple[dict[tuple[int, str], float], set[tuple[int, str]]]:
@@ -254,11 +281,12 @@ async def measure_debates(
             if start_busy is None and time.time() - started >= start_window:
                 start_busy = busy_share(machine0, machine_ticks())
             await asyncio.sleep(0.1)
-        viewers = batch.result()
+        watched = batch.result()
+        viewers = [one.viewer for one in watched]
         each = {p.name: cpu_seconds(p.pid) - each0[p.name] for p in processes}
         cpu = sum(each.values())
         extra_cpu = {name: cpu_seconds(pid, children=True) - extra0[name] for name, pid in extra.items()}
-    written, _ = fake.timings()
+    written, requests, ends = fake.timings()
     if not all(v.messages for v in viewers):
         raise RuntimeError(f"a viewer got nothing ({[v.close_code for v in viewers]}):\n{web.output()[-3000:]}")
     ended = max(v.messages[-1][0] for v in viewers)
@@ -271,6 +299,11 @@ async def measure_debates(
     firsts = [lag for _, lag, token in timeline if token.endswith(".w0")]
     if dump is not None:
         await asyncio.to_thread(dump.write_text, json.dumps(timeline))
+    first_call: dict[str, float] = {}
+    for request in requests:
+        first_call[request.tag] = min(request.at, first_call.get(request.tag, request.at))
+    admission = [first_call[one.tag] - one.posted for one in watched]
+    to_final = [one.viewer.messages[-1][0] - ends[one.tag] for one in watched]
     tokens = len(written)
     over = sum("is-over" in v.messages[-1][1] and "status-done" in v.messages[-1][1] for v in viewers)
     figures = {
@@ -278,6 +311,10 @@ async def measure_debates(
         "chunk-to-client p95 ms": percentile(lags, 0.95) * 1000,
         "first token p50 ms": statistics.median(firsts) * 1000,
         "first token p95 ms": percentile(firsts, 0.95) * 1000,
+        "POST to first call p50 ms": statistics.median(admission) * 1000,
+        "POST to first call p95 ms": percentile(admission, 0.95) * 1000,
+        "last byte to final message p50 ms": statistics.median(to_final) * 1000,
+        "last byte to final message p95 ms": percentile(to_final, 0.95) * 1000,
         f"machine busy, first {start_window:g} s %": start_busy if start_busy is not None else float("nan"),
         "CPU s/1k tokens": cpu / tokens * 1000,
         "GC pause, longest ms": max(pauses, default=0) * 1000,
@@ -382,7 +419,7 @@ def main() -> None:
     pace = Pace(args.first_token, args.tps, args.words)
     synthesis = Pace(args.first_token, args.tps, args.words, SYNTHESIS, lead=True)
     paces = dict.fromkeys(VOICES, pace) | {MODERATOR: synthesis}
-    with FakeProcess(paces | {"it-idle": Pace(3600, 1, 1)}, suffix=SUFFIX) as fake:
+    with FakeProcess(paces | {"it-idle": Pace(3600, 1, 1)}, suffix=SUFFIX, tag=TAG) as fake:
         for mode in args.mode:
             if mode == "server" and (reason := deploy.services_unavailable()):
                 print(f"\n(b) server: skipped, {reason}")

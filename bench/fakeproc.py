@@ -5,19 +5,22 @@ fake in the same process, 150 paced streams take CPU from the app and hide its c
 gets a pace (time to first token, tokens per second, words); every answer is made of unique
 words ``<model>.<request>.w<i>`` between an optional prefix and suffix, so a client can tell which
 word it received. The child notes, with ``time.time()`` (one clock for every process on the
-machine, as tests/integration/viewer.py stamps arrivals), when each request arrived and when
-each word was written; ``timings()`` fetches and clears them.
+machine, as tests/integration/viewer.py stamps arrivals), when each request arrived, when each
+word was written and, with ``tag`` (a regex whose first match in a request's body names the
+run it belongs to, such as a marker in the question), when each run's last response ended: its
+last byte written; ``timings()`` fetches and clears them.
 
 Used by bench_scale.py and bench_council.py::
 
     with FakeProcess({"model-alpha": Pace(1.0, 200, 40)}, prefix="Add read replicas. ") as fake:
         fake.base_url("openai")
         ...
-        words, requests = fake.timings()
+        words, requests, ends = fake.timings()
 """
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -48,13 +51,14 @@ class Arrival:
     model: str
     number: int
     at: float  # when the request reached the fake (time.time())
+    tag: str = ""  # the run it belongs to: the tag regex's first match in its body ("" without one)
 
 
 class FakeProcess:
     """Start with ``with``; ``base_url(wire)`` is what a Provider row holds."""
 
-    def __init__(self, paces: dict[str, Pace], prefix: str = "", suffix: str = "") -> None:
-        self.paces, self.prefix, self.suffix = paces, prefix, suffix
+    def __init__(self, paces: dict[str, Pace], prefix: str = "", suffix: str = "", tag: str = "") -> None:
+        self.paces, self.prefix, self.suffix, self.tag = paces, prefix, suffix, tag
         self.report = Path(tempfile.mkdtemp(prefix="teorema-fake-")) / "timings.json"
         self.process: subprocess.Popen | None = None
         self.port = 0
@@ -71,7 +75,7 @@ class FakeProcess:
             sock.bind(("127.0.0.1", 0))
             self.port = sock.getsockname()[1]
         paces = {m: asdict(p) for m, p in self.paces.items()}
-        config = json.dumps({"paces": paces, "prefix": self.prefix, "suffix": self.suffix})
+        config = json.dumps({"paces": paces, "prefix": self.prefix, "suffix": self.suffix, "tag": self.tag})
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": "teorema.settings"}
         self.process = subprocess.Popen(
             [sys.executable, __file__, config, str(self.port), str(self.report)], cwd=ROOT, env=env
@@ -97,8 +101,9 @@ class FakeProcess:
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-    def timings(self) -> tuple[dict[str, float], list[Arrival]]:
-        """When each word was written and each request arrived since the last call (then cleared)."""
+    def timings(self) -> tuple[dict[str, float], list[Arrival], dict[str, float]]:
+        """Since the last call (then cleared): when each word was written, each request arrived,
+        and each tagged run's last response ended (tag -> time.time())."""
         assert self.process is not None
         self.report.unlink(missing_ok=True)
         self.process.send_signal(signal.SIGUSR1)
@@ -109,7 +114,7 @@ class FakeProcess:
                 except ValueError:
                     pass  # still being written
                 else:
-                    return data["words"], [Arrival(*row) for row in data["requests"]]
+                    return data["words"], [Arrival(*row) for row in data["requests"]], data["ends"]
             time.sleep(0.05)
         raise RuntimeError("the fake provider process did not report its timings")
 
@@ -122,7 +127,13 @@ def serve(config: dict, port: int, report: Path) -> None:
 
     written: dict[str, float] = {}
     arrived: list[list] = []
+    ended: dict[str, float] = {}  # tag -> when its last response's last byte was written
     prefix, suffix = config["prefix"], config["suffix"]
+    tag = re.compile(config["tag"]) if config["tag"] else None
+
+    def tag_of(body: dict) -> str:
+        found = tag.search(json.dumps(body)) if tag else None
+        return found[0] if found else ""
 
     def noting(write):
         def wrapped(model, text, *args, **kwargs):
@@ -134,15 +145,25 @@ def serve(config: dict, port: int, report: Path) -> None:
 
         return wrapped
 
+    def ending(tail):
+        def wrapped(model, usage, citations, finish, body):
+            events = tail(model, usage, citations, finish, body)
+            if run := tag_of(body):  # the events are written at once, as soon as this returns
+                ended[run] = time.time()
+            return events
+
+        return wrapped
+
     for protocol in (wire.OPENAI, wire.ANTHROPIC, wire.GEMINI):
         object.__setattr__(protocol, "piece", noting(protocol.piece))
         object.__setattr__(protocol, "full", noting(protocol.full))
+        object.__setattr__(protocol, "tail", ending(protocol.tail))
 
     server = FakeProviderServer(port=port)
     for model, pace in config["paces"].items():
 
         def answer(request, words=pace["words"], own=pace["prefix"], lead=pace["lead"]) -> str:
-            arrived.append([request.model, request.number, time.time()])
+            arrived.append([request.model, request.number, time.time(), tag_of(request.body)])
             unique = [f"{request.model}.{request.number}.w{i}" for i in range(words)]
             first = f"{unique.pop(0)}\n" if lead and unique else ""
             return first + (prefix if own is None else own) + " ".join(unique) + suffix
@@ -153,11 +174,12 @@ def serve(config: dict, port: int, report: Path) -> None:
         )
 
     def dump(*_: object) -> None:
-        words, requests = dict(written), list(arrived)
+        words, requests, ends = dict(written), list(arrived), dict(ended)
         written.clear()
         arrived.clear()
+        ended.clear()
         partial = report.with_suffix(".part")
-        partial.write_text(json.dumps({"words": words, "requests": requests}))
+        partial.write_text(json.dumps({"words": words, "requests": requests, "ends": ends}))
         partial.rename(report)
 
     signal.signal(signal.SIGUSR1, dump)

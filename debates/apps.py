@@ -3,6 +3,8 @@ from pathlib import Path
 
 from django.apps import AppConfig
 from django.conf import settings
+from django.core.signals import request_finished
+from django.db import connections
 from django.db.backends.signals import connection_created
 
 
@@ -21,6 +23,19 @@ class DebatesConfig(AppConfig):
             retry_after_cap=limits["RETRY_AFTER_CAP_SECONDS"],
         )
         connection_created.connect(owner_only, dispatch_uid="teorema-sqlite-owner-only")
+        request_finished.connect(close_request_connections, dispatch_uid="teorema-close-request-connections")
+
+
+def close_request_connections(**kwargs: object) -> None:
+    """Close the database connections of the request that ends.
+
+    Under ASGI each request runs on a thread of its own that ends with it, so the connection it
+    opened is never used again, yet CONN_MAX_AGE kept it open until a garbage collection freed
+    it: 50 questions posted at once left 51 PostgreSQL connections open, and a server out of
+    them answered 503. A connection inside a transaction (a test's) is left alone."""
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close()
 
 
 def owner_only(sender: object, connection: object, **kwargs: object) -> None:

@@ -10,7 +10,7 @@ from django.test import override_settings
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from debates.management.commands.debate_worker import Worker, claim_one
+from debates.management.commands.debate_worker import Worker, claim_ready
 from debates.models import Contribution, Panel, Question, Status, Synthesis
 from debates.runs import execute, lease, tasks
 from debates.runs.tasks import run_question
@@ -143,6 +143,25 @@ async def test_the_worker_runs_queued_debates_and_resumes_orphans(scripted):
 
 
 @SERVER_SETUP
+async def test_a_worker_claims_a_burst_in_one_go_oldest_first_and_never_twice(scripted):
+    panel = await panel_on(scripted)
+    questions = [await sync_to_async(make_question)(panel) for _ in range(3)]
+    for question in questions:
+        await run_question.aenqueue(question.pk)
+
+    first = await sync_to_async(claim_ready)("one:1", 2)
+    rest = await sync_to_async(claim_ready)("two:2", 5)
+
+    assert [r.args_kwargs["args"] for r in first] == [[questions[0].pk], [questions[1].pk]]
+    assert [r.args_kwargs["args"] for r in rest] == [[questions[2].pk]]
+    claimed = [await DBTaskResult.objects.aget(pk=r.pk) for r in first + rest]
+    assert [(r.status, r.worker_ids) for r in claimed] == [(TaskResultStatus.RUNNING, ["one:1"])] * 2 + [
+        (TaskResultStatus.RUNNING, ["two:2"])
+    ]
+    assert await sync_to_async(claim_ready)("three:3", 5) == []
+
+
+@SERVER_SETUP
 async def test_a_worker_never_resumes_a_run_it_is_running_itself(fake_provider):
     for model in MODELS:
         answer = f"{model}: read replicas, because reporting reads dominate the load. " * 4
@@ -174,14 +193,14 @@ async def test_a_takeover_closes_the_task_row_a_killed_worker_left_running(scrip
     question = await sync_to_async(make_question)(panel)
     await run_question.aenqueue(question.pk)
     # What a SIGKILLed worker leaves: its task row claimed (RUNNING) and the question's lease lapsed.
-    orphan = await sync_to_async(claim_one)("dead:1")
+    [orphan] = await sync_to_async(claim_ready)("dead:1", 1)
     lapsed = timezone.now() - timedelta(seconds=1)
     await Question.objects.filter(pk=question.pk).aupdate(lease_expires=lapsed, **left)
     alive = await sync_to_async(make_question)(
         panel, status=Status.RUNNING, lease_owner="alive:2", lease_expires=timezone.now() + timedelta(minutes=5)
     )
     await run_question.aenqueue(alive.pk)
-    others = await sync_to_async(claim_one)("alive:2")
+    [others] = await sync_to_async(claim_ready)("alive:2", 1)
 
     assert await execute.execute(question.pk) == Status.DONE  # what the worker's orphan poll runs
 

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from debates import grounding
 from debates.engine import run as engine
+from debates.engine.context import Prior
 from debates.engine.events import (
     ContributionChunk,
     ContributionFinished,
@@ -25,6 +26,7 @@ from debates.engine.events import (
     RunFinished,
     Sink,
 )
+from debates.engine.spec import RunSpec
 from debates.engine.vocabulary import RETIRED, FailurePolicy, Outcome
 from debates.errors import unstored
 from debates.live.mailbox import Mailbox
@@ -120,18 +122,36 @@ def lane_of(event: Event) -> tuple[int, str] | None:
     return None
 
 
-async def execute(question_id: int) -> str | None:
-    """Run or resume one question in this process; returns its final status (None: not ours)."""
-    question = await sync_to_async(lease.claim)(question_id)
+def start(question_id: int) -> tuple[Question, tuple[RunSpec, Prior] | Exception] | None:
+    """Claim the run and read what it is given, in one hop to the DB thread (None: not ours).
+
+    Runs that start together queue their hops on asgiref's one thread: with the claim and the
+    spec in two hops, each run's spec waited behind every other run's claim, and its first call
+    with it. What reading the spec raises is returned, to end the claimed run as if raised in it."""
+    question = lease.claim(question_id)
     if question is None:
         return None
+    try:
+        return question, (spec_for(question), prior_for(question_id))
+    except Exception as error:
+        return question, error
+
+
+async def execute(question_id: int) -> str | None:
+    """Run or resume one question in this process; returns its final status (None: not ours)."""
+    started = await sync_to_async(start)(question_id)
+    if started is None:
+        return None
+    question, given = started
     live = LiveSink(question_id, Totals.stored(question))
     sink = InOrder(Tee(Recorder(question_id, seat_panelists(question.roster)), live))
     this = asyncio.current_task()
     assert this is not None, "a run executes inside a task"
     watcher = asyncio.create_task(lease.watch(question_id, this))
     try:
-        spec, prior = await sync_to_async(lambda: (spec_for(question), prior_for(question_id)))()  # one hop
+        if isinstance(given, Exception):
+            raise given
+        spec, prior = given
         finished = await engine.run(spec, sink, prior, grounder=SympyGrounder() if question.grounding else None)
         await sink.drain()  # failing to store the end is a crash like any other
     except asyncio.CancelledError:

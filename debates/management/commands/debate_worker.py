@@ -28,15 +28,19 @@ from teorema.heap import freeze_loaded
 log = logging.getLogger("debates.worker")
 
 
-def claim_one(worker_id: str) -> DBTaskResult | None:
-    """The next ready task, claimed for this worker (or None)."""
+def claim_ready(worker_id: str, limit: int) -> list[DBTaskResult]:
+    """Up to ``limit`` ready tasks, oldest first, claimed for this worker in one transaction.
+
+    One hop to the DB thread for a burst: claimed one a hop, each claim queued behind the starts
+    of the runs claimed before it, and the last of 50 questions posted together was claimed
+    1.75 s after the first."""
     close_old_connections()
     tasks = DBTaskResult.objects.ready().filter(backend_name="default")
     with exclusive_transaction(tasks.db):
-        result = tasks.get_locked()
-        if result is not None:
+        claimed = list(tasks.select_for_update(skip_locked=True)[:limit])
+        for result in claimed:
             result.claim(worker_id)
-    return result
+    return claimed
 
 
 async def run_claimed(result: DBTaskResult) -> None:
@@ -76,11 +80,12 @@ class Worker:
                 for question_id in await sync_to_async(lease.resumable_ids)(include_queued=False):
                     if len(self.running) < self.concurrency and not lease.runs_here(question_id):
                         self.start(execute.execute(question_id))  # orphaned by a dead worker: resume it
-                while len(self.running) < self.concurrency:
-                    claimed = await sync_to_async(claim_one)(lease.OWNER)
-                    if claimed is None:
+                while (free := self.concurrency - len(self.running)) > 0:
+                    claimed = await sync_to_async(claim_ready)(lease.OWNER, free)
+                    for result in claimed:
+                        self.start(run_claimed(result))
+                    if len(claimed) < free:
                         break
-                    self.start(run_claimed(claimed))
             stop = asyncio.create_task(self.stopping.wait())
             await asyncio.wait({stop, *self.running}, timeout=self.interval, return_when=asyncio.FIRST_COMPLETED)
             stop.cancel()
