@@ -12,6 +12,7 @@ import json
 import pytest
 from asgiref.sync import sync_to_async
 from django.db import OperationalError, connection
+from django.db.backends.signals import connection_created
 from django.urls import reverse
 
 from debates.models import ApiToken, Contribution, Question, Status, Synthesis
@@ -36,7 +37,8 @@ def write_until_full(cursor) -> None:
 
 
 class Disk:
-    """This thread's connection to the test database, made unable to grow (and able again)."""
+    """The test database, made unable to grow (and able again): a full disk is full for every
+    connection, so each one opened meanwhile (a request's own, closed when it ends) is capped too."""
 
     def fill(self) -> None:
         with connection.cursor() as cursor:
@@ -45,11 +47,20 @@ class Disk:
             cursor.execute(f"PRAGMA max_page_count = {cursor.fetchone()[0]}")
             with pytest.raises(OperationalError, match="database or disk is full"):
                 write_until_full(cursor)
+        connection_created.connect(capped, dispatch_uid="disk-full")
 
     def free(self) -> None:
+        connection_created.disconnect(dispatch_uid="disk-full")
         with connection.cursor() as cursor:
             cursor.execute(f"PRAGMA max_page_count = {SQLITE_MAX_PAGES}")
             cursor.execute("DROP TABLE IF EXISTS disk_filler")
+
+
+def capped(sender: object, connection: object, **kwargs: object) -> None:
+    """A connection opened while the disk is full: it cannot grow the file either."""
+    with connection.cursor() as cursor:  # type: ignore[attr-defined]
+        cursor.execute("PRAGMA page_count")
+        cursor.execute(f"PRAGMA max_page_count = {cursor.fetchone()[0]}")
 
 
 @pytest.fixture
