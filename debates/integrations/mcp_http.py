@@ -30,7 +30,6 @@ class McpMount:
         self.mcp: Any = None  # the SDK's Starlette app
         self.ready: asyncio.Future | None = None
         self.serving: asyncio.Task | None = None  # held: the loop keeps only weak references to tasks
-        self.stop = asyncio.Event()
 
     async def __call__(self, scope, receive, send) -> None:
         path = scope.get("path", "")
@@ -66,7 +65,7 @@ class McpMount:
             async with server.session_manager.run():
                 self.mcp = app
                 ready.set_result(None)
-                await self.stop.wait()
+                await asyncio.Future()  # for the life of the process
         except Exception as error:  # every waiting call is answered with it; the next call starts afresh
             if not ready.done():
                 ready.set_exception(error)

@@ -24,7 +24,7 @@ from debates.engine.vocabulary import DebateMode, Held, StepKind
 from debates.integrations import service
 from debates.live.watch import Ended, Phase, RoundOpened, Spoken, watch
 from debates.models import Criticality, Provider, Source
-from debates.readiness import panel_options
+from debates.readiness import judges_of, panel_options
 from debates.runs import execute, lease
 
 INSTRUCTIONS = """Teorema puts a hard question to a panel of language models from different
@@ -177,9 +177,8 @@ def providers_of(options: list) -> list[Provider]:
     """The enabled providers the listed panels' voices and judges use, once each."""
     found: dict[int, Provider] = {}
     for option in options:
-        panel = option.panel
-        for panelist in [*panel.roster(), panel.moderator, panel.judge, panel.tie_breaker]:
-            if panelist is not None and panelist.provider.enabled:
+        for panelist in [*option.panel.roster(), *judges_of(option.panel)]:
+            if panelist.provider.enabled:
                 found.setdefault(panelist.provider.pk, panelist.provider)
     return list(found.values())
 

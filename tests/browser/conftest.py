@@ -8,6 +8,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -55,10 +56,17 @@ def app_url(provider_server: FakeProviderServer, app_env: dict[str, str]) -> Ite
     # No collectstatic: local mode serves static files as `make run` does.
     seed = SEED.format(base_url=provider_server.base_url("openai"))
     subprocess.run([*manage, "shell", "-c", seed], cwd=ROOT, env=env, check=True)
+    with daphne(env, data) as url:
+        yield url
+
+
+@contextmanager
+def daphne(env: dict[str, str], data: Path) -> Iterator[str]:
+    """``teorema.serve`` on a free loopback port with ``env``, its log in ``data``; its URL once it answers."""
     port = free_port()
     log = (data / "daphne.log").open("w")
-    daphne = [sys.executable, "-m", "teorema.serve", "-b", "127.0.0.1", "-p", str(port), "teorema.asgi:application"]
-    server = subprocess.Popen(daphne, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    argv = [sys.executable, "-m", "teorema.serve", "-b", "127.0.0.1", "-p", str(port), "teorema.asgi:application"]
+    server = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_until_up(url, server)

@@ -3,14 +3,12 @@ its live text reaches the web process over Redis, and the clients read it from t
 
 import re
 
-import httpx
 import openai
 import pytest
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 
 from tests.integration.cluster import Cluster
 from tests.integration.debate import PANEL, VOICES, Deployment, Store
+from tests.integrations.clients import mcp_session
 
 pytestmark = [pytest.mark.services, pytest.mark.timeout(300)]
 QUESTION = "Read replicas or sharding for our reporting load? (asked from elsewhere)"
@@ -56,13 +54,7 @@ async def test_mcp_over_http_reports_a_workers_run_as_progress(deployment: Deplo
     async def progress(done: float, total: float | None, message: str | None) -> None:
         told.append(message or "")
 
-    headers = {"Authorization": f"Bearer {deployment.credentials.token}"}
-    async with (
-        httpx.AsyncClient(headers=headers, timeout=120) as http,
-        streamable_http_client(f"http://127.0.0.1:{web.port}/mcp", http_client=http) as (read, write, *_),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
+    async with mcp_session(f"http://127.0.0.1:{web.port}", deployment.credentials.token) as session:
         result = await session.call_tool(
             "ask_panel", {"question": QUESTION, "panel": PANEL}, progress_callback=progress
         )

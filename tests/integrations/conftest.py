@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import free_port, wait_until_up
+from tests.browser.conftest import daphne
 from tests.fakes.answers import SYNTHESIS
 from tests.fakes.provider_server import FakeProviderServer, Script
 
@@ -59,18 +59,8 @@ def teorema(provider_server: FakeProviderServer, tmp_path_factory: pytest.TempPa
     seed = SEED.format(base_url=provider_server.base_url("openai"))
     made = subprocess.run([*manage, "shell", "-v0", "-c", seed], cwd=ROOT, env=env, check=True, capture_output=True)
     tokens = json.loads(made.stdout.decode().strip().splitlines()[-1])
-    port = free_port()
-    log = (data / "daphne.log").open("w")
-    daphne = [sys.executable, "-m", "teorema.serve", "-b", "127.0.0.1", "-p", str(port), "teorema.asgi:application"]
-    server = subprocess.Popen(daphne, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_up(url, server)
+    with daphne(env, data) as url:
         yield Teorema(url, env, tokens, next(data.glob("*.sqlite3")))
-    finally:
-        server.terminate()
-        server.wait(10)
-        log.close()
 
 
 def voice_answer(family: str) -> str:

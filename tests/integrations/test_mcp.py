@@ -4,17 +4,17 @@ subprocess, as a desktop client starts it) and over Streamable HTTP (``/mcp`` in
 import sys
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 import anyio
 import httpx
 import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
 
 from tests.fakes.answers import SYNTHESIS
 from tests.fakes.provider_server import Script
+from tests.integrations.clients import mcp_session
 from tests.integrations.conftest import ROOT, Teorema, voice_answer
 
 pytestmark = pytest.mark.anyio
@@ -36,16 +36,8 @@ async def over_stdio(teorema: Teorema, user: str = "alice") -> AsyncIterator[Cli
         yield session
 
 
-@asynccontextmanager
-async def over_http(teorema: Teorema, user: str = "alice") -> AsyncIterator[ClientSession]:
-    headers = {"Authorization": f"Bearer {teorema.tokens[user]}"}
-    async with (
-        httpx.AsyncClient(headers=headers, timeout=60) as http,
-        streamable_http_client(f"{teorema.url}/mcp", http_client=http) as (read, write, *_),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
-        yield session
+def over_http(teorema: Teorema, user: str = "alice") -> AbstractAsyncContextManager[ClientSession]:
+    return mcp_session(teorema.url, teorema.tokens[user])
 
 
 TRANSPORTS = {"stdio": over_stdio, "http": over_http}
