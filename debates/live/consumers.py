@@ -40,6 +40,28 @@ def render_snapshot(question_id: int, state: LiveState | None) -> tuple[snapshot
     return debate, render_to_string(template, {"debate": debate})
 
 
+# (question, epoch, seq) -> the render of that moment under way, for every viewer that asks for it.
+_rendering: dict[tuple[int, str, int], asyncio.Future[tuple[snapshot.Debate, str]]] = {}
+
+
+async def shared_snapshot(question_id: int, state: LiveState | None) -> tuple[snapshot.Debate, str]:
+    """``render_snapshot``, once for all the viewers that ask for the same moment at once.
+
+    The page is the same for every viewer (no user in it), and when a run ends every viewer of it
+    asks for the final page in the same instant: rendered per viewer, on the viewers' one thread,
+    a thousand viewers waited a thousand renders. A viewer may take a render that started before
+    it asked: that render read the DB after the live state it was keyed by, which is all a
+    snapshot needs (the broadcasts after that seq follow it).
+    """
+    key = (question_id, state.epoch, state.seq) if state is not None else (question_id, "", 0)
+    if (pending := _rendering.get(key)) is not None:
+        return await asyncio.shield(pending)  # one viewer leaving does not cancel the others' render
+    pending = asyncio.ensure_future(render_snapshot(question_id, state))
+    _rendering[key] = pending
+    pending.add_done_callback(lambda _: _rendering.pop(key, None))
+    return await asyncio.shield(pending)
+
+
 # Seconds a live viewer waits without a broadcast before it checks the live state for one it missed.
 RESYNC_AFTER = 10.0
 # The close of a socket whose user may no longer read the question (as a 403; htmx does not reconnect).
@@ -130,7 +152,7 @@ class QuestionConsumer(AsyncWebsocketConsumer):
 
     async def send_snapshot(self) -> None:
         state = read_state(self.question_id)  # the live state first, then the DB
-        debate, html = await render_snapshot(self.question_id, state)
+        debate, html = await shared_snapshot(self.question_id, state)
         self.seq, self.epoch, self.complete = debate.seq, debate.epoch, frozenset(debate.complete)
         self.heard = asyncio.get_running_loop().time()
         await self.send(text_data=html)

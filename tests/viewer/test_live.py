@@ -207,6 +207,34 @@ async def test_nothing_is_missing_or_doubled_across_reconnects_mid_stream(questi
         assert closing == {"type": "websocket.close", "code": 1000}
 
 
+async def test_the_final_page_is_rendered_once_for_every_viewer_that_asks_for_it_at_once(
+    question, sink, headers, alice, tab, monkeypatch
+):
+    await start_round(sink)
+    viewers = [tab(question.pk, headers(alice)) for _ in range(5)]
+    for viewer in viewers:
+        assert await viewer.open()
+    renders = []
+    render_snapshot = consumers.render_snapshot
+
+    async def counted(question_id, state):
+        renders.append(state.seq if state is not None else None)
+        return await render_snapshot(question_id, state)
+
+    monkeypatch.setattr(consumers, "render_snapshot", counted)
+    await sink.emit(finished("p1", "Shard."))
+    await sink.emit(finished("p2", "Replicas."))
+    await sink.emit(RunFinished("done", verdict="Shard.", synthesis="## Verdict\n\nShard."))
+    for viewer in viewers:
+        await viewer.until(lambda v=viewer: v.page.over)
+        assert viewer.page.text("v0-p2").strip() == "Replicas."
+    assert len(renders) == 1  # five viewers, one render of the moment the run ended
+    late = tab(question.pk, headers(alice))  # a viewer after it is rendered gets its own
+    assert await late.open()
+    assert late.page.over
+    assert len(renders) == 2
+
+
 async def test_a_broadcast_between_joining_and_the_snapshot_is_not_doubled(
     question, sink, headers, alice, monkeypatch, tab
 ):
