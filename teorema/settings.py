@@ -284,6 +284,7 @@ class TeoremaSettings(TypedDict):
     MAX_CONTEXT_CHARS: int
     QUESTIONS_PER_HOUR: int
     FLUSH_INTERVAL_MS: int
+    FLUSH_ADAPTS: bool
     VOTE_SIMILARITY: float
     LEASE_SECONDS: float
     WORKER_CONCURRENCY: int
@@ -299,8 +300,10 @@ TEOREMA: TeoremaSettings = {
     "MAX_QUESTION_CHARS": env_number("TEOREMA_MAX_QUESTION_CHARS", 8000, 1),
     "MAX_CONTEXT_CHARS": env_number("TEOREMA_MAX_CONTEXT_CHARS", 20000, 0),
     "QUESTIONS_PER_HOUR": env_number("TEOREMA_QUESTIONS_PER_HOUR", 30, 1),
-    # Live fragments: one per voice per flush interval.
+    # Live fragments: at most one per voice per flush interval. The window adapts to how busy the
+    # process is (debates/live/pace.py): words go out at once while it is quiet; off, always the window.
     "FLUSH_INTERVAL_MS": env_number("TEOREMA_FLUSH_INTERVAL_MS", 75, 1),
+    "FLUSH_ADAPTS": env_bool("TEOREMA_FLUSH_ADAPTS", True),
     # Vote protocol: decisions whose normalised similarity reaches this share one group.
     "VOTE_SIMILARITY": env_number("TEOREMA_VOTE_SIMILARITY", 85.0, 0, float),
     # A run's lease: a runner that stops renewing it for this long is presumed dead.

@@ -9,7 +9,8 @@ Events wait in a queue for the next broadcast and change the state only when it 
 never sees a change whose broadcast it will also get): a voice's first words and the end go at
 once, other words one flush window after the last broadcast (at once after a quiet window: a
 window counted from the words themselves held a word that came after a quiet spell for the
-whole window), other steps within STEP_WINDOW.
+whole window), other steps within STEP_WINDOW. The words' window is none while the process is
+quiet and widens to FLUSH_INTERVAL_MS as it gets busy (``live.pace``).
 The sink never writes the DB: the recorder does, before a ContributionFinished reaches this sink.
 
 A broadcast on the group ``question-<id>`` is::
@@ -55,6 +56,7 @@ from debates.engine.events import (
     RunFinished,
 )
 from debates.live.cards import FINISHED_STATUSES, Card, RoundView, card_key, in_label_order, voice_tabs
+from debates.live.pace import PACE
 from debates.live.state import Changes, LiveRound, LiveState, Totals, publish, read_state, release
 
 log = logging.getLogger(__name__)
@@ -91,6 +93,7 @@ class LiveSink:
         self.stored = stored
         self.layer = get_channel_layer()
         self.interval = settings.TEOREMA["FLUSH_INTERVAL_MS"] / 1000
+        self.adapts = settings.TEOREMA["FLUSH_ADAPTS"]
         self.state: LiveState | None = None
         self.changes = Changes()  # in the state since it was last written: all of it, at first
         self.queued: list[Event] = []  # events not yet broadcast, in order (chunks merged when it goes)
@@ -118,7 +121,8 @@ class LiveSink:
             if first:  # a voice's first words show at once; the rest is coalesced
                 await self.flush()
             elif self.timer is None:  # one window after the last broadcast, not after these words
-                wait = self.sent_at + self.interval - asyncio.get_running_loop().time()
+                window = PACE.window(self.interval) if self.adapts else self.interval
+                wait = self.sent_at + window - asyncio.get_running_loop().time()
                 self.timer = asyncio.create_task(self._flush_later(max(0.0, wait)))
         elif isinstance(event, RunFinished):
             await self.flush()

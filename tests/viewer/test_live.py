@@ -40,6 +40,7 @@ from debates.live import consumers, snapshot
 from debates.live.cards import dom_id
 from debates.live.consumers import QuestionConsumer
 from debates.live.layer import Handoff, SharedChannelLayer
+from debates.live.pace import Pace
 from debates.live.sink import LiveSink
 from debates.live.state import Changes, LiveState, Totals, publish, read_state, release, state_key
 from debates.models import Contribution, Question, Round
@@ -391,8 +392,8 @@ async def test_the_steps_the_engine_emits_together_reach_a_viewer_as_one_message
 async def test_words_emitted_with_the_end_reach_a_viewer_before_the_final_page(
     question, headers, alice, tab, settings, monkeypatch
 ):
-    settings.TEOREMA = {**settings.TEOREMA, "FLUSH_INTERVAL_MS": 3_600_000}  # nothing goes before the end…
-    monkeypatch.setattr("debates.live.sink.STEP_WINDOW", 3600.0)  # …but a voice's first words
+    settings.TEOREMA = {**settings.TEOREMA, "FLUSH_INTERVAL_MS": 3_600_000, "FLUSH_ADAPTS": False}  # nothing goes…
+    monkeypatch.setattr("debates.live.sink.STEP_WINDOW", 3600.0)  # …before the end but a voice's first words
     sink = Tee(Recorder(question.pk, {}), LiveSink(question.pk, Totals()))
     await start_round(sink)
     viewer = tab(question.pk, headers(alice))
@@ -665,8 +666,9 @@ async def test_a_cancel_keeps_every_card_with_what_it_had_written(
 
 @pytest.fixture
 async def watched(question, headers, alice, tab, settings):
-    """(the live sink, the run's sink, a viewer) for a round under way, with a window no test outlasts."""
-    settings.TEOREMA = {**settings.TEOREMA, "FLUSH_INTERVAL_MS": 3_600_000}
+    """(the live sink, the run's sink, a viewer) for a round under way, with a window no test
+    outlasts, whatever the process's load."""
+    settings.TEOREMA = {**settings.TEOREMA, "FLUSH_INTERVAL_MS": 3_600_000, "FLUSH_ADAPTS": False}
     live = LiveSink(question.pk, Totals())
     sink = Tee(Recorder(question.pk, {}), live)
     viewer = tab(question.pk, headers(alice))
@@ -695,6 +697,25 @@ async def test_words_wait_one_window_after_the_last_broadcast_not_after_they_cam
     live.sent_at -= live.interval  # a window has passed since that broadcast, with nothing to send
     await sink.emit(ContributionChunk(0, "p1", "first."))  # so these words need not wait another
     await viewer.shows("v0-p1", "Replicas first.")
+
+
+async def test_words_go_out_at_once_while_the_process_is_quiet_and_wait_the_window_once_busy(watched, monkeypatch):
+    live, sink, viewer = watched
+    live.adapts = True
+    if live.soon is not None:
+        await live.soon  # the round's steps went out: nothing else will send the words
+    clock, cpu = [0.0], [0.0]
+    monkeypatch.setattr("debates.live.sink.PACE", Pace(lambda: clock[0], lambda: cpu[0]))
+    await sink.emit(ContributionChunk(0, "p1", "Replicas "))
+    await viewer.shows("v0-p1", "Replicas ")
+    clock[0], cpu[0] = 1.0, 0.1  # a second at 10 % of a core
+    await sink.emit(ContributionChunk(0, "p1", "first, "))
+    await viewer.shows("v0-p1", "Replicas first, ")  # no window: an hour's, were it busy
+    clock[0], cpu[0] = 2.0, 2.1  # a second on two cores
+    await sink.emit(ContributionChunk(0, "p1", "then shard."))
+    assert await viewer.socket.receive_nothing(timeout=0.2)  # held for the whole window
+    await live.close()
+    await viewer.shows("v0-p1", "Replicas first, then shard.")
 
 
 def lose_next_broadcast(monkeypatch) -> None:
