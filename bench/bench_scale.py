@@ -47,10 +47,13 @@ With --dump FILE, the last repetition's tokens go there as JSON, [seconds from t
 submission to the fake's write, lag to the viewer, token] each (a call's first token ends in
 ".w0"): where in a run the late ones are. With --twisted-writes the web processes run
 bench/serve_buffered.py, Twisted's buffered socket writes instead of teorema.serve.write_at_once:
-the other side of its A/B. Loopback only.
+the other side of its A/B. With --fixed-window the servers hold words the whole flush window
+whatever their load (TEOREMA_FLUSH_ADAPTS=0, the behaviour before live.pace): the other side of
+that A/B. --debates takes several counts (1 10 50 100): each is measured in turn on the same
+processes, its figures printed apart (the curve). Loopback only.
 
-Usage: python bench/bench_scale.py [--debates 50] [--repeat 3] [--viewers 0] [--mode single server] [--workers 1]
-       [--sample] [--stagger 0] [--start-window 2] [--words 60] [--dump FILE] [--twisted-writes]
+Usage: python bench/bench_scale.py [--debates 50 ...] [--repeat 3] [--viewers 0] [--mode single server] [--workers 1]
+       [--sample] [--stagger 0] [--start-window 2] [--words 60] [--dump FILE] [--twisted-writes] [--fixed-window]
 """
 
 import argparse
@@ -158,10 +161,16 @@ def backing_pids() -> dict[str, int]:
 
 @contextlib.contextmanager
 def deployment(
-    mode: str, fake: FakeProcess, workdir: Path, debates: int, workers: int = 1, serve: str = "teorema.serve"
+    mode: str,
+    fake: FakeProcess,
+    workdir: Path,
+    debates: int,
+    workers: int = 1,
+    serve: str = "teorema.serve",
+    adapts: bool = True,
 ) -> Iterator[tuple]:
-    """Start the mode's processes, the web one running ``serve``; yield (web, Teorema's processes,
-    credentials)."""
+    """Start the mode's processes, the web one running ``serve``, the flush window adapting to
+    the load or not; yield (web, Teorema's processes, credentials)."""
     with contextlib.ExitStack() as stack:
         if mode == "server":
             database = stack.enter_context(deploy.postgres_database("teorema_bench"))
@@ -173,6 +182,7 @@ def deployment(
         gc_logs.mkdir()
         path = os.pathsep.join(filter(None, [str(GCWATCH), env.get("PYTHONPATH", "")]))
         env |= {"TEOREMA_QUESTIONS_PER_HOUR": "100000", "PYTHONPATH": path, "TEOREMA_BENCH_GC_LOG": str(gc_logs)}
+        env["TEOREMA_FLUSH_ADAPTS"] = "1" if adapts else "0"
         cluster = deploy.Cluster(workdir, env, serve)
         stack.callback(cluster.stop)
         cluster.manage("migrate", "--no-input")
@@ -362,36 +372,50 @@ async def measure_idle(web, credentials, sockets: int, repeat: int) -> list[floa
     return per_viewer
 
 
-async def bench_mode(mode: str, args: argparse.Namespace, fake: FakeProcess) -> dict:
+async def bench_mode(mode: str, args: argparse.Namespace, fake: FakeProcess) -> dict[int, dict]:
+    """Figures per count of debates at once, measured in turn on the same processes."""
+    most = max(args.debates)
+    curve = {}
     with (
         tempfile.TemporaryDirectory(prefix=f"teorema-bench-{mode}-") as workdir,
-        deployment(mode, fake, Path(workdir), args.debates, args.workers, args.serve) as (web, processes, credentials),
+        deployment(mode, fake, Path(workdir), most, args.workers, args.serve, args.adapts) as (
+            web,
+            processes,
+            credentials,
+        ),
     ):
         await measure_debates(web, processes, credentials, 1, fake)  # warm-up
-        runs = [
-            await measure_debates(
-                web, processes, credentials, args.debates, fake, args.sample, args.stagger, args.dump, args.start_window
-            )
-            for _ in range(args.repeat)
-        ]
-    figures = {key: statistics.median(run.get(key, 0) for run in runs) for key in runs[0]}
-    # Later batches reuse memory the first one freed: its growth is the cost of a running debate.
-    figures["RSS MiB/debate"] = runs[0]["RSS MiB/debate"]
-    figures["finished"] = f"{sum(run['finished'] for run in runs)}/{args.debates * args.repeat}"
-    figures["tokens never at a viewer"] = sum(run["tokens never at a viewer"] for run in runs)
+        for count in args.debates:
+            runs = [
+                await measure_debates(
+                    web, processes, credentials, count, fake, args.sample, args.stagger, args.dump, args.start_window
+                )
+                for _ in range(args.repeat)
+            ]
+            figures = {key: statistics.median(run.get(key, 0) for run in runs) for key in runs[0]}
+            # Later batches reuse memory the first one freed: its growth is the cost of a running debate.
+            figures["RSS MiB/debate"] = runs[0]["RSS MiB/debate"]
+            figures["finished"] = f"{sum(run['finished'] for run in runs)}/{count * args.repeat}"
+            figures["tokens never at a viewer"] = sum(run["tokens never at a viewer"] for run in runs)
+            curve[count] = figures
     if args.viewers:  # fresh processes for the idle viewers, for the same reason
         with (
             tempfile.TemporaryDirectory(prefix=f"teorema-bench-{mode}-") as workdir,
-            deployment(mode, fake, Path(workdir), args.debates, serve=args.serve) as (web, processes, credentials),
+            deployment(mode, fake, Path(workdir), most, serve=args.serve, adapts=args.adapts) as (
+                web,
+                processes,
+                credentials,
+            ),
         ):
             await measure_debates(web, processes, credentials, 1, fake)
-            figures["RSS MiB/idle viewer"] = statistics.median(await measure_idle(web, credentials, args.viewers, 3))
-    return figures
+            idle = await measure_idle(web, credentials, args.viewers, 3)
+            curve[most]["RSS MiB/idle viewer"] = statistics.median(idle)
+    return curve
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--debates", type=int, default=50, help="debates running at once")
+    parser.add_argument("--debates", type=int, nargs="+", default=[50], help="debates at once (several: a curve)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--viewers", type=int, default=0, help="idle sockets opened per step (3 steps); 0: skip")
     parser.add_argument("--words", type=int, default=60, help="tokens per answer")
@@ -411,11 +435,19 @@ def main() -> None:
         default="teorema.serve",
         help="web processes keep Twisted's buffered socket writes (no teorema.serve.write_at_once)",
     )
+    parser.add_argument(
+        "--fixed-window",
+        dest="adapts",
+        action="store_false",
+        help="servers hold words the whole flush window whatever their load (TEOREMA_FLUSH_ADAPTS=0)",
+    )
     args = parser.parse_args()
     print(__doc__.split("Usage:")[0])
-    print(f"Settings: {args.debates} debates at once, {args.repeat} repetitions, {len(VOICES)} voices (7 calls),")
+    counts = ", ".join(map(str, args.debates))
+    print(f"Settings: {counts} debates at once, {args.repeat} repetitions, {len(VOICES)} voices (7 calls),")
     print(f"{args.words} tokens per answer, {args.tps:g} tokens/s after {args.first_token:g} s; {os.cpu_count()} CPUs;")
-    print(f"submitted {f'evenly over {args.stagger:g} s' if args.stagger else 'all at once'}.")
+    print(f"submitted {f'evenly over {args.stagger:g} s' if args.stagger else 'all at once'};", end=" ")
+    print("the flush window adapts to the load." if args.adapts else "a fixed flush window.")
     pace = Pace(args.first_token, args.tps, args.words)
     synthesis = Pace(args.first_token, args.tps, args.words, SYNTHESIS, lead=True)
     paces = dict.fromkeys(VOICES, pace) | {MODERATOR: synthesis}
@@ -425,10 +457,12 @@ def main() -> None:
                 print(f"\n(b) server: skipped, {reason}")
                 continue
             before = load()
-            figures = asyncio.run(bench_mode(mode, args, fake))
+            curve = asyncio.run(bench_mode(mode, args, fake))
             print(f"\n({'a' if mode == 'single' else 'b'}) {mode} (load average {before} before, {load()} after):")
-            for key, value in figures.items():
-                print(f"  {key:40} {value:.3f}" if isinstance(value, float) else f"  {key:40} {value}")
+            for count, figures in curve.items():
+                print(f"\n {count} debates at once:")
+                for key, value in figures.items():
+                    print(f"  {key:40} {value:.3f}" if isinstance(value, float) else f"  {key:40} {value}")
 
 
 if __name__ == "__main__":
