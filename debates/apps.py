@@ -27,7 +27,7 @@ class DebatesConfig(AppConfig):
 
 
 def close_request_connections(**kwargs: object) -> None:
-    """Close the database connections of the request that ends.
+    """Close the database connections of the request that ends (give them back to the pool, on PostgreSQL).
 
     Under ASGI each request runs on a thread of its own that ends with it, so the connection it
     opened is never used again, yet CONN_MAX_AGE kept it open until a garbage collection freed
