@@ -705,7 +705,9 @@ async def test_words_go_out_at_once_while_the_process_is_quiet_and_wait_the_wind
     if live.soon is not None:
         await live.soon  # the round's steps went out: nothing else will send the words
     clock, cpu = [0.0], [0.0]
-    monkeypatch.setattr("debates.live.sink.PACE", Pace(lambda: clock[0], lambda: cpu[0]))
+    monkeypatch.setattr(
+        "debates.live.sink.PACE", Pace(lambda: clock[0], lambda: cpu[0], lambda: (cpu[0], 2 * clock[0]))
+    )
     await sink.emit(ContributionChunk(0, "p1", "Replicas "))
     await viewer.shows("v0-p1", "Replicas ")
     clock[0], cpu[0] = 1.0, 0.1  # a second at 10 % of a core

@@ -1,4 +1,5 @@
-"""The words' window follows the process's CPU share: none while quiet, the whole from busy up."""
+"""The words' window follows the CPU shares of the process and of the machine: none while both
+are quiet, the whole once either is busy."""
 
 import pytest
 
@@ -6,15 +7,17 @@ from debates.live.pace import BUSY, QUIET, Pace
 
 
 class Process:
-    """A clock and a CPU time that a test moves by hand."""
+    """A clock, the process's CPU time and the machine's (2 CPUs), moved by hand."""
 
     def __init__(self) -> None:
-        self.now = self.used = 0.0
-        self.pace = Pace(lambda: self.now, lambda: self.used)
+        self.now = self.used = self.machine_busy = 0.0
+        self.pace = Pace(lambda: self.now, lambda: self.used, lambda: (self.machine_busy, 2 * self.now))
 
-    def runs(self, seconds: float, share: float) -> None:
+    def runs(self, seconds: float, share: float, others: float = 0.0) -> None:
+        """``share`` of a CPU for this process, ``others`` CPUs for the rest of the machine."""
         self.now += seconds
         self.used += seconds * share
+        self.machine_busy += seconds * min(2.0, share + others)
 
 
 SHARES = [(0.0, 0.0), (QUIET, 0.0), ((QUIET + BUSY) / 2, 0.5), (BUSY, 1.0), (3.0, 1.0)]
@@ -43,3 +46,11 @@ def test_readings_closer_than_a_tenth_of_a_second_keep_the_last_share() -> None:
     share = process.pace.busy()
     process.runs(0.01, 0.0)
     assert process.pace.busy() == share
+
+
+def test_a_machine_busy_with_other_processes_widens_the_window_of_a_quiet_one() -> None:
+    process = Process()
+    process.runs(1.0, 0.1, others=1.8)  # a worker sending little, the web process and the database busy
+    assert process.pace.window(0.075) == 0.075
+    process.runs(1.0, 0.1, others=0.3)
+    assert process.pace.window(0.075) == 0.0
