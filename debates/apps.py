@@ -24,6 +24,12 @@ class DebatesConfig(AppConfig):
         )
         connection_created.connect(owner_only, dispatch_uid="teorema-sqlite-owner-only")
         request_finished.connect(close_request_connections, dispatch_uid="teorema-close-request-connections")
+        from django.tasks.signals import task_enqueued
+        from django_tasks_db.backend import DatabaseBackend
+
+        from debates.runs import wake
+
+        task_enqueued.connect(wake.wake_workers, sender=DatabaseBackend, dispatch_uid="teorema-wake-workers")
 
 
 def close_request_connections(**kwargs: object) -> None:

@@ -185,3 +185,16 @@ async def test_sigterm_drains_the_running_debate_and_hands_new_work_to_the_other
         assert sum(asked.values()) == PLANNED_CALLS, asked  # nothing billed twice
         assert set(asked.values()) == {1}, asked
     assert_saw_everything(viewers[0], contributions)
+
+
+async def test_a_question_queued_while_the_worker_waits_starts_without_waiting_for_its_next_poll(
+    deployment: Deployment, cluster: Cluster
+) -> None:
+    web = cluster.web("web")
+    cluster.worker("worker", "--interval", "3600")  # its first poll, at start, finds nothing; the next is in an hour
+    store = Store(deployment.database_url)
+    try:
+        question_id = ask(web, deployment.credentials, question_text("woken"), PANEL)
+        await until(lambda: store.question(question_id)["status"] == "done", "the question to be answered", cluster)
+    finally:
+        store.close()

@@ -2,7 +2,8 @@
 
 The queue is django-tasks-db's (rows claimed with SELECT … FOR UPDATE SKIP LOCKED, as its own
 db_worker does); this worker differs only in running up to --concurrency debates on one event
-loop, since a debate waits on the network, not the CPU. Every poll it also enqueues runs whose
+loop, since a debate waits on the network, not the CPU, and in polling the queue as soon as a
+task is queued (runs.wake), not only every --interval. Every poll it also enqueues runs whose
 lease lapsed (their worker died), so another worker resumes them from the last stored contribution.
 
 SIGTERM/SIGINT: stop taking work, let running debates finish for --drain seconds, then stop
@@ -22,7 +23,7 @@ from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction
 
 from debates.live.layer import broadcasts_stay_in_process
-from debates.runs import execute, lease, outage
+from debates.runs import execute, lease, outage, wake
 from teorema.heap import freeze_loaded
 
 log = logging.getLogger("debates.worker")
@@ -75,7 +76,10 @@ class Worker:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.stopping.set)
         log.info("worker %s: up to %d debates at once", lease.OWNER, self.concurrency)
+        woken = asyncio.Event()
+        listening = asyncio.create_task(wake.listen(woken))
         while not self.stopping.is_set():
+            woken.clear()  # before the poll: a task queued during it wakes the next one
             async with outage.riding_out("polling the queue"):
                 for question_id in await sync_to_async(lease.resumable_ids)(include_queued=False):
                     if len(self.running) < self.concurrency and not lease.runs_here(question_id):
@@ -86,9 +90,11 @@ class Worker:
                         self.start(run_claimed(result))
                     if len(claimed) < free:
                         break
-            stop = asyncio.create_task(self.stopping.wait())
-            await asyncio.wait({stop, *self.running}, timeout=self.interval, return_when=asyncio.FIRST_COMPLETED)
-            stop.cancel()
+            wakers = {asyncio.create_task(self.stopping.wait()), asyncio.create_task(woken.wait())}
+            await asyncio.wait({*wakers, *self.running}, timeout=self.interval, return_when=asyncio.FIRST_COMPLETED)
+            for waker in wakers:
+                waker.cancel()
+        listening.cancel()
         await self.shut_down()
 
     async def shut_down(self) -> None:
