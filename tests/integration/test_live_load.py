@@ -11,12 +11,12 @@ moderator), each watched over a websocket from the moment its id is known.
   the in-memory channel layer and cache and SQLite; one viewer per debate.
 
 Every word a voice streams is unique ("<model>.<request>.w<i>"), so a page can be compared with
-the stored contributions word by word. What must hold for every viewer and every contribution:
-while it streams, the card never shows anything but a beginning of the stored text (no word
-doubled, skipped or out of place, even for a moment), and when its finished card arrives the
-card holds exactly the stored text. A viewer that connects after a contribution finished sees
-its finished card instead: the stored text, rendered. The stored text is, in turn, exactly what
-the provider sent. Nothing here is about time: the bounds only stop a hung run.
+the stored contributions word by word, by the one checker of a viewer (``checks.check_viewer``):
+while a card streams it never shows anything but a beginning of the stored text (no word doubled,
+skipped or out of place, even for a moment), and when its finished card arrives the card holds
+exactly the stored text. A viewer that connects after a contribution finished sees its finished
+card instead: the stored text, rendered. The stored text is, in turn, exactly what the provider
+sent. Nothing here is about time: the bounds only stop a hung run.
 """
 
 import asyncio
@@ -26,16 +26,15 @@ import secrets
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from debates.engine.reading.synthesis import read
-from debates.render import markdown
 from tests.fakes.provider_server import FakeProviderServer, FakeRequest, Script
+from tests.integration.checks import check_viewer, difference, keep_messages, still_open
 from tests.integration.cluster import API_KEY_ENV, Cluster, Credentials, Process, ask, create_user
 from tests.integration.debate import (
     MODERATOR,
@@ -47,7 +46,7 @@ from tests.integration.debate import (
     step_of,
     write_roster,
 )
-from tests.integration.viewer import Page, Viewer, dom_text_id, finished_html, watch
+from tests.integration.viewer import Viewer, watch
 
 pytestmark = pytest.mark.timeout(600)
 DEBATES = 50
@@ -141,131 +140,10 @@ async def until_every_viewer_closed(watches: list[Watch], store: Store) -> None:
         if not w.task.done():
             w.task.cancel()
             why = "its run is over" if w.question_id not in running else f"waited {WAIT}s"
-            w.problems.append(
-                f"{w}: the socket is still open, yet {why}: the run's last broadcast never reached this viewer "
-                f"({len(w.viewer.messages)} messages received; the last one ends …{last_words(w.viewer)!r})"
-            )
+            w.problems.append(still_open(str(w), w.viewer, why))
         elif not w.task.cancelled() and (error := w.task.exception()):
             w.problems.append(f"{w}: the socket failed: {error!r}")
     await asyncio.gather(*(w.task for w in watches), return_exceptions=True)
-
-
-def last_words(viewer: Viewer) -> str:
-    return re.sub(r"\s+", " ", viewer.messages[-1][1])[-160:] if viewer.messages else ""
-
-
-@dataclass
-class Seen:
-    """How one viewer's page showed one contribution."""
-
-    streaming: bool = False  # shown as a streaming card at some point (else first shown finished)
-    joined_with: str = ""  # the text the card showed when the viewer first saw it streaming
-    wrong: tuple[int, str] | None = None  # (message index, shown text) of the first non-prefix
-
-
-def replay(viewer: Viewer, expected: dict[str, str]) -> tuple[Page, dict[str, Seen]]:
-    """The viewer's page rebuilt message by message, as htmx would have shown it.
-
-    After each message, every streaming card of a stored contribution must show a beginning of
-    its stored text: a word doubled, skipped or out of order would show, even if a later
-    fragment hid it.
-    """
-    page = Page()
-    seen = {text_id: Seen() for text_id in expected}
-    for index, (_at, message) in enumerate(viewer.messages):
-        page.apply(message)
-        for text_id, shown in page.texts.items():
-            if text_id in page.finished or text_id not in seen:
-                continue
-            record = seen[text_id]
-            if not record.streaming:
-                record.streaming, record.joined_with = True, shown
-            if record.wrong is None and not expected[text_id].startswith(shown):
-                record.wrong = (index, shown)
-    return page, seen
-
-
-def agreeing(a: Sequence, b: Sequence) -> int:
-    """How many leading items two sequences share."""
-    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
-
-
-def difference(expected: str, shown: str, whole: bool = True) -> str:
-    """Where the shown text parts from the stored one, in words a failure report can use.
-
-    ``whole``: the shown text should be all of it (else a beginning: only a word missing before
-    the last one shown counts as missing).
-    """
-    at = agreeing(expected, shown)
-    want, got = expected.split(), shown.split()
-    word = agreeing(want, got)
-    reached = len(want) if whole else max((want.index(w) + 1 for w in got if w in want), default=0)
-    missing = Counter(want[:reached]) - Counter(got)
-    extra = Counter(got) - Counter(want)
-    doubled, foreign = [w for w in extra if w in want], [w for w in extra if w not in want]
-    order = "" if missing or extra else "; every word once, out of order"
-    return (
-        f"first difference at char {at}, word {word}: stored …{expected[max(0, at - 40) : at + 40]!r}…, "
-        f"shown …{shown[max(0, at - 40) : at + 40]!r}…; {len(want)} words stored, {len(got)} shown; "
-        f"missing {list(missing)[:5]}, doubled {doubled[:5]}, not stored {foreign[:5]}{order}"
-    )
-
-
-def check_viewer(w: Watch, calls: list[StoredContribution]) -> Counter:
-    """Each stored contribution as this viewer saw it; problems go to ``w.problems``.
-
-    Returns how the viewer came to each contribution (from its first word, joined mid-stream
-    with a snapshot, or first shown finished), for the report.
-    """
-    expected = {dom_text_id(v.round, v.seat): v.text for v in calls}
-    page, seen = replay(w.viewer, expected)
-    how = Counter()
-    if w.viewer.close_code not in (1000, None):  # None: still open (reported already)
-        error = next((line for line in w.web.output().splitlines() if "Exception inside application" in line), "")
-        w.problems.append(
-            f"{w}: the socket closed with {w.viewer.close_code}, not 1000 (normal, run over); "
-            f"{w.web.name} logged: {error or 'no exception'}"
-        )
-    if not w.viewer.messages:
-        w.problems.append(f"{w}: no message at all")
-        return how
-    final = w.viewer.messages[-1][1]
-    shown_at_the_end = any(finished_html(final, dom_text_id(v.round, v.seat)) for v in calls)
-    if not shown_at_the_end:
-        w.problems.append(f"{w}: the last message is not the finished page: …{last_words(w.viewer)!r}")
-    for stored in calls:
-        text_id = dom_text_id(stored.round, stored.seat)
-        about = f"{w}, round {stored.round} seat {stored.seat} ({stored.model}, {stored.kind}, {text_id})"
-        record = seen[text_id]
-        if record.wrong is not None:
-            index, shown = record.wrong
-            w.problems.append(
-                f"{about}: message {index} left the card showing what the stored text does not begin "
-                f"with; {difference(stored.text, shown, whole=False)}"
-            )
-        if record.streaming:
-            how["joined mid-stream" if record.joined_with else "from the first word"] += 1
-            streamed = page.streamed.get(text_id)
-            if streamed is None:
-                w.problems.append(f"{about}: it streamed, but its finished card never arrived")
-            elif streamed != stored.text and record.wrong is None:
-                w.problems.append(
-                    f"{about}: when it finished, the card showed other than the stored text; "
-                    f"{difference(stored.text, streamed)}"
-                )
-        else:
-            how["first shown finished"] += 1
-        if not shown_at_the_end:
-            continue
-        if stored.kind == "synthesis":  # shown once, in its sections, above the moderator's card
-            for _, body in read(stored.text).sections:
-                if str(markdown(body)) not in final:
-                    w.problems.append(f"{about}: the last snapshot lacks the synthesis section {body!r}")
-        elif finished_html(final, text_id) != str(markdown(stored.text)):
-            w.problems.append(
-                f"{about}: the last snapshot shows {finished_html(final, text_id)!r}, not the stored text rendered"
-            )
-    return how
 
 
 def check_debate(
@@ -287,11 +165,10 @@ def check_debate(
     return calls, problems
 
 
-def keep_messages(watches: list[Watch], folder: Path) -> str:
+def keep_messages_of(watches: list[Watch], folder: Path) -> str:
     """Every message the viewers with a problem received, numbered as the problems number them."""
     for w in watches:
-        lines = [f"--- message {i} at {at:.3f}\n{message}" for i, (at, message) in enumerate(w.viewer.messages)]
-        (folder / f"viewer-q{w.question_id}-{w.web.name}.txt").write_text("\n".join(lines))
+        keep_messages(w.viewer, folder / f"viewer-q{w.question_id}-{w.web.name}.txt")
     return f"The messages of those viewers are in {folder}/viewer-q<question>-<web>.txt" if watches else ""
 
 
@@ -311,7 +188,9 @@ async def run_scenario(
         calls[question_id], wrong = check_debate(store, server, question_id)
         problems += wrong
     for w in watches:
-        how += check_viewer(w, calls[w.question_id])
+        found, seen = check_viewer(w.viewer, calls[w.question_id], str(w), w.web.log)
+        w.problems += found
+        how += seen
         problems += w.problems
     for process in processes.processes:
         logged = [line for line in process.output().splitlines() if " ERROR " in line or "lease lost" in line]
@@ -320,7 +199,7 @@ async def run_scenario(
     if problems:
         listed = "\n".join(problems[:SHOWN])
         more = f"\n… and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
-        kept = keep_messages([w for w in watches if w.problems], processes.workdir)
+        kept = keep_messages_of([w for w in watches if w.problems], processes.workdir)
         pytest.fail(f"{len(problems)} problems:\n{listed}{more}\n{kept}\n{processes.logs()}", pytrace=False)
     messages = sum(len(w.viewer.messages) for w in watches)
     return (
