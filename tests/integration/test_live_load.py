@@ -1,6 +1,6 @@
-"""The live stream under load: 50 debates at once, every word at every viewer once and in order.
+"""The live stream under load: 50 and 100 debates at once, every word at every viewer once and in order.
 
-The same scenario in both setups: 50 questions submitted at once through the JSON API to a
+The same scenario in both setups: 50 or 100 questions submitted at once through the JSON API to a
 3-voice teorema panel that always debates (7 calls each: 3 blind answers, 3 debate turns, the
 moderator), each watched over a websocket from the moment its id is known.
 
@@ -49,7 +49,6 @@ from tests.integration.debate import (
 from tests.integration.viewer import Viewer, watch
 
 pytestmark = pytest.mark.timeout(600)
-DEBATES = 50
 WORDS = 24  # per answer: short, so 350 calls stream in well under a minute
 PACE = 20.0  # words per second per stream
 FIRST_WORD_AFTER = 1.0  # seconds: most viewers are connected before the first word
@@ -91,7 +90,7 @@ def sent_by_provider(server: FakeProviderServer, stored: StoredContribution) -> 
 class Watch:
     """One viewer of one debate."""
 
-    debate: int  # 1..DEBATES, in submission order
+    debate: int  # 1, 2, …, in submission order
     question_id: int
     web: Process
     viewer: Viewer
@@ -102,8 +101,8 @@ class Watch:
         return f"debate {self.debate} (question {self.question_id}), viewer on {self.web.name} (port {self.web.port})"
 
 
-async def submit_and_watch(webs: list[Process], credentials: Credentials) -> list[Watch]:
-    """DEBATES questions at once, alternately through each web process; each watched on every
+async def submit_and_watch(webs: list[Process], credentials: Credentials, debates: int) -> list[Watch]:
+    """``debates`` questions at once, alternately through each web process; each watched on every
     web process as soon as its id is known."""
     loop = asyncio.get_running_loop()
     token = secrets.token_hex(4)
@@ -120,8 +119,8 @@ async def submit_and_watch(webs: list[Process], credentials: Credentials) -> lis
             watches.append(Watch(debate, question_id, watcher, viewer, task))
         return watches
 
-    with ThreadPoolExecutor(DEBATES) as pool:
-        per_debate = await asyncio.gather(*(one(debate, pool) for debate in range(1, DEBATES + 1)))
+    with ThreadPoolExecutor(debates) as pool:
+        per_debate = await asyncio.gather(*(one(debate, pool) for debate in range(1, debates + 1)))
     return [w for watches in per_debate for w in watches]
 
 
@@ -173,11 +172,16 @@ def keep_messages_of(watches: list[Watch], folder: Path) -> str:
 
 
 async def run_scenario(
-    webs: list[Process], credentials: Credentials, store: Store, server: FakeProviderServer, processes: Cluster
+    webs: list[Process],
+    credentials: Credentials,
+    store: Store,
+    server: FakeProviderServer,
+    processes: Cluster,
+    debates: int,
 ) -> str:
     """Submit, watch, check everything; a failure lists the problems, then the processes' logs."""
     started = time.monotonic()
-    watches = await submit_and_watch(webs, credentials)
+    watches = await submit_and_watch(webs, credentials, debates)
     submitted = time.monotonic()
     await until_every_viewer_closed(watches, store)
     streamed = time.monotonic()
@@ -203,7 +207,7 @@ async def run_scenario(
         pytest.fail(f"{len(problems)} problems:\n{listed}{more}\n{kept}\n{processes.logs()}", pytrace=False)
     messages = sum(len(w.viewer.messages) for w in watches)
     return (
-        f"{DEBATES} debates, {len(watches)} viewers: submitted in {submitted - started:.1f}s, all sockets closed "
+        f"{debates} debates, {len(watches)} viewers: submitted in {submitted - started:.1f}s, all sockets closed "
         f"{streamed - started:.1f}s after the first submission; {messages} messages; contributions seen "
         + ", ".join(f"{reason} {count}" for reason, count in sorted(how.items()))
     )
@@ -211,8 +215,9 @@ async def run_scenario(
 
 # --- the server setup --------------------------------------------------------------------
 @pytest.mark.services
-async def test_fifty_debates_reach_every_viewer_on_both_web_processes_whole_and_in_order(
-    deployment: Deployment, cluster: Cluster
+@pytest.mark.parametrize("debates", [50, 100])
+async def test_debates_at_once_reach_every_viewer_on_both_web_processes_whole_and_in_order(
+    deployment: Deployment, cluster: Cluster, debates: int
 ) -> None:
     script_unique_words(deployment.server)
     # The default lease (60 s), not the deployment's 3 s made for fail-over tests: on a loaded
@@ -220,10 +225,10 @@ async def test_fifty_debates_reach_every_viewer_on_both_web_processes_whole_and_
     lease = {"TEOREMA_LEASE_SECONDS": "60"}
     webs = [cluster.web(name, TEOREMA_QUESTIONS_PER_HOUR="1000", **lease) for name in ("web1", "web2")]
     for name in ("worker1", "worker2"):
-        cluster.worker(name, "--concurrency", str(DEBATES // 2), **lease)
+        cluster.worker(name, "--concurrency", str(debates // 2), **lease)
     store = Store(deployment.database_url)
     try:
-        report = await run_scenario(webs, deployment.credentials, store, deployment.server, cluster)
+        report = await run_scenario(webs, deployment.credentials, store, deployment.server, cluster, debates)
     finally:
         store.close()
     print(f"\nserver setup: {report}")
@@ -273,14 +278,15 @@ def single_process(tmp_path: Path) -> Iterator[tuple[FakeProviderServer, Cluster
             processes.stop()
 
 
-async def test_fifty_debates_reach_every_viewer_of_the_single_process_whole_and_in_order(
-    single_process: tuple[FakeProviderServer, Cluster, Credentials],
+@pytest.mark.parametrize("debates", [50, 100])
+async def test_debates_at_once_reach_every_viewer_of_the_single_process_whole_and_in_order(
+    single_process: tuple[FakeProviderServer, Cluster, Credentials], debates: int
 ) -> None:
     server, processes, credentials = single_process
     web = processes.web("web")
     store = SqliteStore(Path(processes.env["TEOREMA_DATA_DIR"]) / "teorema.sqlite3")
     try:
-        report = await run_scenario([web], credentials, store, server, processes)
+        report = await run_scenario([web], credentials, store, server, processes, debates)
     finally:
         store.close()
     print(f"\nsingle process: {report}")
