@@ -1,15 +1,20 @@
-"""The live stream under load: 50 and 100 debates at once, every word at every viewer once and in order.
+"""The live stream under load: every word at every viewer once and in order, whatever the crowd.
 
-The same scenario in both setups: 50 or 100 questions submitted at once through the JSON API (50
-POSTs in flight at most) to a 3-voice teorema panel that always debates (7 calls each: 3 blind
-answers, 3 debate turns, the moderator), each watched over a websocket from the moment its id is
-known.
+Two shapes, in both setups. Many debates: 50 or 100 questions submitted at once through the JSON
+API (50 POSTs in flight at most) to a 3-voice teorema panel that always debates (7 calls each: 3
+blind answers, 3 debate turns, the moderator), each watched over a websocket from the moment its
+id is known. Many viewers: one such debate, a link shared with a whole team, watched by 1,000
+sockets in processes of their own (``crowd``), each with its snapshot before the debate's first
+word (the fake holds the words until then), and each checked there, by the same checker.
 
 - The server setup (marked ``services``): 2 Daphne processes, 2 debate workers, PostgreSQL and
   Redis. Every debate is watched on both web processes; the worker running it is a third
   process, so every word crosses the Redis channel layer.
 - The single process ``make run`` starts: one Daphne runs the debates on its own loop, with
   the in-memory channel layer and cache and SQLite; one viewer per debate.
+
+The crowd watches on both web processes in the server setup, half on each, so every word
+crosses Redis to both.
 
 Every word a voice streams is unique ("<model>.<request>.w<i>"), so a page can be compared with
 the stored contributions word by word, by the one checker of a viewer (``checks.check_viewer``):
@@ -25,11 +30,12 @@ import os
 import re
 import secrets
 import sqlite3
+import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pytest
@@ -37,6 +43,7 @@ import pytest
 from tests.fakes.provider_server import FakeProviderServer, FakeRequest, Script
 from tests.integration.checks import check_viewer, difference, keep_messages, still_open
 from tests.integration.cluster import API_KEY_ENV, Cluster, Credentials, Process, ask, create_user
+from tests.integration.crowd import Crowd
 from tests.integration.debate import (
     MODERATOR,
     PANEL,
@@ -61,6 +68,8 @@ WAIT = 300  # seconds: a bound for a hung run on a shared 2-core machine, never 
 SHOWN = 40  # problems listed in a failure, before the processes' logs
 AFTER_THE_END = 60  # seconds a viewer gets, once every run ended, to receive the end of its run
 UNFINISHED = {"queued", "running"}
+CROWD = 1000  # viewers of the one debate
+CROWD_PROCESSES = 4
 FIRST_WORD = re.compile(r"(?P<model>[\w-]+)\.(?P<number>\d+)\.w0\b")
 
 
@@ -77,9 +86,12 @@ def unique_answer(request: FakeRequest) -> str:
     return f"{text}\n\nANSWER: Add read replicas"  # the same answer line: no judge needed, 7 calls a debate
 
 
-def script_unique_words(server: FakeProviderServer) -> None:
+def script_unique_words(server: FakeProviderServer, hold: Callable[[], bool] | None = None) -> None:
+    """``hold``: while it returns True, no call's first word goes."""
     for model in [*VOICES, MODERATOR]:
-        server.script(model, Script(answer=unique_answer, first_token_delay=FIRST_WORD_AFTER, tokens_per_second=PACE))
+        server.script(
+            model, Script(answer=unique_answer, first_token_delay=FIRST_WORD_AFTER, tokens_per_second=PACE, hold=hold)
+        )
 
 
 def sent_by_provider(server: FakeProviderServer, stored: StoredContribution) -> str | None:
@@ -200,21 +212,88 @@ async def run_scenario(
         w.problems += found
         how += seen
         problems += w.problems
-    for process in processes.processes:
-        logged = [line for line in process.output().splitlines() if " ERROR " in line or "lease lost" in line]
-        if logged:
-            problems.append(f"{process.name} logged {len(logged)} errors, the first: {logged[0]}")
+    problems += errors_logged(processes)
     if problems:
-        listed = "\n".join(problems[:SHOWN])
-        more = f"\n… and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
-        kept = keep_messages_of([w for w in watches if w.problems], processes.workdir)
-        pytest.fail(f"{len(problems)} problems:\n{listed}{more}\n{kept}\n{processes.logs()}", pytrace=False)
+        fail_with(problems, processes, keep_messages_of([w for w in watches if w.problems], processes.workdir))
     messages = sum(len(w.viewer.messages) for w in watches)
     return (
         f"{debates} debates, {len(watches)} viewers: submitted in {submitted - started:.1f}s, all sockets closed "
         f"{streamed - started:.1f}s after the first submission; {messages} messages; contributions seen "
         + ", ".join(f"{reason} {count}" for reason, count in sorted(how.items()))
     )
+
+
+def errors_logged(processes: Cluster) -> list[str]:
+    problems = []
+    for process in processes.processes:
+        logged = [line for line in process.output().splitlines() if " ERROR " in line or "lease lost" in line]
+        if logged:
+            problems.append(f"{process.name} logged {len(logged)} errors, the first: {logged[0]}")
+    return problems
+
+
+def fail_with(problems: list[str], processes: Cluster, kept: str) -> None:
+    """Fail listing the problems, where the messages of the viewers with one are (``kept``), the logs."""
+    listed = "\n".join(problems[:SHOWN])
+    more = f"\n… and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
+    pytest.fail(f"{len(problems)} problems:\n{listed}{more}\n{kept}\n{processes.logs()}", pytrace=False)
+
+
+async def run_crowd_scenario(
+    webs: list[Process],
+    credentials: Credentials,
+    store: Store,
+    server: FakeProviderServer,
+    processes: Cluster,
+    let_go: threading.Event,
+) -> str:
+    """One debate watched by CROWD viewers, its first words held (until ``let_go`` is set) until
+    each has its snapshot; then the debate and every viewer checked as in ``run_scenario``."""
+    text = f"Read replicas or sharding for our reporting load? (crowd {secrets.token_hex(4)})"
+    submit = lambda: ask(webs[0], credentials, text, PANEL, debate="always", force_panel=True)  # noqa: E731
+    question_id = await asyncio.to_thread(submit)
+    folder = processes.workdir / "crowd"
+    async with Crowd(webs, question_id, credentials.session, CROWD, CROWD_PROCESSES, folder) as crowd:
+        started = time.monotonic()
+        async with asyncio.timeout(WAIT):  # the held calls give up sooner: 60 s, the roster's stall_timeout
+            await crowd.connect()
+        connected = time.monotonic()
+        let_go.set()
+        why = await until_the_crowd_closed(crowd, store, question_id)
+        streamed = time.monotonic()
+        calls, problems = check_debate(store, server, question_id)
+        async with asyncio.timeout(WAIT):
+            viewers = await crowd.report({"check": [asdict(call) for call in calls], "why": why})
+    how = Counter()
+    for viewer in viewers:
+        problems += viewer["problems"]
+        how += Counter(viewer["how"])
+    problems += errors_logged(processes)
+    if problems:
+        fail_with(problems, processes, f"The messages of the viewers with a problem are in {folder}/viewer-<n>.txt")
+    messages = sum(viewer["messages"] for viewer in viewers)
+    return (
+        f"1 debate, {len(viewers)} viewers in {CROWD_PROCESSES} processes: every snapshot sent "
+        f"{connected - started:.1f}s after the first socket opened, all sockets closed {streamed - connected:.1f}s "
+        f"after the words went; {messages} messages; contributions seen "
+        + ", ".join(f"{reason} {count}" for reason, count in sorted(how.items()))
+    )
+
+
+async def until_the_crowd_closed(crowd: Crowd, store: Store, question_id: int) -> str:
+    """Wait for the server to close every socket, as ``until_every_viewer_closed`` does; "" once
+    it did, else why it should have (what the crowd reports of a socket still open)."""
+    loop = asyncio.get_running_loop()
+    deadline, ended = loop.time() + WAIT, None
+    closing = asyncio.ensure_future(crowd.closed())
+    while not closing.done() and loop.time() < min(deadline, ended or deadline):
+        await asyncio.wait([closing], timeout=0.5)
+        if ended is None and store.question(question_id)["status"] not in UNFINISHED:
+            ended = loop.time() + AFTER_THE_END
+    if closing.done() and closing.result():
+        return ""
+    closing.cancel()
+    return "its run is over" if ended is not None else f"waited {WAIT}s"
 
 
 # --- the server setup --------------------------------------------------------------------
@@ -234,6 +313,24 @@ async def test_debates_at_once_reach_every_viewer_on_both_web_processes_whole_an
     try:
         report = await run_scenario(webs, deployment.credentials, store, deployment.server, cluster, debates)
     finally:
+        store.close()
+    print(f"\nserver setup: {report}")
+
+
+@pytest.mark.services
+async def test_a_thousand_viewers_on_both_web_processes_each_see_every_word_of_the_debate_once_and_in_order(
+    deployment: Deployment, cluster: Cluster
+) -> None:
+    let_go = threading.Event()
+    script_unique_words(deployment.server, hold=lambda: not let_go.is_set())
+    lease = {"TEOREMA_LEASE_SECONDS": "60"}  # as above
+    webs = [cluster.web(name, TEOREMA_QUESTIONS_PER_HOUR="1000", **lease) for name in ("web1", "web2")]
+    cluster.worker("worker1", **lease)
+    store = Store(deployment.database_url)
+    try:
+        report = await run_crowd_scenario(webs, deployment.credentials, store, deployment.server, cluster, let_go)
+    finally:
+        let_go.set()
         store.close()
     print(f"\nserver setup: {report}")
 
@@ -292,5 +389,21 @@ async def test_debates_at_once_reach_every_viewer_of_the_single_process_whole_an
     try:
         report = await run_scenario([web], credentials, store, server, processes, debates)
     finally:
+        store.close()
+    print(f"\nsingle process: {report}")
+
+
+async def test_a_thousand_viewers_of_the_single_process_each_see_every_word_of_the_debate_once_and_in_order(
+    single_process: tuple[FakeProviderServer, Cluster, Credentials],
+) -> None:
+    server, processes, credentials = single_process
+    let_go = threading.Event()
+    script_unique_words(server, hold=lambda: not let_go.is_set())
+    web = processes.web("web")
+    store = SqliteStore(Path(processes.env["TEOREMA_DATA_DIR"]) / "teorema.sqlite3")
+    try:
+        report = await run_crowd_scenario([web], credentials, store, server, processes, let_go)
+    finally:
+        let_go.set()
         store.close()
     print(f"\nsingle process: {report}")
