@@ -52,17 +52,36 @@ whatever their load (TEOREMA_FLUSH_ADAPTS=0, the behaviour before live.pace): th
 that A/B. --debates takes several counts (1 10 50 100): each is measured in turn on the same
 processes, its figures printed apart (the curve). Loopback only.
 
+One debate, many viewers (--watchers N): instead of the batch, pairs of one debate, the same panel:
+unwatched (the probe, one viewer in this process), then watched (the probe and N viewers in
+--watcher-processes processes of their own, tests/integration/crowd.py: the same session, 8
+sockets opening at a time in each, arrivals stamped with time.time()). The fake holds every call's
+first word (FakeProcess.hold) from before the POST until every viewer has its connect snapshot,
+then lets them go: every viewer watches from the first word, however long a thousand take to
+connect. Medians over the pairs:
+- every viewer's lag: arrival - write for each token streamed to it (not those in its connect
+  snapshot, as above), p50 and p95 over all N viewers' tokens together, and the slowest viewer's
+  own p95; (viewer, token) pairs never at a viewer and viewers whose last message is not the final
+  page (both summed over the pairs); last provider byte to each viewer's final page, p50, slowest;
+- connecting: the first socket opened to the last snapshot received, the web process's CPU
+  meanwhile; RSS MiB per idle viewer: its VmRSS with every viewer's snapshot sent - just before the
+  first opened, / N (the run waits for its first word meanwhile);
+- the debate unwatched and watched, with the median of the pairs' ratios (watched / unwatched): the
+  probe's first token p50, p95 (arrival - write for each call's first token); the run's length,
+  from its first word written to its last provider byte (the fake's stamps; not from its first
+  request, which the hold keeps waiting for as long as the viewers take); CPU seconds of each of
+  Teorema's processes from letting the words go to the last socket closed.
+
 Usage: python bench/bench_scale.py [--debates 50 ...] [--repeat 3] [--viewers 0] [--mode single server] [--workers 1]
        [--sample] [--stagger 0] [--start-window 2] [--words 60] [--dump FILE] [--twisted-writes] [--fixed-window]
+       [--watchers 0] [--watcher-processes 4]
 """
 
 import argparse
 import asyncio
 import contextlib
-import html
 import json
 import os
-import re
 import statistics
 import sys
 import tempfile
@@ -81,6 +100,7 @@ sys.path.insert(0, str(ROOT))
 from bench.fakeproc import FakeProcess, Pace  # noqa: E402
 from bench.spy import Spy  # noqa: E402
 from tests.integration import cluster as deploy  # noqa: E402
+from tests.integration.crowd import Crowd, finished, snapshot_or_end, streamed_words  # noqa: E402
 from tests.integration.debate import MODERATOR, PANEL, roster_toml  # noqa: E402
 from tests.integration.viewer import Viewer, watch  # noqa: E402
 
@@ -102,7 +122,6 @@ moderator = "it-idle"
 # unique tokens, so that a call's first token is one the bench can follow.
 SUFFIX = " Replicas or sharding.\n\nANSWER: Add read replicas"  # one answer line: no judge needed, 7 calls
 SYNTHESIS = "## Verdict\nReplicas.\n\n## Disagreements\nNone.\n\n## Consensus\n"
-TOKEN = re.compile(r"it-\w+\.\d+\.w\d+")
 TAG = r"bench \d+-\d+"  # a debate's tag in its question (run_batch): the fake finds its run by it
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -231,19 +250,14 @@ async def run_batch(
 
 
 def arrivals(viewers: list[Viewer]) -> tuple[dict[tuple[int, str], float], set[tuple[int, str]]]:
-    """(viewer, token) -> when the viewer first received it streamed: in any message after the
-    snapshot it connected to (a fragment, a whole card, or a later snapshot that made a gap good);
-    and the (viewer, token) pairs that snapshot already held. Those are not streamed to that viewer:
-    a whole card at the end of the round repeats them, and counting that as their arrival made a
-    viewer that connected a moment late seem to wait seconds for words it had at once."""
+    """(viewer, token) -> when the viewer first received it streamed, and the (viewer, token) pairs
+    its connect snapshot already held (crowd.streamed_words, for each viewer)."""
     streamed: dict[tuple[int, str], float] = {}
     shown: set[tuple[int, str]] = set()
     for number, viewer in enumerate(viewers):
-        shown |= {(number, token) for token in TOKEN.findall(html.unescape(viewer.messages[0][1]))}
-        for arrived, message in viewer.messages[1:]:
-            for token in TOKEN.findall(html.unescape(message)):
-                if (number, token) not in shown:
-                    streamed.setdefault((number, token), arrived)
+        words, snapshot = streamed_words(viewer)
+        streamed |= {(number, token): at for token, at in words.items()}
+        shown |= {(number, token) for token in snapshot}
     return streamed, shown
 
 
@@ -315,7 +329,7 @@ async def measure_debates(
     admission = [first_call[one.tag] - one.posted for one in watched]
     to_final = [one.viewer.messages[-1][0] - ends[one.tag] for one in watched]
     tokens = len(written)
-    over = sum("is-over" in v.messages[-1][1] and "status-done" in v.messages[-1][1] for v in viewers)
+    over = sum(finished(v) for v in viewers)
     figures = {
         "chunk-to-client p50 ms": statistics.median(lags) * 1000,
         "chunk-to-client p95 ms": percentile(lags, 0.95) * 1000,
@@ -372,6 +386,106 @@ async def measure_idle(web, credentials, sockets: int, repeat: int) -> list[floa
     return per_viewer
 
 
+async def measure_watched(
+    web: deploy.Process,
+    processes: list[deploy.Process],
+    credentials: deploy.Credentials,
+    fake: FakeProcess,
+    watchers: int = 0,
+    children: int = 0,
+) -> dict:
+    """One debate, its first words held until the probe here and ``watchers`` viewers in ``children``
+    processes of their own (none: unwatched) have their snapshots."""
+    tag = f"bench {time.time_ns() // 1_000_000}-0"
+    fake.timings()  # from here on
+    fake.hold()
+    question_id = await asyncio.to_thread(deploy.ask, web, credentials, f"Replicas or sharding? ({tag})", PANEL)
+    probe = Viewer(web.port)
+    probing = asyncio.create_task(watch(probe, question_id, credentials.session))
+    await snapshot_or_end(probe, probing)
+    records: list[dict] = []
+    folder = web.log.parent / f"crowd-{question_id}"  # the children's reports, in the deployment's folder
+    async with Crowd([web], question_id, credentials.session, watchers, children, folder) as crowd:
+        rss0, web0, connecting = rss_mib(web.pid), cpu_seconds(web.pid), time.time()
+        if watchers:
+            async with asyncio.timeout(600):
+                await crowd.connect()
+        rss1, connected = rss_mib(web.pid), time.time()
+        cpu0 = {p.name: cpu_seconds(p.pid) for p in processes}
+        fake.release()
+        await asyncio.wait_for(probing, 900)
+        if watchers:
+            with contextlib.suppress(TimeoutError):  # one left open is counted, not waited for
+                async with asyncio.timeout(300):
+                    await crowd.closed()
+        cpu = {p.name: cpu_seconds(p.pid) - cpu0[p.name] for p in processes}
+        if watchers:
+            async with asyncio.timeout(600):
+                records = await crowd.report({"arrivals": True})
+    written, _requests, ends = fake.timings()
+    probe_words, _ = streamed_words(probe)
+    firsts = [at - written[token] for token, at in probe_words.items() if token.endswith(".w0") and token in written]
+    figures = {
+        "probe first token p50 ms": statistics.median(firsts) * 1000,
+        "probe first token p95 ms": percentile(firsts, 0.95) * 1000,
+        "run length s": ends[tag] - min(written.values()),
+    } | {f"{name} CPU s": seconds for name, seconds in cpu.items()}
+    if not watchers:
+        return figures
+    lags, slowest, never, to_final = [], [], 0, []
+    for record in records:
+        mine = [at - written[token] for token, at in record["streamed"].items() if token in written]
+        lags += mine
+        slowest.append(percentile(mine, 0.95) if mine else float("inf"))
+        never += len(written.keys() - record["streamed"].keys() - set(record["shown"]))
+        if record["finished"]:
+            to_final.append(record["last"] - ends[tag])
+    failures = [record["failure"] for record in records if record["failure"]]
+    return figures | {
+        "viewers' lag p50 ms": statistics.median(lags) * 1000,
+        "viewers' lag p95 ms": percentile(lags, 0.95) * 1000,
+        "slowest viewer's lag p95 ms": max(slowest) * 1000,
+        "tokens never at a viewer": never,
+        "viewers without the final page": watchers - len(to_final),
+        "last byte to final page p50 ms": statistics.median(to_final) * 1000 if to_final else float("nan"),
+        "last byte to final page, slowest ms": max(to_final, default=float("nan")) * 1000,
+        "connecting the viewers s": connected - connecting,
+        "web CPU s connecting them": cpu0[web.name] - web0,
+        "RSS MiB/idle viewer": (rss1 - rss0) / watchers,
+        "sockets failed": f"{len(failures)} {failures[0] if failures else ''}".strip(),
+    }
+
+
+async def bench_watchers(mode: str, args: argparse.Namespace, fake: FakeProcess) -> dict:
+    """Pairs of the same debate unwatched, then watched by --watchers viewers (module docstring)."""
+    with (
+        tempfile.TemporaryDirectory(prefix=f"teorema-bench-{mode}-") as workdir,
+        deployment(mode, fake, Path(workdir), 1, serve=args.serve, adapts=args.adapts) as (web, processes, credentials),
+    ):
+        await measure_watched(web, processes, credentials, fake)  # warm-up
+        pairs = []
+        for _ in range(args.repeat):
+            alone = await measure_watched(web, processes, credentials, fake)
+            watched = await measure_watched(web, processes, credentials, fake, args.watchers, args.watcher_processes)
+            pairs.append((alone, watched))
+    figures: dict = {}
+    for key in pairs[0][1]:
+        values = [watched[key] for _, watched in pairs]
+        if key in pairs[0][0]:  # measured both ways
+            unwatched = statistics.median(a[key] for a, _ in pairs)
+            ratio = statistics.median(w[key] / a[key] if a[key] else float("nan") for a, w in pairs)
+            figures[key] = f"{unwatched:.3f} unwatched, {statistics.median(values):.3f} watched (x{ratio:.2f})"
+        elif key == "tokens never at a viewer":  # counts, summed over the pairs
+            figures[key] = sum(values)
+        elif key == "viewers without the final page":
+            figures[key] = f"{sum(values)}/{args.watchers * args.repeat}"
+        elif key == "sockets failed":
+            figures[key] = "; ".join(values)
+        else:
+            figures[key] = statistics.median(values)
+    return figures
+
+
 async def bench_mode(mode: str, args: argparse.Namespace, fake: FakeProcess) -> dict[int, dict]:
     """Figures per count of debates at once, measured in turn on the same processes."""
     most = max(args.debates)
@@ -418,6 +532,8 @@ def main() -> None:
     parser.add_argument("--debates", type=int, nargs="+", default=[50], help="debates at once (several: a curve)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--viewers", type=int, default=0, help="idle sockets opened per step (3 steps); 0: skip")
+    parser.add_argument("--watchers", type=int, default=0, help="viewers of one debate, not a batch; 0: the batch")
+    parser.add_argument("--watcher-processes", type=int, default=4, help="processes the --watchers viewers run in")
     parser.add_argument("--words", type=int, default=60, help="tokens per answer")
     parser.add_argument("--tps", type=float, default=20.0, help="tokens per second per voice")
     parser.add_argument("--first-token", type=float, default=0.5, help="seconds before the first token")
@@ -444,9 +560,14 @@ def main() -> None:
     args = parser.parse_args()
     print(__doc__.split("Usage:")[0])
     counts = ", ".join(map(str, args.debates))
-    print(f"Settings: {counts} debates at once, {args.repeat} repetitions, {len(VOICES)} voices (7 calls),")
+    if args.watchers:
+        print(f"Settings: one debate, unwatched then watched by {args.watchers} viewers in {args.watcher_processes}")
+        print(f"processes, {args.repeat} pairs, {len(VOICES)} voices (7 calls),")
+    else:
+        print(f"Settings: {counts} debates at once, {args.repeat} repetitions, {len(VOICES)} voices (7 calls),")
     print(f"{args.words} tokens per answer, {args.tps:g} tokens/s after {args.first_token:g} s; {os.cpu_count()} CPUs;")
-    print(f"submitted {f'evenly over {args.stagger:g} s' if args.stagger else 'all at once'};", end=" ")
+    if not args.watchers:
+        print(f"submitted {f'evenly over {args.stagger:g} s' if args.stagger else 'all at once'};", end=" ")
     print("the flush window adapts to the load." if args.adapts else "a fixed flush window.")
     pace = Pace(args.first_token, args.tps, args.words)
     synthesis = Pace(args.first_token, args.tps, args.words, SYNTHESIS, lead=True)
@@ -457,10 +578,13 @@ def main() -> None:
                 print(f"\n(b) server: skipped, {reason}")
                 continue
             before = load()
-            curve = asyncio.run(bench_mode(mode, args, fake))
+            if args.watchers:  # one debate: its figures as they are
+                curve = {1: asyncio.run(bench_watchers(mode, args, fake))}
+            else:
+                curve = asyncio.run(bench_mode(mode, args, fake))
             print(f"\n({'a' if mode == 'single' else 'b'}) {mode} (load average {before} before, {load()} after):")
             for count, figures in curve.items():
-                print(f"\n {count} debates at once:")
+                print(f"\n {count} debate{'s' if count > 1 else ''} at once{', watched' if args.watchers else ''}:")
                 for key, value in figures.items():
                     print(f"  {key:40} {value:.3f}" if isinstance(value, float) else f"  {key:40} {value}")
 

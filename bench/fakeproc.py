@@ -8,7 +8,8 @@ word it received. The child notes, with ``time.time()`` (one clock for every pro
 machine, as tests/integration/viewer.py stamps arrivals), when each request arrived, when each
 word was written and, with ``tag`` (a regex whose first match in a request's body names the
 run it belongs to, such as a marker in the question), when each run's last response ended: its
-last byte written; ``timings()`` fetches and clears them.
+last byte written; ``timings()`` fetches and clears them. Between ``hold()`` and ``release()``
+a call's first word waits (a bench connects its viewers meanwhile).
 
 Used by bench_scale.py and bench_council.py::
 
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Self
 
 ROOT = Path(__file__).resolve().parent.parent
+HELD = "held"  # a file beside the report: the child holds first words while it exists
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,7 @@ class FakeProcess:
     def __init__(self, paces: dict[str, Pace], prefix: str = "", suffix: str = "", tag: str = "") -> None:
         self.paces, self.prefix, self.suffix, self.tag = paces, prefix, suffix, tag
         self.report = Path(tempfile.mkdtemp(prefix="teorema-fake-")) / "timings.json"
+        self.held = self.report.with_name(HELD)  # while it exists, first words wait
         self.process: subprocess.Popen | None = None
         self.port = 0
 
@@ -94,6 +97,13 @@ class FakeProcess:
         if self.process is not None:
             self.process.terminate()
             self.process.wait(10)
+
+    def hold(self) -> None:
+        """From now on each call's first word waits for ``release()``."""
+        self.held.touch()
+
+    def release(self) -> None:
+        self.held.unlink(missing_ok=True)
 
     def cpu_seconds(self) -> float:
         """utime + stime of the fake's process so far."""
@@ -170,7 +180,12 @@ def serve(config: dict, port: int, report: Path) -> None:
 
         server.script(
             model,
-            Script(answer=answer, first_token_delay=pace["first_token"], tokens_per_second=pace["tokens_per_second"]),
+            Script(
+                answer=answer,
+                first_token_delay=pace["first_token"],
+                tokens_per_second=pace["tokens_per_second"],
+                hold=report.with_name(HELD).exists,
+            ),
         )
 
     def dump(*_: object) -> None:

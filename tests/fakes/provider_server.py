@@ -38,6 +38,8 @@ A ``Script`` has:
     (the provider's mid-stream error event, status ``status or 529``), "blocked" (Gemini
     promptFeedback block).
   first_token_delay, tokens_per_second: pacing (a non-streamed answer comes whole after both).
+  hold: a callable; while it returns True a streamed answer's first word waits (a test lets the
+    words go once its viewers are connected).
     usage: True (counted by words), False (absent)
     or a fixed (tokens_in, tokens_out). citations: URLs, sent as Perplexity does.
   finish: how the answer ends: "stop", or "length" for a cut-off answer, sent as each wire's own
@@ -112,6 +114,7 @@ class Script:
     after_chunks: int = 1
     first_token_delay: float = 0.0
     tokens_per_second: float | None = None
+    hold: Callable[[], bool] | None = None
     usage: bool | tuple[int, int] = True
     citations: tuple[str, ...] = ()
     finish: str = "stop"
@@ -298,6 +301,8 @@ class FakeProviderServer(ThreadedServer):
         for event in wire.head(fake.model, usage, fake.body):
             await response.write(event)
         await asyncio.sleep(step.first_token_delay)
+        while step.hold is not None and step.hold():  # noqa: ASYNC110 (another thread's or process's word)
+            await asyncio.sleep(0.01)
         for index, piece in enumerate([*pieces, None]):
             at_fault = step.fault and index == min(step.after_chunks, len(pieces))
             if at_fault and await self._fault(request, response, wire, step):

@@ -1,8 +1,11 @@
-"""The live stream under load: 50 debates at once, every word at every viewer once and in order.
+"""The live stream under load: every word at every viewer once and in order, whatever the crowd.
 
-The same scenario in both setups: 50 questions submitted at once through the JSON API to a
-3-voice teorema panel that always debates (7 calls each: 3 blind answers, 3 debate turns, the
-moderator), each watched over a websocket from the moment its id is known.
+Two shapes, in both setups. Many debates: 50 or 100 questions submitted at once through the JSON
+API (50 POSTs in flight at most) to a 3-voice teorema panel that always debates (7 calls each: 3
+blind answers, 3 debate turns, the moderator), each watched over a websocket from the moment its
+id is known. Many viewers: one such debate, a link shared with a whole team, watched by 1,000
+sockets in processes of their own (``crowd``), each with its snapshot before the debate's first
+word (the fake holds the words until then), and each checked there, by the same checker.
 
 - The server setup (marked ``services``): 2 Daphne processes, 2 debate workers, PostgreSQL and
   Redis. Every debate is watched on both web processes; the worker running it is a third
@@ -10,13 +13,16 @@ moderator), each watched over a websocket from the moment its id is known.
 - The single process ``make run`` starts: one Daphne runs the debates on its own loop, with
   the in-memory channel layer and cache and SQLite; one viewer per debate.
 
+The crowd watches on both web processes in the server setup, half on each, so every word
+crosses Redis to both.
+
 Every word a voice streams is unique ("<model>.<request>.w<i>"), so a page can be compared with
-the stored contributions word by word. What must hold for every viewer and every contribution:
-while it streams, the card never shows anything but a beginning of the stored text (no word
-doubled, skipped or out of place, even for a moment), and when its finished card arrives the
-card holds exactly the stored text. A viewer that connects after a contribution finished sees
-its finished card instead: the stored text, rendered. The stored text is, in turn, exactly what
-the provider sent. Nothing here is about time: the bounds only stop a hung run.
+the stored contributions word by word, by the one checker of a viewer (``checks.check_viewer``):
+while a card streams it never shows anything but a beginning of the stored text (no word doubled,
+skipped or out of place, even for a moment), and when its finished card arrives the card holds
+exactly the stored text. A viewer that connects after a contribution finished sees its finished
+card instead: the stored text, rendered. The stored text is, in turn, exactly what the provider
+sent. Nothing here is about time: the bounds only stop a hung run.
 """
 
 import asyncio
@@ -24,19 +30,20 @@ import os
 import re
 import secrets
 import sqlite3
+import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pytest
 
-from debates.engine.reading.synthesis import read
-from debates.render import markdown
 from tests.fakes.provider_server import FakeProviderServer, FakeRequest, Script
+from tests.integration.checks import check_viewer, difference, keep_messages, still_open
 from tests.integration.cluster import API_KEY_ENV, Cluster, Credentials, Process, ask, create_user
+from tests.integration.crowd import Crowd
 from tests.integration.debate import (
     MODERATOR,
     PANEL,
@@ -47,18 +54,22 @@ from tests.integration.debate import (
     step_of,
     write_roster,
 )
-from tests.integration.viewer import Page, Viewer, dom_text_id, finished_html, watch
+from tests.integration.viewer import Viewer, watch
 
 pytestmark = pytest.mark.timeout(600)
-DEBATES = 50
 WORDS = 24  # per answer: short, so 350 calls stream in well under a minute
 PACE = 20.0  # words per second per stream
 FIRST_WORD_AFTER = 1.0  # seconds: most viewers are connected before the first word
 CALLS = {"answer": len(VOICES), "debate": len(VOICES), "synthesis": 1}
+# Each POST holds a PostgreSQL connection of its own while it runs: 100 at once held 98 of the
+# server's 100, and the few another user held made it refuse some (503).
+SUBMITTING = 50
 WAIT = 300  # seconds: a bound for a hung run on a shared 2-core machine, never what is tested
 SHOWN = 40  # problems listed in a failure, before the processes' logs
 AFTER_THE_END = 60  # seconds a viewer gets, once every run ended, to receive the end of its run
 UNFINISHED = {"queued", "running"}
+CROWD = 1000  # viewers of the one debate
+CROWD_PROCESSES = 4
 FIRST_WORD = re.compile(r"(?P<model>[\w-]+)\.(?P<number>\d+)\.w0\b")
 
 
@@ -75,9 +86,12 @@ def unique_answer(request: FakeRequest) -> str:
     return f"{text}\n\nANSWER: Add read replicas"  # the same answer line: no judge needed, 7 calls a debate
 
 
-def script_unique_words(server: FakeProviderServer) -> None:
+def script_unique_words(server: FakeProviderServer, hold: Callable[[], bool] | None = None) -> None:
+    """``hold``: while it returns True, no call's first word goes."""
     for model in [*VOICES, MODERATOR]:
-        server.script(model, Script(answer=unique_answer, first_token_delay=FIRST_WORD_AFTER, tokens_per_second=PACE))
+        server.script(
+            model, Script(answer=unique_answer, first_token_delay=FIRST_WORD_AFTER, tokens_per_second=PACE, hold=hold)
+        )
 
 
 def sent_by_provider(server: FakeProviderServer, stored: StoredContribution) -> str | None:
@@ -92,7 +106,7 @@ def sent_by_provider(server: FakeProviderServer, stored: StoredContribution) -> 
 class Watch:
     """One viewer of one debate."""
 
-    debate: int  # 1..DEBATES, in submission order
+    debate: int  # 1, 2, …, in submission order
     question_id: int
     web: Process
     viewer: Viewer
@@ -103,8 +117,8 @@ class Watch:
         return f"debate {self.debate} (question {self.question_id}), viewer on {self.web.name} (port {self.web.port})"
 
 
-async def submit_and_watch(webs: list[Process], credentials: Credentials) -> list[Watch]:
-    """DEBATES questions at once, alternately through each web process; each watched on every
+async def submit_and_watch(webs: list[Process], credentials: Credentials, debates: int) -> list[Watch]:
+    """``debates`` questions at once, alternately through each web process; each watched on every
     web process as soon as its id is known."""
     loop = asyncio.get_running_loop()
     token = secrets.token_hex(4)
@@ -121,8 +135,8 @@ async def submit_and_watch(webs: list[Process], credentials: Credentials) -> lis
             watches.append(Watch(debate, question_id, watcher, viewer, task))
         return watches
 
-    with ThreadPoolExecutor(DEBATES) as pool:
-        per_debate = await asyncio.gather(*(one(debate, pool) for debate in range(1, DEBATES + 1)))
+    with ThreadPoolExecutor(min(debates, SUBMITTING)) as pool:
+        per_debate = await asyncio.gather(*(one(debate, pool) for debate in range(1, debates + 1)))
     return [w for watches in per_debate for w in watches]
 
 
@@ -141,131 +155,10 @@ async def until_every_viewer_closed(watches: list[Watch], store: Store) -> None:
         if not w.task.done():
             w.task.cancel()
             why = "its run is over" if w.question_id not in running else f"waited {WAIT}s"
-            w.problems.append(
-                f"{w}: the socket is still open, yet {why}: the run's last broadcast never reached this viewer "
-                f"({len(w.viewer.messages)} messages received; the last one ends …{last_words(w.viewer)!r})"
-            )
+            w.problems.append(still_open(str(w), w.viewer, why))
         elif not w.task.cancelled() and (error := w.task.exception()):
             w.problems.append(f"{w}: the socket failed: {error!r}")
     await asyncio.gather(*(w.task for w in watches), return_exceptions=True)
-
-
-def last_words(viewer: Viewer) -> str:
-    return re.sub(r"\s+", " ", viewer.messages[-1][1])[-160:] if viewer.messages else ""
-
-
-@dataclass
-class Seen:
-    """How one viewer's page showed one contribution."""
-
-    streaming: bool = False  # shown as a streaming card at some point (else first shown finished)
-    joined_with: str = ""  # the text the card showed when the viewer first saw it streaming
-    wrong: tuple[int, str] | None = None  # (message index, shown text) of the first non-prefix
-
-
-def replay(viewer: Viewer, expected: dict[str, str]) -> tuple[Page, dict[str, Seen]]:
-    """The viewer's page rebuilt message by message, as htmx would have shown it.
-
-    After each message, every streaming card of a stored contribution must show a beginning of
-    its stored text: a word doubled, skipped or out of order would show, even if a later
-    fragment hid it.
-    """
-    page = Page()
-    seen = {text_id: Seen() for text_id in expected}
-    for index, (_at, message) in enumerate(viewer.messages):
-        page.apply(message)
-        for text_id, shown in page.texts.items():
-            if text_id in page.finished or text_id not in seen:
-                continue
-            record = seen[text_id]
-            if not record.streaming:
-                record.streaming, record.joined_with = True, shown
-            if record.wrong is None and not expected[text_id].startswith(shown):
-                record.wrong = (index, shown)
-    return page, seen
-
-
-def agreeing(a: Sequence, b: Sequence) -> int:
-    """How many leading items two sequences share."""
-    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
-
-
-def difference(expected: str, shown: str, whole: bool = True) -> str:
-    """Where the shown text parts from the stored one, in words a failure report can use.
-
-    ``whole``: the shown text should be all of it (else a beginning: only a word missing before
-    the last one shown counts as missing).
-    """
-    at = agreeing(expected, shown)
-    want, got = expected.split(), shown.split()
-    word = agreeing(want, got)
-    reached = len(want) if whole else max((want.index(w) + 1 for w in got if w in want), default=0)
-    missing = Counter(want[:reached]) - Counter(got)
-    extra = Counter(got) - Counter(want)
-    doubled, foreign = [w for w in extra if w in want], [w for w in extra if w not in want]
-    order = "" if missing or extra else "; every word once, out of order"
-    return (
-        f"first difference at char {at}, word {word}: stored …{expected[max(0, at - 40) : at + 40]!r}…, "
-        f"shown …{shown[max(0, at - 40) : at + 40]!r}…; {len(want)} words stored, {len(got)} shown; "
-        f"missing {list(missing)[:5]}, doubled {doubled[:5]}, not stored {foreign[:5]}{order}"
-    )
-
-
-def check_viewer(w: Watch, calls: list[StoredContribution]) -> Counter:
-    """Each stored contribution as this viewer saw it; problems go to ``w.problems``.
-
-    Returns how the viewer came to each contribution (from its first word, joined mid-stream
-    with a snapshot, or first shown finished), for the report.
-    """
-    expected = {dom_text_id(v.round, v.seat): v.text for v in calls}
-    page, seen = replay(w.viewer, expected)
-    how = Counter()
-    if w.viewer.close_code not in (1000, None):  # None: still open (reported already)
-        error = next((line for line in w.web.output().splitlines() if "Exception inside application" in line), "")
-        w.problems.append(
-            f"{w}: the socket closed with {w.viewer.close_code}, not 1000 (normal, run over); "
-            f"{w.web.name} logged: {error or 'no exception'}"
-        )
-    if not w.viewer.messages:
-        w.problems.append(f"{w}: no message at all")
-        return how
-    final = w.viewer.messages[-1][1]
-    shown_at_the_end = any(finished_html(final, dom_text_id(v.round, v.seat)) for v in calls)
-    if not shown_at_the_end:
-        w.problems.append(f"{w}: the last message is not the finished page: …{last_words(w.viewer)!r}")
-    for stored in calls:
-        text_id = dom_text_id(stored.round, stored.seat)
-        about = f"{w}, round {stored.round} seat {stored.seat} ({stored.model}, {stored.kind}, {text_id})"
-        record = seen[text_id]
-        if record.wrong is not None:
-            index, shown = record.wrong
-            w.problems.append(
-                f"{about}: message {index} left the card showing what the stored text does not begin "
-                f"with; {difference(stored.text, shown, whole=False)}"
-            )
-        if record.streaming:
-            how["joined mid-stream" if record.joined_with else "from the first word"] += 1
-            streamed = page.streamed.get(text_id)
-            if streamed is None:
-                w.problems.append(f"{about}: it streamed, but its finished card never arrived")
-            elif streamed != stored.text and record.wrong is None:
-                w.problems.append(
-                    f"{about}: when it finished, the card showed other than the stored text; "
-                    f"{difference(stored.text, streamed)}"
-                )
-        else:
-            how["first shown finished"] += 1
-        if not shown_at_the_end:
-            continue
-        if stored.kind == "synthesis":  # shown once, in its sections, above the moderator's card
-            for _, body in read(stored.text).sections:
-                if str(markdown(body)) not in final:
-                    w.problems.append(f"{about}: the last snapshot lacks the synthesis section {body!r}")
-        elif finished_html(final, text_id) != str(markdown(stored.text)):
-            w.problems.append(
-                f"{about}: the last snapshot shows {finished_html(final, text_id)!r}, not the stored text rendered"
-            )
-    return how
 
 
 def check_debate(
@@ -287,20 +180,24 @@ def check_debate(
     return calls, problems
 
 
-def keep_messages(watches: list[Watch], folder: Path) -> str:
+def keep_messages_of(watches: list[Watch], folder: Path) -> str:
     """Every message the viewers with a problem received, numbered as the problems number them."""
     for w in watches:
-        lines = [f"--- message {i} at {at:.3f}\n{message}" for i, (at, message) in enumerate(w.viewer.messages)]
-        (folder / f"viewer-q{w.question_id}-{w.web.name}.txt").write_text("\n".join(lines))
+        keep_messages(w.viewer, folder / f"viewer-q{w.question_id}-{w.web.name}.txt")
     return f"The messages of those viewers are in {folder}/viewer-q<question>-<web>.txt" if watches else ""
 
 
 async def run_scenario(
-    webs: list[Process], credentials: Credentials, store: Store, server: FakeProviderServer, processes: Cluster
+    webs: list[Process],
+    credentials: Credentials,
+    store: Store,
+    server: FakeProviderServer,
+    processes: Cluster,
+    debates: int,
 ) -> str:
     """Submit, watch, check everything; a failure lists the problems, then the processes' logs."""
     started = time.monotonic()
-    watches = await submit_and_watch(webs, credentials)
+    watches = await submit_and_watch(webs, credentials, debates)
     submitted = time.monotonic()
     await until_every_viewer_closed(watches, store)
     streamed = time.monotonic()
@@ -311,29 +208,99 @@ async def run_scenario(
         calls[question_id], wrong = check_debate(store, server, question_id)
         problems += wrong
     for w in watches:
-        how += check_viewer(w, calls[w.question_id])
+        found, seen = check_viewer(w.viewer, calls[w.question_id], str(w), w.web.log)
+        w.problems += found
+        how += seen
         problems += w.problems
-    for process in processes.processes:
-        logged = [line for line in process.output().splitlines() if " ERROR " in line or "lease lost" in line]
-        if logged:
-            problems.append(f"{process.name} logged {len(logged)} errors, the first: {logged[0]}")
+    problems += errors_logged(processes)
     if problems:
-        listed = "\n".join(problems[:SHOWN])
-        more = f"\n… and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
-        kept = keep_messages([w for w in watches if w.problems], processes.workdir)
-        pytest.fail(f"{len(problems)} problems:\n{listed}{more}\n{kept}\n{processes.logs()}", pytrace=False)
+        fail_with(problems, processes, keep_messages_of([w for w in watches if w.problems], processes.workdir))
     messages = sum(len(w.viewer.messages) for w in watches)
     return (
-        f"{DEBATES} debates, {len(watches)} viewers: submitted in {submitted - started:.1f}s, all sockets closed "
+        f"{debates} debates, {len(watches)} viewers: submitted in {submitted - started:.1f}s, all sockets closed "
         f"{streamed - started:.1f}s after the first submission; {messages} messages; contributions seen "
         + ", ".join(f"{reason} {count}" for reason, count in sorted(how.items()))
     )
 
 
+def errors_logged(processes: Cluster) -> list[str]:
+    problems = []
+    for process in processes.processes:
+        logged = [line for line in process.output().splitlines() if " ERROR " in line or "lease lost" in line]
+        if logged:
+            problems.append(f"{process.name} logged {len(logged)} errors, the first: {logged[0]}")
+    return problems
+
+
+def fail_with(problems: list[str], processes: Cluster, kept: str) -> None:
+    """Fail listing the problems, where the messages of the viewers with one are (``kept``), the logs."""
+    listed = "\n".join(problems[:SHOWN])
+    more = f"\n… and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
+    pytest.fail(f"{len(problems)} problems:\n{listed}{more}\n{kept}\n{processes.logs()}", pytrace=False)
+
+
+async def run_crowd_scenario(
+    webs: list[Process],
+    credentials: Credentials,
+    store: Store,
+    server: FakeProviderServer,
+    processes: Cluster,
+    let_go: threading.Event,
+) -> str:
+    """One debate watched by CROWD viewers, its first words held (until ``let_go`` is set) until
+    each has its snapshot; then the debate and every viewer checked as in ``run_scenario``."""
+    text = f"Read replicas or sharding for our reporting load? (crowd {secrets.token_hex(4)})"
+    submit = lambda: ask(webs[0], credentials, text, PANEL, debate="always", force_panel=True)  # noqa: E731
+    question_id = await asyncio.to_thread(submit)
+    folder = processes.workdir / "crowd"
+    async with Crowd(webs, question_id, credentials.session, CROWD, CROWD_PROCESSES, folder) as crowd:
+        started = time.monotonic()
+        async with asyncio.timeout(WAIT):  # the held calls give up sooner: 60 s, the roster's stall_timeout
+            await crowd.connect()
+        connected = time.monotonic()
+        let_go.set()
+        why = await until_the_crowd_closed(crowd, store, question_id)
+        streamed = time.monotonic()
+        calls, problems = check_debate(store, server, question_id)
+        async with asyncio.timeout(WAIT):
+            viewers = await crowd.report({"check": [asdict(call) for call in calls], "why": why})
+    how = Counter()
+    for viewer in viewers:
+        problems += viewer["problems"]
+        how += Counter(viewer["how"])
+    problems += errors_logged(processes)
+    if problems:
+        fail_with(problems, processes, f"The messages of the viewers with a problem are in {folder}/viewer-<n>.txt")
+    messages = sum(viewer["messages"] for viewer in viewers)
+    return (
+        f"1 debate, {len(viewers)} viewers in {CROWD_PROCESSES} processes: every snapshot sent "
+        f"{connected - started:.1f}s after the first socket opened, all sockets closed {streamed - connected:.1f}s "
+        f"after the words went; {messages} messages; contributions seen "
+        + ", ".join(f"{reason} {count}" for reason, count in sorted(how.items()))
+    )
+
+
+async def until_the_crowd_closed(crowd: Crowd, store: Store, question_id: int) -> str:
+    """Wait for the server to close every socket, as ``until_every_viewer_closed`` does; "" once
+    it did, else why it should have (what the crowd reports of a socket still open)."""
+    loop = asyncio.get_running_loop()
+    deadline, ended = loop.time() + WAIT, None
+    closing = asyncio.ensure_future(crowd.closed())
+    while not closing.done() and loop.time() < min(deadline, ended or deadline):
+        await asyncio.wait([closing], timeout=0.5)
+        if ended is None and store.question(question_id)["status"] not in UNFINISHED:
+            ended = loop.time() + AFTER_THE_END
+    if closing.done() and closing.result():
+        return ""
+    closing.cancel()
+    return "its run is over" if ended is not None else f"waited {WAIT}s"
+
+
 # --- the server setup --------------------------------------------------------------------
 @pytest.mark.services
-async def test_fifty_debates_reach_every_viewer_on_both_web_processes_whole_and_in_order(
-    deployment: Deployment, cluster: Cluster
+@pytest.mark.parametrize("debates", [50, 100])
+async def test_debates_at_once_reach_every_viewer_on_both_web_processes_whole_and_in_order(
+    deployment: Deployment, cluster: Cluster, debates: int
 ) -> None:
     script_unique_words(deployment.server)
     # The default lease (60 s), not the deployment's 3 s made for fail-over tests: on a loaded
@@ -341,11 +308,29 @@ async def test_fifty_debates_reach_every_viewer_on_both_web_processes_whole_and_
     lease = {"TEOREMA_LEASE_SECONDS": "60"}
     webs = [cluster.web(name, TEOREMA_QUESTIONS_PER_HOUR="1000", **lease) for name in ("web1", "web2")]
     for name in ("worker1", "worker2"):
-        cluster.worker(name, "--concurrency", str(DEBATES // 2), **lease)
+        cluster.worker(name, "--concurrency", str(debates // 2), **lease)
     store = Store(deployment.database_url)
     try:
-        report = await run_scenario(webs, deployment.credentials, store, deployment.server, cluster)
+        report = await run_scenario(webs, deployment.credentials, store, deployment.server, cluster, debates)
     finally:
+        store.close()
+    print(f"\nserver setup: {report}")
+
+
+@pytest.mark.services
+async def test_a_thousand_viewers_on_both_web_processes_each_see_every_word_of_the_debate_once_and_in_order(
+    deployment: Deployment, cluster: Cluster
+) -> None:
+    let_go = threading.Event()
+    script_unique_words(deployment.server, hold=lambda: not let_go.is_set())
+    lease = {"TEOREMA_LEASE_SECONDS": "60"}  # as above
+    webs = [cluster.web(name, TEOREMA_QUESTIONS_PER_HOUR="1000", **lease) for name in ("web1", "web2")]
+    cluster.worker("worker1", **lease)
+    store = Store(deployment.database_url)
+    try:
+        report = await run_crowd_scenario(webs, deployment.credentials, store, deployment.server, cluster, let_go)
+    finally:
+        let_go.set()
         store.close()
     print(f"\nserver setup: {report}")
 
@@ -394,14 +379,31 @@ def single_process(tmp_path: Path) -> Iterator[tuple[FakeProviderServer, Cluster
             processes.stop()
 
 
-async def test_fifty_debates_reach_every_viewer_of_the_single_process_whole_and_in_order(
-    single_process: tuple[FakeProviderServer, Cluster, Credentials],
+@pytest.mark.parametrize("debates", [50, 100])
+async def test_debates_at_once_reach_every_viewer_of_the_single_process_whole_and_in_order(
+    single_process: tuple[FakeProviderServer, Cluster, Credentials], debates: int
 ) -> None:
     server, processes, credentials = single_process
     web = processes.web("web")
     store = SqliteStore(Path(processes.env["TEOREMA_DATA_DIR"]) / "teorema.sqlite3")
     try:
-        report = await run_scenario([web], credentials, store, server, processes)
+        report = await run_scenario([web], credentials, store, server, processes, debates)
     finally:
+        store.close()
+    print(f"\nsingle process: {report}")
+
+
+async def test_a_thousand_viewers_of_the_single_process_each_see_every_word_of_the_debate_once_and_in_order(
+    single_process: tuple[FakeProviderServer, Cluster, Credentials],
+) -> None:
+    server, processes, credentials = single_process
+    let_go = threading.Event()
+    script_unique_words(server, hold=lambda: not let_go.is_set())
+    web = processes.web("web")
+    store = SqliteStore(Path(processes.env["TEOREMA_DATA_DIR"]) / "teorema.sqlite3")
+    try:
+        report = await run_crowd_scenario([web], credentials, store, server, processes, let_go)
+    finally:
+        let_go.set()
         store.close()
     print(f"\nsingle process: {report}")

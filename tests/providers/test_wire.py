@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import threading
 from decimal import Decimal
 
 import pytest
@@ -129,6 +130,17 @@ async def test_concurrent_calls_are_all_in_flight_at_once(fake_provider, wire):
     results = await asyncio.gather(*(collect(fake_provider.voice(wire, "m")) for _ in range(5)))
     assert fake_provider.max_in_flight == 5
     assert all(isinstance(events[-1], Completion) for events in results)
+
+
+async def test_a_held_answer_sends_no_word_until_it_is_let_go(fake_provider):
+    let_go = threading.Event()  # set from this test's loop, read on the fake's thread
+    fake_provider.script("m", Script(answer="a b c", hold=lambda: not let_go.is_set()))
+    call = asyncio.create_task(collect(fake_provider.voice("openai", "m")))
+    await asyncio.sleep(0.3)
+    assert fake_provider.requests
+    assert not call.done()
+    let_go.set()
+    assert text_of(await call) == "a b c"
 
 
 @pytest.mark.parametrize("wire", WIRES)
