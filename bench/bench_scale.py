@@ -213,7 +213,7 @@ def deployment(
         if mode == "server":
             share = str(-(-debates // workers))  # each can take its share of the batch, rounded up
             for number in range(workers):
-                processes.append(cluster.worker(f"worker{number + 1}", "--concurrency", share, "--interval", "0.2"))
+                processes.append(cluster.worker(f"worker{number + 1}", "--concurrency", share))
         yield web, processes, credentials
 
 

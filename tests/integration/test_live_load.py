@@ -1,11 +1,11 @@
 """The live stream under load: every word at every viewer once and in order, whatever the crowd.
 
 Two shapes, in both setups. Many debates: 50 or 100 questions submitted at once through the JSON
-API (50 POSTs in flight at most) to a 3-voice teorema panel that always debates (7 calls each: 3
-blind answers, 3 debate turns, the moderator), each watched over a websocket from the moment its
-id is known. Many viewers: one such debate, a link shared with a whole team, watched by 1,000
-sockets in processes of their own (``crowd``), each with its snapshot before the debate's first
-word (the fake holds the words until then), and each checked there, by the same checker.
+API to a 3-voice teorema panel that always debates (7 calls each: 3 blind answers, 3 debate
+turns, the moderator), each watched over a websocket from the moment its id is known. Many
+viewers: one such debate, a link shared with a whole team, watched by 1,000 sockets in processes
+of their own (``crowd``), each with its snapshot before the debate's first word (the fake holds
+the words until then), and each checked there, by the same checker.
 
 - The server setup (marked ``services``): 2 Daphne processes, 2 debate workers, PostgreSQL and
   Redis. Every debate is watched on both web processes; the worker running it is a third
@@ -61,9 +61,6 @@ WORDS = 24  # per answer: short, so 350 calls stream in well under a minute
 PACE = 20.0  # words per second per stream
 FIRST_WORD_AFTER = 1.0  # seconds: most viewers are connected before the first word
 CALLS = {"answer": len(VOICES), "debate": len(VOICES), "synthesis": 1}
-# Each POST holds a PostgreSQL connection of its own while it runs: 100 at once held 98 of the
-# server's 100, and the few another user held made it refuse some (503).
-SUBMITTING = 50
 WAIT = 300  # seconds: a bound for a hung run on a shared 2-core machine, never what is tested
 SHOWN = 40  # problems listed in a failure, before the processes' logs
 AFTER_THE_END = 60  # seconds a viewer gets, once every run ended, to receive the end of its run
@@ -135,7 +132,7 @@ async def submit_and_watch(webs: list[Process], credentials: Credentials, debate
             watches.append(Watch(debate, question_id, watcher, viewer, task))
         return watches
 
-    with ThreadPoolExecutor(min(debates, SUBMITTING)) as pool:
+    with ThreadPoolExecutor(debates) as pool:
         per_debate = await asyncio.gather(*(one(debate, pool) for debate in range(1, debates + 1)))
     return [w for watches in per_debate for w in watches]
 
