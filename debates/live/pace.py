@@ -10,6 +10,12 @@ reaches BUSY, in proportion between. The machine counts because the process that
 the only one that pays: a worker's broadcasts are the web process's sends, and both share the
 cores with the database and Redis. Sending more when quiet raises the shares, which widens the
 window again: the two settle where the machine is moderately busy.
+
+A share rises at once and falls over half a second, and the window is whole from half a CPU up:
+debates started together cross their steps together (a round's end, the next round's first
+words), and a window still open from a quiet moment before such a burst spent the burst's CPU on
+broadcasts, which the first words of every voice then waited behind (docs/benchmarks.md,
+eleventh pass).
 """
 
 import math
@@ -18,9 +24,9 @@ from collections.abc import Callable
 
 import psutil
 
-QUIET, BUSY = 0.3, 0.8
+QUIET, BUSY = 0.25, 0.5
 EVERY = 0.1  # seconds between two readings of the CPU times
-FADE = 0.2  # seconds in which an older reading's weight falls to 1/e
+FADE = 0.5  # seconds in which a share falls to 1/e of the way down to a lower reading
 
 
 def machine_times() -> tuple[float, float]:
@@ -45,20 +51,24 @@ class Pace:
         self.own = self.shared = 0.0
 
     def busy(self) -> float:
-        """The higher of the two shares, each smoothed over the last few tenths of a second (a
-        reading that spans a long silence is that silence)."""
+        """The higher of the two shares: each the latest reading when higher, else falling
+        towards it (a reading that spans a long silence is that silence)."""
         now = self.clock()
         if (span := now - self.at) >= EVERY:
             used, seen, weight = self.cpu(), self.machine(), 1 - math.exp(-span / FADE)
-            self.own += weight * ((used - self.used) / span - self.own)
+            self.own = _held((used - self.used) / span, self.own, weight)
             if total := seen[1] - self.seen[1]:
-                self.shared += weight * ((seen[0] - self.seen[0]) / total - self.shared)
+                self.shared = _held((seen[0] - self.seen[0]) / total, self.shared, weight)
             self.at, self.used, self.seen = now, used, seen
         return max(self.own, self.shared)
 
     def window(self, longest: float) -> float:
         """Seconds words wait after the last broadcast, at most ``longest``."""
         return longest * min(1.0, max(0.0, (self.busy() - QUIET) / (BUSY - QUIET)))
+
+
+def _held(reading: float, share: float, weight: float) -> float:
+    return reading if reading >= share else share + weight * (reading - share)
 
 
 PACE = Pace()  # one per process: every sink of it shares its CPU

@@ -52,5 +52,17 @@ def test_a_machine_busy_with_other_processes_widens_the_window_of_a_quiet_one() 
     process = Process()
     process.runs(1.0, 0.1, others=1.8)  # a worker sending little, the web process and the database busy
     assert process.pace.window(0.075) == 0.075
-    process.runs(1.0, 0.1, others=0.3)
+    process.runs(2.0, 0.1, others=0.3)  # for a while
     assert process.pace.window(0.075) == 0.0
+
+
+def test_the_window_closes_at_once_when_a_burst_comes_and_opens_only_as_it_fades() -> None:
+    process = Process()
+    for _ in range(30):
+        process.runs(0.1, 0.1)
+        process.pace.busy()
+    assert process.pace.window(0.075) == 0.0
+    process.runs(0.1, 1.5)  # every debate crosses a step at once
+    assert process.pace.window(0.075) == 0.075
+    process.runs(0.1, 0.1)  # quiet again: the window opens over a few readings, not at the next
+    assert process.pace.window(0.075) == 0.075
