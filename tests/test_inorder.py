@@ -131,6 +131,23 @@ async def test_a_sink_failure_reaches_the_engine_and_what_follows_it_is_dropped_
     assert sink.got == [PhaseChanged("Failed", 0, 0)]
 
 
+async def test_a_run_failing_on_one_voices_write_still_tells_its_end_when_another_voice_failed_too():
+    sink = Recording()
+    ordered = InOrder(sink)
+    first, second = finished("p1"), finished("p2")
+    sink.fail_on = first
+    await ordered.emit(first)
+    with pytest.raises(RuntimeError, match="the DB is gone"):  # the engine hears of it and stops
+        await ordered.emit(chunk("p2", "meanwhile"))
+    sink.fail_on = second  # the other voice's write fails the same way before the run's end is told
+    await ordered.emit(second)
+    await ordered.settle()
+    end = PhaseChanged("Failed", 0, 0)
+    await ordered.emit(end)
+    await ordered.drain()
+    assert sink.got == [end]
+
+
 async def test_a_chunk_for_a_voice_with_nothing_ahead_reaches_the_sink_inside_emit():
     """No turn of the event loop between the engine and the live sink: under load each turn is
     long, and a voice's first words would cross several."""

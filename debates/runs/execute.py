@@ -88,6 +88,16 @@ class InOrder:
         await self._after(None, self.barrier, lanes)
         self._raise()
 
+    async def settle(self) -> None:
+        """Wait for every event emitted so far and forget a failure among them: the run is ending
+        on a failure already, and another voice's write that failed meanwhile (the same full disk)
+        must not stop the run's end from being told and stored."""
+        lanes, self.lanes = list(self.lanes.values()), {}
+        await self._after(None, self.barrier, lanes)
+        if self.error is not None:
+            log.warning("another step failed while the run was failing: %r", self.error)
+            self.error = None
+
     def close(self) -> None:
         for lane in self.lanes.values():
             lane.close()
@@ -170,6 +180,7 @@ async def execute(question_id: int) -> str | None:
         await sink.emit(finished)
     except Exception as error:
         log.exception("run of question %s crashed", question_id)
+        await sink.settle()
         why = unstored(error)
         finished = RunFinished(
             Status.FAILED,
