@@ -10,20 +10,26 @@ then waits for the busy loop to hand it back, up to one interval per call: a vot
 take many times its own CPU, and a round's first words (shown after the votes before them) or a
 late viewer's snapshot waited with it. docs/benchmarks.md (fifth pass) has the figures.
 
-Writes go to the socket at once (``write_at_once``).
+Writes go to the socket at once (``write_at_once``), and the listen queue holds ``BACKLOG``
+connections, not Twisted's 50 (``with_backlog``).
 """
 
 import asyncio
 import sys
+from typing import Any
 
 import uvloop
 from twisted.internet import tcp
 
 asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
-from daphne.cli import CommandLineInterface  # noqa: E402  (after the policy: Daphne makes its loop at import)
+import daphne.cli  # noqa: E402  (after the policy: Daphne makes its loop at import)
+from daphne.cli import CommandLineInterface  # noqa: E402
+from daphne.endpoints import build_endpoint_description_strings  # noqa: E402
 
 SWITCH_INTERVAL = 0.002  # seconds
+# Connections the kernel holds for the server to accept (it caps this at net.core.somaxconn).
+BACKLOG = 1024
 _buffered_write = tcp.Connection.write
 
 
@@ -55,9 +61,23 @@ def write_at_once(self: tcp.Connection, data: bytes) -> None:
     _buffered_write(self, data)
 
 
+def with_backlog(**where: Any) -> list[str]:
+    """Daphne's endpoints for ``-b``/``-p``, ``-u`` or ``--fd``, each with a listen queue of ``BACKLOG``.
+
+    Twisted listens with a queue of 50: past that the kernel drops a new connection's SYN and the
+    client tries again 1 s later (then at 3 s, then 7 s). A hundred questions posted at once, or a
+    shared debate's viewers reconnecting after a restart, waited that second: 57 of 100 requests
+    sent at once were dropped so (docs/benchmarks.md, twelfth pass). An ``-e`` endpoint keeps what
+    it says.
+    """
+    described = build_endpoint_description_strings(**where)
+    return [f"{d}:backlog={BACKLOG}" if d.startswith(("tcp:", "unix:")) else d for d in described]
+
+
 def main() -> None:
     sys.setswitchinterval(SWITCH_INTERVAL)
     tcp.Connection.write = write_at_once  # type: ignore[method-assign,assignment]
+    daphne.cli.build_endpoint_description_strings = with_backlog
     CommandLineInterface.entrypoint()
 
 

@@ -1,4 +1,5 @@
-"""teorema.serve.write_at_once: Daphne's transport sends at once, and keeps Twisted's order.
+"""teorema.serve.write_at_once: Daphne's transport sends at once, and keeps Twisted's order; and
+the server's listen queue (``with_backlog``).
 
 A real socket pair; the reactor stands in as the set of descriptors waiting to write, which a
 test drains by hand the way the reactor would (``doWrite`` while the socket is writable). The last
@@ -9,16 +10,21 @@ fields, and a Twisted that changes them fails there.
 import asyncio
 import contextlib
 import inspect
+import os
 import re
 import socket
+import subprocess
+import sys
+import time
 
 import pytest
 import uvloop
 from twisted.internet import _newtls, main, tcp
 from twisted.internet.asyncioreactor import AsyncioSelectorReactor
+from twisted.internet.endpoints import serverFromString
 from twisted.internet.protocol import Factory, Protocol
 
-from teorema.serve import _buffered_write, write_at_once
+from teorema.serve import BACKLOG, _buffered_write, with_backlog, write_at_once
 
 # Twisted's private fields write_at_once reads, as a fresh connection has them: the fast path.
 FRESH = {
@@ -192,3 +198,40 @@ def test_a_write_through_write_at_once_reaches_the_peer_byte_for_byte(accepted):
         if len(received) >= len(expected):
             break
     assert received == expected
+
+
+# --- the listen queue ------------------------------------------------------------------------
+
+
+def test_every_endpoint_daphne_builds_from_its_options_gets_the_longer_listen_queue():
+    assert with_backlog(host="127.0.0.1", port=8000) == [f"tcp:port=8000:interface=127.0.0.1:backlog={BACKLOG}"]
+    assert with_backlog(host="[::1]", port=8000) == [rf"tcp:port=8000:interface=\:\:1:backlog={BACKLOG}"]
+    assert with_backlog(unix_socket="/run/teorema.sock") == [f"unix:/run/teorema.sock:backlog={BACKLOG}"]
+    assert with_backlog(file_descriptor=3) == ["fd:fileno=3"]  # already listening: its queue is set
+
+
+def test_twisted_reads_the_listen_queue_from_the_description():
+    reactor = AsyncioSelectorReactor(uvloop.new_event_loop())
+    (described,) = with_backlog(host="127.0.0.1", port=8000)
+    assert serverFromString(reactor, described)._backlog == BACKLOG
+
+
+def test_the_server_listens_with_the_longer_queue(tmp_path):
+    """``ss`` shows a listening socket's queue as its Send-Q: Daphne, started as ``make run`` does."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TEOREMA_", "DJANGO_"))}
+    argv = [sys.executable, "-m", "teorema.serve", "-b", "127.0.0.1", "-p", str(port), "teorema.asgi:application"]
+    server = subprocess.Popen(argv, env=env | {"TEOREMA_DATA_DIR": str(tmp_path)}, stderr=subprocess.DEVNULL)
+    try:
+        listening = ""
+        for _ in range(300):
+            listening = subprocess.run(["ss", "-Hltn", f"sport = :{port}"], capture_output=True, text=True).stdout
+            if listening or server.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert listening.split()[:3] == ["LISTEN", "0", str(BACKLOG)], listening
+    finally:
+        server.terminate()
+        server.wait(10)
