@@ -32,6 +32,9 @@ API, each watched until its socket closes (the run is over):
   every prompt of its run does; the fake stamps (time.time()) each request's arrival with the
   tag it finds in the body. From the moment this process sends the POST (each on a thread of
   its own, so none waits for another) to the first of its run's requests at the fake, p50, p95;
+- the floor under it: before the batch, as many GETs of /healthz (one database query and a
+  message through the channel layer) sent at once, a thread and a connection each: what Daphne
+  and Django alone make that many requests at once wait, p50, p95;
 - the end, last byte to final message: from the fake writing the last byte of the run's last
   response (stamped when it hands over the stream's closing events) to the viewer receiving
   the socket's last message (the final page), p50, p95.
@@ -74,7 +77,8 @@ connect. Medians over the pairs:
 
 Usage: python bench/bench_scale.py [--debates 50 ...] [--repeat 3] [--viewers 0] [--mode single server] [--workers 1]
        [--sample] [--stagger 0] [--start-window 2] [--words 60] [--dump FILE] [--twisted-writes] [--fixed-window]
-       [--watchers 0] [--watcher-processes 4]
+       [--watchers 0] [--watcher-processes 4] [--window 75]
+With --window MS the flush window is MS ms (TEOREMA_FLUSH_INTERVAL_MS) instead of 75.
 """
 
 import argparse
@@ -85,6 +89,7 @@ import os
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -186,10 +191,10 @@ def deployment(
     debates: int,
     workers: int = 1,
     serve: str = "teorema.serve",
-    adapts: bool = True,
+    tuning: dict[str, str] | None = None,
 ) -> Iterator[tuple]:
-    """Start the mode's processes, the web one running ``serve``, the flush window adapting to
-    the load or not; yield (web, Teorema's processes, credentials)."""
+    """Start the mode's processes, the web one running ``serve``, with ``tuning``'s settings
+    (the flush window's); yield (web, Teorema's processes, credentials)."""
     with contextlib.ExitStack() as stack:
         if mode == "server":
             database = stack.enter_context(deploy.postgres_database("teorema_bench"))
@@ -201,7 +206,7 @@ def deployment(
         gc_logs.mkdir()
         path = os.pathsep.join(filter(None, [str(GCWATCH), env.get("PYTHONPATH", "")]))
         env |= {"TEOREMA_QUESTIONS_PER_HOUR": "100000", "PYTHONPATH": path, "TEOREMA_BENCH_GC_LOG": str(gc_logs)}
-        env["TEOREMA_FLUSH_ADAPTS"] = "1" if adapts else "0"
+        env |= tuning or {}
         cluster = deploy.Cluster(workdir, env, serve)
         stack.callback(cluster.stop)
         cluster.manage("migrate", "--no-input")
@@ -261,6 +266,23 @@ def arrivals(viewers: list[Viewer]) -> tuple[dict[tuple[int, str], float], set[t
     return streamed, shown
 
 
+def http_floor(web: deploy.Process, count: int) -> list[float]:
+    """Seconds each of ``count`` GETs of /healthz sent at once took (a thread each, a connection
+    each, as the POSTs): what Daphne and Django alone make ``count`` requests at once wait."""
+    url = f"http://127.0.0.1:{web.port}/healthz"
+    ready = threading.Barrier(count)
+
+    def get(_: int) -> float:
+        ready.wait()
+        sent = time.perf_counter()
+        with deploy.LOOPBACK.open(url, timeout=30) as response:
+            response.read()
+        return time.perf_counter() - sent
+
+    with ThreadPoolExecutor(count) as pool:
+        return list(pool.map(get, range(count)))
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[int(share * (len(ordered) - 1))]
@@ -291,6 +313,7 @@ async def measure_debates(
     dump: Path | None = None,
     start_window: float = 2.0,
 ) -> dict:
+    floor = await asyncio.to_thread(http_floor, web, count)
     pids = [p.pid for p in processes]
     extra = backing_pids() if len(processes) > 1 else {}
     fake.timings()  # from here on
@@ -337,6 +360,8 @@ async def measure_debates(
         "first token p95 ms": percentile(firsts, 0.95) * 1000,
         "POST to first call p50 ms": statistics.median(admission) * 1000,
         "POST to first call p95 ms": percentile(admission, 0.95) * 1000,
+        "/healthz at once p50 ms (the floor)": statistics.median(floor) * 1000,
+        "/healthz at once p95 ms (the floor)": percentile(floor, 0.95) * 1000,
         "last byte to final message p50 ms": statistics.median(to_final) * 1000,
         "last byte to final message p95 ms": percentile(to_final, 0.95) * 1000,
         f"machine busy, first {start_window:g} s %": start_busy if start_busy is not None else float("nan"),
@@ -460,7 +485,7 @@ async def bench_watchers(mode: str, args: argparse.Namespace, fake: FakeProcess)
     """Pairs of the same debate unwatched, then watched by --watchers viewers (module docstring)."""
     with (
         tempfile.TemporaryDirectory(prefix=f"teorema-bench-{mode}-") as workdir,
-        deployment(mode, fake, Path(workdir), 1, serve=args.serve, adapts=args.adapts) as (web, processes, credentials),
+        deployment(mode, fake, Path(workdir), 1, serve=args.serve, tuning=args.tuning) as (web, processes, credentials),
     ):
         await measure_watched(web, processes, credentials, fake)  # warm-up
         pairs = []
@@ -492,7 +517,7 @@ async def bench_mode(mode: str, args: argparse.Namespace, fake: FakeProcess) -> 
     curve = {}
     with (
         tempfile.TemporaryDirectory(prefix=f"teorema-bench-{mode}-") as workdir,
-        deployment(mode, fake, Path(workdir), most, args.workers, args.serve, args.adapts) as (
+        deployment(mode, fake, Path(workdir), most, args.workers, args.serve, args.tuning) as (
             web,
             processes,
             credentials,
@@ -515,7 +540,7 @@ async def bench_mode(mode: str, args: argparse.Namespace, fake: FakeProcess) -> 
     if args.viewers:  # fresh processes for the idle viewers, for the same reason
         with (
             tempfile.TemporaryDirectory(prefix=f"teorema-bench-{mode}-") as workdir,
-            deployment(mode, fake, Path(workdir), most, serve=args.serve, adapts=args.adapts) as (
+            deployment(mode, fake, Path(workdir), most, serve=args.serve, tuning=args.tuning) as (
                 web,
                 processes,
                 credentials,
@@ -557,7 +582,11 @@ def main() -> None:
         action="store_false",
         help="servers hold words the whole flush window whatever their load (TEOREMA_FLUSH_ADAPTS=0)",
     )
+    parser.add_argument("--window", type=int, default=0, help="flush window ms (TEOREMA_FLUSH_INTERVAL_MS); 0: 75")
     args = parser.parse_args()
+    args.tuning = {"TEOREMA_FLUSH_ADAPTS": "1" if args.adapts else "0"}
+    if args.window:
+        args.tuning["TEOREMA_FLUSH_INTERVAL_MS"] = str(args.window)
     print(__doc__.split("Usage:")[0])
     counts = ", ".join(map(str, args.debates))
     if args.watchers:
@@ -568,7 +597,8 @@ def main() -> None:
     print(f"{args.words} tokens per answer, {args.tps:g} tokens/s after {args.first_token:g} s; {os.cpu_count()} CPUs;")
     if not args.watchers:
         print(f"submitted {f'evenly over {args.stagger:g} s' if args.stagger else 'all at once'};", end=" ")
-    print("the flush window adapts to the load." if args.adapts else "a fixed flush window.")
+    window = f"{args.window or 75} ms flush window"
+    print(f"the {window} adapts to the load." if args.adapts else f"a fixed {window}.")
     pace = Pace(args.first_token, args.tps, args.words)
     synthesis = Pace(args.first_token, args.tps, args.words, SYNTHESIS, lead=True)
     paces = dict.fromkeys(VOICES, pace) | {MODERATOR: synthesis}
