@@ -12,7 +12,7 @@ API, each watched until its socket closes (the run is over):
 
 - chunk-to-client latency: arrival - write for every token streamed to a viewer (not those
   already in the snapshot it connected to: a count apart), p50 and p95; it includes the live
-  sink's coalescing window (TEOREMA_FLUSH_INTERVAL_MS, 75 ms) for all but a voice's first words;
+  sink's coalescing window (TEOREMA_FLUSH_INTERVAL_MS, 50 ms, while busy) for all but a voice's first words;
 - first token: the same for the first token of each call (what a person waits for beyond the
   provider's own time to first token);
 - CPU per 1,000 tokens: utime+stime (/proc/<pid>/stat) of Teorema's processes over the
@@ -77,8 +77,8 @@ connect. Medians over the pairs:
 
 Usage: python bench/bench_scale.py [--debates 50 ...] [--repeat 3] [--viewers 0] [--mode single server] [--workers 1]
        [--sample] [--stagger 0] [--start-window 2] [--words 60] [--dump FILE] [--twisted-writes] [--fixed-window]
-       [--watchers 0] [--watcher-processes 4] [--window 75]
-With --window MS the flush window is MS ms (TEOREMA_FLUSH_INTERVAL_MS) instead of 75.
+       [--watchers 0] [--watcher-processes 4] [--window MS]
+With --window MS the flush window is MS ms (TEOREMA_FLUSH_INTERVAL_MS) instead of the default.
 """
 
 import argparse
@@ -582,7 +582,7 @@ def main() -> None:
         action="store_false",
         help="servers hold words the whole flush window whatever their load (TEOREMA_FLUSH_ADAPTS=0)",
     )
-    parser.add_argument("--window", type=int, default=0, help="flush window ms (TEOREMA_FLUSH_INTERVAL_MS); 0: 75")
+    parser.add_argument("--window", type=int, default=0, help="flush window ms (TEOREMA_FLUSH_INTERVAL_MS); 0: default")
     args = parser.parse_args()
     args.tuning = {"TEOREMA_FLUSH_ADAPTS": "1" if args.adapts else "0"}
     if args.window:
@@ -597,7 +597,7 @@ def main() -> None:
     print(f"{args.words} tokens per answer, {args.tps:g} tokens/s after {args.first_token:g} s; {os.cpu_count()} CPUs;")
     if not args.watchers:
         print(f"submitted {f'evenly over {args.stagger:g} s' if args.stagger else 'all at once'};", end=" ")
-    window = f"{args.window or 75} ms flush window"
+    window = f"{args.window} ms flush window" if args.window else "flush window"
     print(f"the {window} adapts to the load." if args.adapts else f"a fixed {window}.")
     pace = Pace(args.first_token, args.tps, args.words)
     synthesis = Pace(args.first_token, args.tps, args.words, SYNTHESIS, lead=True)

@@ -315,7 +315,7 @@ TEOREMA: TeoremaSettings = {
     "QUESTIONS_PER_HOUR": env_number("TEOREMA_QUESTIONS_PER_HOUR", 30, 1),
     # Live fragments: at most one per voice per flush interval. The window adapts to how busy the
     # process is (debates/live/pace.py): words go out at once while it is quiet; off, always the window.
-    "FLUSH_INTERVAL_MS": env_number("TEOREMA_FLUSH_INTERVAL_MS", 75, 1),
+    "FLUSH_INTERVAL_MS": env_number("TEOREMA_FLUSH_INTERVAL_MS", 50, 1),
     "FLUSH_ADAPTS": env_bool("TEOREMA_FLUSH_ADAPTS", True),
     # Vote protocol: decisions whose normalised similarity reaches this share one group.
     "VOTE_SIMILARITY": env_number("TEOREMA_VOTE_SIMILARITY", 85.0, 0, float),
