@@ -27,7 +27,7 @@ from debates.represent import public_url
 from debates.runs import execute
 
 EXIT: dict[str, int] = {Status.DONE: 0, Status.ANSWERED: 0, Status.NEEDS_REVIEW: 2}
-FOLLOW_EVERY = 0.1  # seconds between two looks at the run (the live view flushes every 75 ms)
+FOLLOW_EVERY = 0.1  # seconds between two looks at the run (the live view flushes every 50 ms at most)
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 CARD_MARKS = {
     "waiting": "·",
