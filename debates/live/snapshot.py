@@ -98,7 +98,7 @@ def identities(question: Question) -> dict[str, dict]:
 
 def build(question_id: int, state: LiveState | None) -> Debate:
     """Read the DB after the live state (``state``): a contribution the state saw finish is in the DB."""
-    question = Question.objects.select_related("panel", "owner").get(pk=question_id)
+    question = Question.objects.select_related("panel", "owner", "synthesis").get(pk=question_id)
     finished = question.status if question.is_finished else ""
     live = state if state is not None and not finished else LiveState()
     rows = {r.index: r for r in Round.objects.filter(question=question).prefetch_related("contributions")}
@@ -144,7 +144,7 @@ def build(question_id: int, state: LiveState | None) -> Debate:
         consensus=live.consensus or question.consensus,
         ledger=live.ledger or question.ledger,
         totals=Totals.stored(question),
-        synthesis=Synthesis.objects.filter(question=question).first(),
+        synthesis=getattr(question, "synthesis", None),  # None: the run has not written one
         reveal=list(revealed.values()),
         complete=complete,
         demo=on_demo_model(question),
