@@ -353,8 +353,9 @@ class _Sqlite:
 
 
 @pytest.fixture
-def single_process(tmp_path: Path) -> Iterator[tuple[FakeProviderServer, Cluster, Credentials]]:
-    """A fake provider, and the app as `make run` starts it: its own SQLite and data dir."""
+def single_process(tmp_path: Path) -> Iterator[tuple[FakeProviderServer, Cluster, Credentials, SqliteStore]]:
+    """A fake provider, and the app as `make run` starts it: its own SQLite and data dir, which
+    the store reads."""
     data = tmp_path / "data"
     ours = ("TEOREMA_", "DJANGO_", "DATABASE_URL", "REDIS_URL")
     env = {name: value for name, value in os.environ.items() if not name.startswith(ours)}
@@ -371,36 +372,33 @@ def single_process(tmp_path: Path) -> Iterator[tuple[FakeProviderServer, Cluster
         try:
             processes.manage("migrate", "--no-input")
             processes.manage("roster", "import", str(write_roster(tmp_path / "roster.toml", server, VOICES)))
-            yield server, processes, create_user(processes, "watcher")
+            store = SqliteStore(data / "teorema.sqlite3")
+            try:
+                yield server, processes, create_user(processes, "watcher"), store
+            finally:
+                store.close()
         finally:
             processes.stop()
 
 
 @pytest.mark.parametrize("debates", [50, 100])
 async def test_debates_at_once_reach_every_viewer_of_the_single_process_whole_and_in_order(
-    single_process: tuple[FakeProviderServer, Cluster, Credentials], debates: int
+    single_process: tuple[FakeProviderServer, Cluster, Credentials, SqliteStore], debates: int
 ) -> None:
-    server, processes, credentials = single_process
-    web = processes.web("web")
-    store = SqliteStore(Path(processes.env["TEOREMA_DATA_DIR"]) / "teorema.sqlite3")
-    try:
-        report = await run_scenario([web], credentials, store, server, processes, debates)
-    finally:
-        store.close()
+    server, processes, credentials, store = single_process
+    report = await run_scenario([processes.web("web")], credentials, store, server, processes, debates)
     print(f"\nsingle process: {report}")
 
 
 async def test_a_thousand_viewers_of_the_single_process_each_see_every_word_of_the_debate_once_and_in_order(
-    single_process: tuple[FakeProviderServer, Cluster, Credentials],
+    single_process: tuple[FakeProviderServer, Cluster, Credentials, SqliteStore],
 ) -> None:
-    server, processes, credentials = single_process
+    server, processes, credentials, store = single_process
     let_go = threading.Event()
     script_unique_words(server, hold=lambda: not let_go.is_set())
     web = processes.web("web")
-    store = SqliteStore(Path(processes.env["TEOREMA_DATA_DIR"]) / "teorema.sqlite3")
     try:
         report = await run_crowd_scenario([web], credentials, store, server, processes, let_go)
     finally:
         let_go.set()
-        store.close()
     print(f"\nsingle process: {report}")
