@@ -12,7 +12,8 @@ API, each watched until its socket closes (the run is over):
 
 - chunk-to-client latency: arrival - write for every token streamed to a viewer (not those
   already in the snapshot it connected to: a count apart), p50 and p95; it includes the live
-  sink's coalescing window (TEOREMA_FLUSH_INTERVAL_MS, 50 ms, while busy) for all but a voice's first words;
+  sink's coalescing window (TEOREMA_FLUSH_INTERVAL_MS, 50 ms, while busy) for all but a voice's
+  first words;
 - first token: the same for the first token of each call (what a person waits for beyond the
   provider's own time to first token);
 - CPU per 1,000 tokens: utime+stime (/proc/<pid>/stat) of Teorema's processes over the

@@ -25,6 +25,7 @@ from twisted.internet.endpoints import serverFromString
 from twisted.internet.protocol import Factory, Protocol
 
 from teorema.serve import BACKLOG, _buffered_write, with_backlog, write_at_once
+from tests.integration.cluster import free_port
 
 # Twisted's private fields write_at_once reads, as a fresh connection has them: the fast path.
 FRESH = {
@@ -218,9 +219,7 @@ def test_twisted_reads_the_listen_queue_from_the_description():
 
 def test_the_server_listens_with_the_longer_queue(tmp_path):
     """``ss`` shows a listening socket's queue as its Send-Q: Daphne, started as ``make run`` does."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TEOREMA_", "DJANGO_"))}
     argv = [sys.executable, "-m", "teorema.serve", "-b", "127.0.0.1", "-p", str(port), "teorema.asgi:application"]
     server = subprocess.Popen(argv, env=env | {"TEOREMA_DATA_DIR": str(tmp_path)}, stderr=subprocess.DEVNULL)

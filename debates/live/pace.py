@@ -3,13 +3,13 @@
 Coalescing trades a viewer's wait for CPU: a broadcast costs about the same whether it carries
 one word or ten, and fifty debates sending every word at once would spend the process on
 broadcasts. But a fixed window held every word of a quiet machine half the window on average
-(a 75 ms window, as it was: p50 40 ms) for nothing. So the window follows how busy things have been in the
-last moments: none while both this process's CPU share (its CPU seconds per second) and the
-machine's (the share of all its CPUs not idle) are at most QUIET, the whole window once either
-reaches BUSY, in proportion between. The machine counts because the process that sends is not
-the only one that pays: a worker's broadcasts are the web process's sends, and both share the
-cores with the database and Redis. Sending more when quiet raises the shares, which widens the
-window again: the two settle where the machine is moderately busy.
+(a 75 ms window, as it was: p50 40 ms) for nothing. So the window follows how busy things have
+been in the last moments: none while both this process's CPU share (its CPU seconds per second)
+and the machine's (the share of all its CPUs not idle) are at most QUIET, the whole window once
+either reaches BUSY, in proportion between. The machine counts because the process that sends is
+not the only one that pays: a worker's broadcasts are the web process's sends, and both share
+the cores with the database and Redis. Sending more when quiet raises the shares, which widens
+the window again: the two settle where the machine is moderately busy.
 
 A share rises at once and falls over half a second, and the window is whole from half a CPU up:
 debates started together cross their steps together (a round's end, the next round's first
