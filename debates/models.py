@@ -24,7 +24,6 @@ from debates.engine.vocabulary import (
     DebateMode,
     FailurePolicy,
     Held,
-    Labelled,
     Method,
     Outcome,
     Protocol,
@@ -36,6 +35,7 @@ from debates.engine.vocabulary import (
 # the app registers them with its other models.
 from debates.evaluation.models import Evaluation as Evaluation
 from debates.evaluation.models import EvaluationItem as EvaluationItem
+from debates.labelled import Labelled
 from debates.presets import PRESETS, Wire
 
 ZERO = Decimal("0")

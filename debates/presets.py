@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from debates.engine.vocabulary import Labelled
+from debates.labelled import Labelled
 
 
 class Wire(Labelled):

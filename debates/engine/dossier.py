@@ -14,7 +14,8 @@ import string
 from collections.abc import Collection, Iterable
 from functools import lru_cache
 
-from debates.engine.reading.text import ECHOED, phrases, without_loops
+from debates.engine.reading.text import ECHOED, phrases
+from debates.sentences import without_loops
 
 REDACTED = "[identity removed]"
 UNKNOWN_PANELIST = "[unknown panelist]"

@@ -5,25 +5,7 @@ Each member is a ``str``, so a value read from the database or a roster file com
 to its member, and a member serialises to JSON as its plain value.
 """
 
-from enum import StrEnum
-
-
-class Labelled(StrEnum):
-    """A StrEnum whose members also carry a human label: ``NAME = "value", "Label"``."""
-
-    label: str
-
-    # ``label`` has a default only so that a type checker accepts ``Method(value)``, the lookup by value.
-    def __new__(cls, value: str, label: str = "") -> "Labelled":
-        member = str.__new__(cls, value)
-        member._value_ = value
-        member.label = label or value
-        return member
-
-    @classmethod
-    def choices(cls) -> list[tuple[str, str]]:
-        """(value, label) pairs, in order, as a model field's or a form's ``choices``."""
-        return [(member.value, member.label) for member in cls]
+from debates.labelled import Labelled
 
 
 class Protocol(Labelled):

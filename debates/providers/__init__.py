@@ -16,16 +16,13 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import replace
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
-from debates.presets import PRESETS
 from debates.providers import anthropic, catalog, gemini, local, openai, retry
 from debates.providers.base import (
     TRUNCATED,
     Attempt,
     Chunk,
     Completion,
-    Endpoint,
     Fault,
     Message,
     ProviderError,
@@ -39,10 +36,7 @@ from debates.providers.base import (
 )
 from debates.providers.faults import without_key
 
-if TYPE_CHECKING:
-    from debates.models import Panelist, Provider
-
-__all__ = ["check", "endpoint_from_provider", "spend", "stream", "voice_from_panelist"]
+__all__ = ["check", "spend", "stream"]
 
 AttemptFn = Callable[[Voice, list[Message], float], AsyncGenerator[Queued | Started | Chunk | Usage, None]]
 PROTOCOLS: dict[str, AttemptFn] = {
@@ -120,35 +114,6 @@ async def check(voice: Voice) -> str:
         error.attempts = (Attempt(1, _ms_since(began), error.message, error.fault),)
         raise
     return f"{voice.endpoint.name} answered as {voice.model} in {_ms_since(began)} ms."
-
-
-def endpoint_from_provider(provider: "Provider") -> Endpoint:
-    """A call-ready snapshot of a Provider row (key decrypted, preset defaults applied)."""
-    preset = PRESETS.get(provider.preset)
-    return Endpoint(
-        name=provider.name,
-        wire=provider.wire or (preset.wire.value if preset else ""),
-        base_url=provider.base_url or (preset.base_url if preset else ""),
-        api_key=provider.api_key,
-        connect_timeout=provider.connect_timeout,
-        stall_timeout=provider.stall_timeout,
-        total_timeout=provider.total_timeout,
-        max_retries=provider.max_retries,
-        citations=bool(preset and preset.citations),
-    )
-
-
-def voice_from_panelist(panelist: "Panelist") -> Voice:
-    """A call-ready snapshot of a Panelist row and its provider."""
-    return Voice(
-        name=panelist.name,
-        model=panelist.model,
-        endpoint=endpoint_from_provider(panelist.provider),
-        temperature=panelist.temperature,
-        max_tokens=panelist.max_tokens,
-        price_in=Decimal(panelist.price_in),
-        price_out=Decimal(panelist.price_out),
-    )
 
 
 def estimate_tokens(chars: int) -> int:

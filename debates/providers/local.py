@@ -17,8 +17,8 @@ from contextlib import closing, contextmanager
 from importlib import resources
 from typing import Any
 
-from debates.engine.reading.text import repeats
 from debates.providers.base import Chunk, Fault, Message, ProviderError, Queued, Started, Usage, Voice
+from debates.sentences import repeats
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_ID = "smollm2-135m-instruct"  # the one model this wire lists (the default roster names it so)

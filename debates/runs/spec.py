@@ -5,13 +5,13 @@ from dataclasses import replace
 
 from django.conf import settings
 
-from debates import providers
 from debates.conversations import threads
 from debates.engine.dossier import shuffled_labels
 from debates.engine.events import ContributionResult
 from debates.engine.spec import RunSpec, Seat
 from debates.engine.vocabulary import Criticality, DebateMode, FailurePolicy, Method, Outcome, Protocol, StepKind
 from debates.models import Contribution, Panelist, Question
+from debates.voices import voice_from_panelist
 
 
 class RosterGone(Exception):
@@ -65,7 +65,7 @@ def spec_for(question: Question) -> RunSpec:
         panelist = panelists.get(entry["panelist_id"])
         if panelist is None:
             raise RosterGone(f"{entry['label']} ({entry['name']}) was deleted from the roster; the run cannot go on.")
-        voice = replace(providers.voice_from_panelist(panelist), model=entry["model"])
+        voice = replace(voice_from_panelist(panelist), model=entry["model"])
         seats[entry["seat"]] = Seat(
             entry["seat"],
             entry["label"],

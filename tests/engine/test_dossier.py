@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from debates.engine.dossier import REDACTED, dossier, fence, scrub, shuffled_labels, unquote
-from debates.engine.reading.text import repeats
+from debates.sentences import repeats
 
 
 def test_self_identifications_are_scrubbed():

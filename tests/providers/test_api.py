@@ -6,8 +6,9 @@ from decimal import Decimal
 import pytest
 
 from debates.models import Panelist, Provider
-from debates.providers import check, voice_from_panelist
+from debates.providers import check
 from debates.providers.base import Fault, ProviderError
+from debates.voices import voice_from_panelist
 from tests.fakes.provider_server import Script
 from tests.providers.helpers import WIRES, failure
 

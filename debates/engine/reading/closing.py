@@ -19,7 +19,8 @@ from typing import Any
 
 from debates.engine.reading import confidence as confidences
 from debates.engine.reading import gates, jsonish
-from debates.engine.reading.text import SLOT, clean_value, fold, normal, phrases, without_thinking
+from debates.engine.reading.text import SLOT, clean_value, fold, phrases, without_thinking
+from debates.sentences import normal
 
 MAX_CLAIMS = 8
 MAX_ITEMS = 30
