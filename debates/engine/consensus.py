@@ -4,16 +4,13 @@ Thresholds are exact fractions (2/3 is not 0.66). Grouping by wording is deliber
 conservative: a group counts as agreement, so two decisions share one only when they are surely
 the same.
 
-- With options from the asker, a ballot belongs to the option it names (its text, or its
-  letter or number); a ballot that names none is a vote for none of the options.
-- Without, decisions are compared word by word (``reading.words``: case, markdown, punctuation,
-  articles, leading verbs of choice such as "Use" or "I recommend" aside) and filler ("it",
-  "option"). They are one decision when the remaining words are equal, or differ only in
-  spelling variants ("postgres"/"postgresql", "approve"/"approved", "organise"/"organize").
-  A negation ("not", "never", "without", "avoid", dis-/un-/in- before the bare word) on one
-  side only, or an antonym pair ("increase"/"decrease", "ship"/"skip"), makes them different,
-  always (``engine.guards``). Pairs that look alike yet are kept apart are named in
-  ``Consensus.notes``.
+- With options from the asker, a ballot belongs to the option it names (its text in any
+  spelling, its letter or number, or its distinctive words: ``sameness.option_named``); a ballot
+  that names none, or two, is a vote for none of the options.
+- Without, decisions are one when ``sameness.relation`` says they surely are: the same words, or
+  words that differ only in filler or spelling ("postgres"/"postgresql", "approve"/"approved");
+  never across a negation, an opposite, a number or a letter. Pairs that look alike yet are kept
+  apart are named in ``Consensus.notes``.
 - Groups are computed on the multiset of decisions, never on label order; a group is reported
   under its most common form as the voters wrote it (ties: shortest, then alphabetical).
 """
@@ -24,12 +21,10 @@ from fractions import Fraction
 from itertools import combinations
 from typing import Any
 
-from rapidfuzz import fuzz
-
-from debates.engine.guards import NEGATIONS, opposite
-from debates.engine.reading.ballot import NONE_OF_THE_OPTIONS, Ballot, match_option
+from debates.engine.reading.ballot import NONE_OF_THE_OPTIONS, Ballot
 from debates.engine.reading.text import clean_value
-from debates.engine.reading.words import FILLER, normalise, stem, tokens
+from debates.engine.reading.words import normalise
+from debates.engine.sameness import option_named, relation
 from debates.engine.vocabulary import Criticality
 
 THRESHOLDS: dict[Criticality, Fraction] = {
@@ -38,7 +33,6 @@ THRESHOLDS: dict[Criticality, Fraction] = {
     Criticality.HIGH: Fraction(4, 5),
 }
 MIN_VOTES = 2  # one voice agreeing with itself is not a consensus
-UNSURE_MARGIN = 15  # decisions this close below the similarity threshold, kept apart, get a note
 MAX_NOTES = 10
 
 
@@ -73,57 +67,6 @@ class Consensus:
             "notes": list(self.notes),
             "grouped_by": self.grouped_by,
         }
-
-
-# --- normalising and comparing decisions -----------------------------------------------------
-
-
-def _variant(a: str, b: str, similarity: float) -> bool:
-    """Two spellings of one word: same stem, a shortened form, or a near-identical spelling."""
-    if stem(a) == stem(b):
-        return True
-    short, long = sorted((a, b), key=len)
-    if len(short) >= 4 and long.startswith(short) and len(short) / len(long) >= 0.6:
-        return True
-    common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), len(short))
-    return len(short) >= 5 and common >= 4 and fuzz.ratio(a, b) >= similarity
-
-
-@dataclass(frozen=True)
-class Relation:
-    same: bool
-    why: str = ""  # why two decisions were kept apart, when a person may wonder
-    alike: bool = False  # they look alike (worth a note when kept apart)
-
-
-def relation(a: str, b: str, similarity: float = 85.0) -> Relation:
-    """Whether two decisions are surely the same; if not, why not, in words."""
-    ta, tb = tokens(a), tokens(b)
-    if ta == tb:
-        return Relation(True)
-    ka, kb = " ".join(ta), " ".join(tb)
-    alike = fuzz.ratio(ka, kb) >= similarity - UNSURE_MARGIN
-    if bool(NEGATIONS & set(ta)) != bool(NEGATIONS & set(tb)):
-        return Relation(False, "one negates the other", alike or fuzz.token_set_ratio(ka, kb) == 100)
-    ca, cb = Counter(ta), Counter(tb)
-    xa, xb = [t for t in ta if (ca - cb)[t]], [t for t in tb if (cb - ca)[t]]
-    if any(t[0].isdigit() or len(t) == 1 for t in xa + xb):
-        return Relation(False)  # "option a"/"option b", "plan 10"/"plan 11": plainly different
-    for x in xa:
-        for y in xb:
-            if opposite(x, y):
-                return Relation(False, f"“{x}” is the opposite of “{y}”", alike)
-    xa, xb = [t for t in xa if t not in FILLER], [t for t in xb if t not in FILLER]
-    if not xa and not xb:
-        if ca == cb:
-            return Relation(False, "the same words in another order", True)
-        return Relation(True)
-    if len(xa) == len(xb) and all(_variant(x, y, similarity) for x, y in zip(xa, xb, strict=True)):
-        return Relation(True)
-    if not xa or not xb:
-        extra = " ".join(xa or xb)
-        return Relation(False, f"unsure whether “{extra}” changes the decision", True)
-    return Relation(False, f"unsure whether “{' '.join(xa)}” means “{' '.join(xb)}”", alike)
 
 
 # --- grouping and thresholds -----------------------------------------------------------------
@@ -246,7 +189,7 @@ def _by_option(ballots: list[Ballot], options: tuple[str, ...]) -> tuple[list[tu
     chosen: dict[int, list[Ballot]] = {}
     notes = []
     for ballot in sorted(ballots, key=lambda b: b.label):
-        index = match_option(ballot.decision, options)
+        index = option_named(ballot.decision, options)
         if index is None:
             index = len(options)
             if not ballot.off_options:  # a ballot read with the options says so itself (its note)

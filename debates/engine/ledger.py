@@ -16,18 +16,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from rapidfuzz import fuzz
-
 from debates.engine import agreement as agreements
-from debates.engine import consensus, guards
+from debates.engine import sameness
 from debates.engine.reading import closing, gates
-from debates.engine.reading.text import normal
-from debates.engine.reading.words import normalise
 from debates.engine.vocabulary import JUDGED_KINDS, StepKind
 
 # Contributions that state a voice's position, with an ANSWER line or a decision, or in their text.
 POSITIONS = JUDGED_KINDS | {StepKind.DISSENT}
-SHARED_SIMILARITY = 80  # token-sort similarity (0–100) at which two voices' claims may count as one
 
 
 # --- the ledger of a run ---------------------------------------------------------------------
@@ -228,7 +223,7 @@ class Ledger:
         """Two claims that say the same thing: matched by the judge (within the guards), or in nearly
         the same words."""
         matched = any(a["id"] in ids and b["id"] in ids for ids in self.grouping().same_claims)
-        return matched or same_claim(a["text"], b["text"])
+        return matched or sameness.same_claim(a["text"], b["text"])
 
     def _end(self, claim_id: str, claim: Mapping[str, Any], label: str, start: str) -> str:
         said = [e for e in self.events if e["target"] == claim_id and e["by"] == label]
@@ -262,7 +257,7 @@ class Ledger:
             moved = (
                 label in first
                 and label in latest
-                and not consensus.relation(first[label], latest[label], self.similarity).same
+                and not sameness.relation(first[label], latest[label], self.similarity).same
             )
             if change.get("degree") == "none" and moved:
                 found.append(
@@ -327,27 +322,6 @@ def _claim_order(claim_id: str) -> tuple[int, str, int]:
 def _label_order(label: str) -> tuple[int, str]:
     suffix = label.rsplit(" ", 1)[-1]
     return (int(suffix), "") if suffix.isdigit() else (0, label)
-
-
-def same_claim(a: str, b: str) -> bool:
-    """Two voices' claims that plainly say the same thing (what the panel shares, so not debated).
-
-    Conservative, since a claim wrongly taken as shared escapes the debate: the words must be
-    nearly the same in any order, the numbers identical ("90%" is not "60%"), and no negation
-    or antonym ("long enough" / "too short") on one side only.
-    """
-    if fuzz.token_sort_ratio(normal(a), normal(b)) < SHARED_SIMILARITY:
-        return False
-    words_a, words_b = set(normalise(a).split()), set(normalise(b).split())
-    numbers = re.compile(r"\d")
-    if {w for w in words_a if numbers.search(w)} != {w for w in words_b if numbers.search(w)}:
-        return False
-    differing = words_a ^ words_b
-    if differing & guards.NEGATIONS:
-        return False
-    return not any(guards.opposite(x, y) for x in words_a - words_b for y in words_b - words_a) and not (
-        guards.conflict(a, b)
-    )
 
 
 # --- debate only where the panel splits ----------------------------------------------------------

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from debates.engine import consensus, dossier, prompts, steps
+from debates.engine import consensus, dossier, prompts, sameness, steps
 from debates.engine.context import Run
 from debates.engine.events import ConsensusEvaluated, ContributionResult, RunFinished
 from debates.engine.protocols import Step
@@ -28,7 +28,7 @@ def enrich(run: Run, result: ContributionResult) -> ContributionResult:
     earlier = run.latest(StepKind.VOTE, StepKind.REVOTE)
     before = run.results[earlier.index].get(result.seat) if earlier else None
     if result.kind == StepKind.REVOTE and before is not None:
-        changed = not consensus.relation(before.decision, result.decision, run.spec.similarity).same
+        changed = not sameness.relation(before.decision, result.decision, run.spec.similarity).same
         record["change"] = {
             "degree": "total" if changed else "none",
             "reason": result.reasoning if changed else "",

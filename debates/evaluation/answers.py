@@ -1,7 +1,7 @@
 """What a model answered, read the way a grader would, and whether it matches the expected answer.
 
 An item is compared one of three ways, chosen from its expected answer (``kind_of``): by
-**option** when it has options (a letter, a number or the option's text: reading.ballot.match_option),
+**option** when it has options (a letter, a number or the option's text: sameness.option_named),
 as a **number** when the expected answer is one (whole numbers exactly, others within a relative
 tolerance of 1e-6), else as **text** (reading.words.normalise: case, spacing, punctuation, articles
 and markdown aside).
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 
-from debates.engine.reading.ballot import match_option
 from debates.engine.reading.text import clean_value, without_thinking
 from debates.engine.reading.words import normalise
+from debates.engine.sameness import option_named
 
 TOLERANCE = Decimal("1e-6")  # relative: 0.3333333 matches 1/3 written as 0.333333
 MINUS = "-−–"
@@ -109,7 +109,7 @@ def number_text(value: Decimal) -> str:
 def read_option(text: str, options: tuple[str, ...], whole: bool = False) -> int | None:
     """The index of the option a statement names; a whole text is read for its last mention."""
     body = without_thinking(text)
-    if not whole and (index := match_option(clean_value(body), options)) is not None:
+    if not whole and (index := option_named(clean_value(body), options)) is not None:
         return index
     mentions: list[tuple[int, int]] = []  # (position, option index)
     for match in LETTER.finditer(body):

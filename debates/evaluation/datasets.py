@@ -19,7 +19,7 @@ from django import forms
 from django.conf import settings
 from django.template.defaultfilters import filesizeformat
 
-from debates.engine.reading.ballot import match_option
+from debates.engine.sameness import option_named
 from debates.evaluation.answers import Kind, canonical, kind_of
 from debates.forms import OptionsField
 
@@ -196,7 +196,7 @@ def _item(where: str, line: int, row: dict[str, Any]) -> Item:
         raise DatasetError(f"{where}: “id” is longer than {MAX_ID_CHARS} characters")
     kind = kind_of(answer, options)
     if kind == Kind.OPTION:
-        index = match_option(answer, options)
+        index = option_named(answer, options)
         if index is None:
             raise DatasetError(f"{where}: “answer” “{answer}” is none of the options (give its letter or its text)")
         expected = options[index]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from debates.engine import consensus, guards
+from debates.engine import guards, sameness
 from debates.engine.agreement import JUDGE, WORDING
 from debates.engine.context import Run
 from debates.engine.events import ContributionResult
@@ -106,7 +106,7 @@ async def test_a_judge_that_reads_meaning_gives_the_relation_a_person_gives(seed
     reserved = {"Panelist B": "a condition"} if pair.get("reservation") else {}
     fake_provider.script_judge(judge.partition(together, reserved))
     agreement = await run.agree(step)
-    same_words = consensus.relation(pair["a"], pair["b"]).same  # then no judge is asked: wording suffices
+    same_words = sameness.relation(pair["a"], pair["b"]).same  # then no judge is asked: wording suffices
     assert bool(run.judgements) == (not same_words)
     assert agreement.method == (WORDING if same_words else JUDGE), agreement.notes
     assert labels_of(agreement) == sorted(together)
@@ -125,6 +125,8 @@ async def test_a_judge_that_merges_everything_is_refused_where_a_guard_holds(see
     agreement = await run.agree(step)
     assert labels_of(agreement) == [["Panelist A"], ["Panelist B"]]
     assert any("refused" in note and guards.conflict(pair["a"], pair["b"]) in note for note in agreement.notes)
+    # Issue 41: the voice split out kept the other group's answer as its own ("yes" on the "no" voice).
+    assert agreement.group_of("Panelist B").answer == pair["b"]
 
 
 @pytest.mark.parametrize("case", GROUPS, ids=[case["name"] for case in GROUPS])

@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from debates.engine.consensus import THRESHOLDS, evaluate, relation
+from debates.engine.consensus import THRESHOLDS, evaluate
 from debates.engine.reading.ballot import NONE_OF_THE_OPTIONS, Ballot
+from debates.engine.sameness import option_named, relation
 
 
 def ballots(*decisions: str) -> list[Ballot]:
@@ -238,7 +239,7 @@ OPTIONS = ("PostgreSQL", "MongoDB", "Cassandra")
 
 
 def test_with_options_grouping_is_exact_per_option_and_a_stray_is_a_vote_for_none_of_them():
-    result = evaluate(ballots("PostgreSQL", "B", "option 2", "postgresql.", "postgres"), "low", 85, options=OPTIONS)
+    result = evaluate(ballots("PostgreSQL", "B", "option 2", "postgresql.", "Redis"), "low", 85, options=OPTIONS)
     assert result.groups == (
         ("PostgreSQL", ("Panelist A", "Panelist D")),
         ("MongoDB", ("Panelist B", "Panelist C")),
@@ -246,7 +247,45 @@ def test_with_options_grouping_is_exact_per_option_and_a_stray_is_a_vote_for_non
     )
     assert result.votes == 5
     assert not result.reached
-    assert any("Panelist E" in note and "postgres" in note and "none of the options" in note for note in result.notes)
+    assert any("Panelist E" in note and "Redis" in note and "none of the options" in note for note in result.notes)
+
+
+DATABASES = ("PostgreSQL", "MySQL", "MongoDB")
+
+
+def test_ballots_naming_an_option_by_a_short_form_count_for_it_and_reach_a_consensus():
+    """Issue 41: three voters meant PostgreSQL; their ballots counted for none and a tie-breaker picked MongoDB."""
+    result = evaluate(ballots("postgres", "Postgres.", "**PostgreSQL**"), "low", 85, options=DATABASES)
+    assert (result.reached, result.decision, result.escalation) == (True, "PostgreSQL", "")
+    assert result.groups == (("PostgreSQL", ("Panelist A", "Panelist B", "Panelist C")),)
+
+
+@pytest.mark.parametrize(
+    ("decision", "named"),
+    [
+        ("pg", "PostgreSQL"),
+        ("Mongo", "MongoDB"),
+        ("mysql", "MySQL"),
+        ("My SQL", None),  # two words where the option has one: unsure, so none
+        ("PostgreSQL or MySQL", None),  # two options: never counted for both, nor for one of them
+        ("not MySQL", None),
+        ("Avoid MongoDB", None),
+        ("SQL", None),  # in two options' names: names neither
+    ],
+)
+def test_an_option_named_by_case_punctuation_a_short_form_or_its_distinctive_word_counts_once(decision, named):
+    result = evaluate(ballots(decision, decision), "low", 85, options=DATABASES)
+    assert result.groups[0][0] == (named or NONE_OF_THE_OPTIONS)
+
+
+def test_an_option_is_named_by_its_distinctive_word_and_never_by_a_word_two_share():
+    options = ("PostgreSQL with read replicas", "PostgreSQL sharded with Citus", "MongoDB")
+    assert [option_named(d, options) for d in ("replicas", "Citus", "PostgreSQL", "sharded postgres")] == [
+        0,
+        1,
+        None,
+        1,
+    ]
 
 
 def test_with_options_the_verdict_is_the_option_as_the_asker_wrote_it():

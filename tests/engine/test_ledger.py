@@ -8,7 +8,7 @@ exactly when a mixed panel agrees — as the request log shows.
 
 import pytest
 
-from debates.engine import ledger as ledgers_module
+from debates.engine import sameness
 from debates.engine.events import ContributionFinished, LedgerUpdated, PanelChanged, RoundStarted
 from debates.engine.run import run
 from tests.fakes import judge
@@ -290,6 +290,22 @@ async def test_on_dissent_debates_only_the_contested_claims_when_the_panel_split
     assert "The blind answers agree on A1, B1, C1" in debates[0]
 
 
+async def test_claims_in_shared_words_with_different_days_or_options_are_debated(panel, fake_provider, sink):
+    """Issue 40: the ledger took "Deploy on Friday" for "Deploy on Monday" and left both out of the debate."""
+    friday = answer_block("Ship the release", "[inference] Deploy on Friday | confidence: 70% | falsified if: QA slips")
+    monday = answer_block("Ship the release", "[inference] Deploy on Monday | confidence: 70% | falsified if: QA slips")
+    hold = answer_block("Hold the release", "[inference] Deploy on Friday | confidence: 60% | falsified if: QA slips")
+    spec = panel([voice(friday), voice(monday), voice(hold)], debate="on_dissent")
+    await run(spec, sink)
+    report = sink.of(PanelChanged)[-1].panel_run["debate"]
+    assert {"A1", "B1", "C1"} <= set(report["contested"])  # Monday is no Friday: not shared by every voice
+    assert not report["shared"]
+    debates = [r.prompt for r in fake_provider.requests if "Now debate" in r.prompt]
+    listed = debates[0].split("Debate only these contested claims, in this order", 1)[1].split("Now debate", 1)[0]
+    assert "Deploy on Friday" in listed
+    assert "Deploy on Monday" in listed
+
+
 async def test_on_dissent_still_debates_when_the_agreeing_panel_is_one_family(panel, fake_provider, spec_factory, sink):
     for model in MODELS:
         fake_provider.script(model, voice(REPLICAS_A))
@@ -334,7 +350,12 @@ async def test_always_mode_reports_nothing_about_skipping(panel, sink):
         ("The window is long enough", "The window is too short", False),
         ("The cache is safe", "The cache is not safe", False),
         ("Latency will increase", "Latency will decrease", False),
+        # Issue 40: the ledger took these for one claim (and left them out of the debate).
+        ("Deploy on Friday", "Deploy on Monday", False),
+        ("Choose option A", "Choose option B", False),
+        ("Reads dominate the load", "The load is dominated by reads", True),
+        ("Postgres handles the write load", "PostgreSQL handles the write load", True),
     ],
 )
 def test_claims_count_as_shared_only_when_they_plainly_say_the_same(a, b, same):
-    assert ledgers_module.same_claim(a, b) is same
+    assert sameness.same_claim(a, b) is same

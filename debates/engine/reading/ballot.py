@@ -7,13 +7,12 @@ guess at the nearest. A confidence that cannot be read keeps the vote, with none
 note saying why (the one confidence rule, ``reading.confidence``).
 """
 
-import re
 from dataclasses import dataclass
 
 from debates.engine.reading import confidence as confidences
 from debates.engine.reading import jsonish
 from debates.engine.reading.text import clean_value, placeholder, without_thinking
-from debates.engine.reading.words import normalise
+from debates.engine.sameness import option_named
 
 DECISION_KEYS = {"decision", "finaldecision"}
 CONFIDENCE_KEYS = ("confidence", "confidencelevel", "confidencescore")
@@ -48,7 +47,7 @@ def parse_ballot(label: str, text: str, options: tuple[str, ...] = ()) -> Ballot
         decision = _decision(fields[next(k for k in fields if k in DECISION_KEYS)])
         notes = []
         if options:
-            index = match_option(decision, options)
+            index = option_named(decision, options)
             if index is None:
                 notes.append(f"{label}'s decision “{decision}” is none of the options: a vote for none of them")
                 decision = NONE_OF_THE_OPTIONS
@@ -92,19 +91,3 @@ def _decision(value: object) -> str:
     if placeholder(decision):
         raise VoteParseError(f"the decision {decision!r} is the prompt's placeholder, not a decision")
     return decision
-
-
-def match_option(decision: str, options: tuple[str, ...]) -> int | None:
-    """The index of the option a decision names: its text (case, spacing and punctuation aside),
-    or its letter or number ("B", "2", "Option B", "B) PostgreSQL"); None when it names none."""
-    key = normalise(decision)
-    keys = [normalise(o) for o in options]
-    if key in keys:
-        return keys.index(key)
-    match = re.fullmatch(r"(?:option )?([a-z]|\d+)(?: (.+))?", key)
-    if not match:
-        return None
-    index = int(match[1]) - 1 if match[1].isdigit() else ord(match[1]) - ord("a")
-    if not 0 <= index < len(options) or (match[2] and match[2] != keys[index]):
-        return None
-    return index

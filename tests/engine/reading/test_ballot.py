@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from debates.engine.reading.ballot import NONE_OF_THE_OPTIONS, VoteParseError, match_option, parse_ballot
+from debates.engine.reading.ballot import NONE_OF_THE_OPTIONS, VoteParseError, parse_ballot
+from debates.engine.sameness import option_named
 
 OPTIONS = ("PostgreSQL", "MongoDB", "Cassandra")
 
@@ -164,7 +165,7 @@ def test_parsing_never_crashes_on_brace_soup(text):
         ("option 3", 2),
         ("B) MongoDB", 1),
         ("Use PostgreSQL", 0),
-        ("postgres", None),
+        ("postgres", 0),  # a common short form (issue 41: it counted for none)
         ("D", None),
         ("4", None),
         ("B) PostgreSQL", None),
@@ -173,7 +174,7 @@ def test_parsing_never_crashes_on_brace_soup(text):
     ],
 )
 def test_a_decision_names_an_option_by_its_text_letter_or_number(decision, index):
-    assert match_option(decision, OPTIONS) == index
+    assert option_named(decision, OPTIONS) == index
 
 
 def test_with_options_a_ballot_is_read_as_the_option_it_names():
