@@ -11,6 +11,7 @@ same counts as one), and says so. A voice whose change of position has no reason
 or that answers another question, weighs nothing toward agreement.
 """
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -162,7 +163,7 @@ def from_judge(
         kept = [m for m in kept if m.label not in weightless | off_topic | placed]
         placed |= {m.label for m in kept}
         for part, refusal in _within_guards(kept, answers):
-            groups.append(Group(answer, part))
+            groups.append(Group(_named(answer, part, answers), part))
             if refusal:
                 notes.append(refusal)
     rest = {label: answer for label, answer in answers.items() if label not in placed | weightless | off_topic}
@@ -200,6 +201,16 @@ def _within_guards(members: list[Member], answers: Mapping[str, str]) -> list[tu
             refusals[len(parts)] = next(c for m in parts[0] if (c := _clash(m, member, answers)))
         parts.append([member])
     return [(tuple(part), refusals.get(i, "")) for i, part in enumerate(parts)]
+
+
+def _named(answer: str, part: tuple[Member, ...], answers: Mapping[str, str]) -> str:
+    """A judged group's answer, unless the guards refuse it to the voices of this part (split off
+    from the group): then the answer most of them wrote themselves ("no" on the "no" voice)."""
+    own = [answers.get(m.label, "") for m in part]
+    if not any(own) or not any(text and guards.conflict(answer, text) for text in own):
+        return answer
+    counts = Counter(text for text in own if text)
+    return min(counts, key=lambda text: (-counts[text], len(text), text))
 
 
 def _clash(a: Member, b: Member, answers: Mapping[str, str]) -> str:

@@ -278,8 +278,11 @@ DEFERRING = re.compile(
     r"maggioranza|(?:tienen|tiene)\s+razón|me\s+convenc|buenos\s+argumentos|argumentos\s+válidos|convincentes?|mayoría)"
 )
 EVIDENCE = re.compile(
-    r"(?i)\b(?=[abcdefmprst])(?:benchmark|measur|profil(?:e|ed|ing)|the\s+(?:logs?|trace|data|docs|documentation|spec(?:ification)?|"
+    r"(?i)\b(?=[abcdefmoprst])(?:benchmark|measur|profil(?:e|ed|ing)|the\s+(?:logs?|trace|data|docs|documentation|spec(?:ification)?|"
     r"source\s+code|study|paper|changelog)|according\s+to|as\s+shown|shows?\s+that|demonstrat|reproduc|counter-?example|"
+    # Evidence or an argument named as the reason ("the critique's replica-lag evidence", "the point about lag").
+    r"(?<=['’]s\s)(?:[\w-]+\s+){0,2}evidence|evidence\s+(?:of|that|on|from)\b|"
+    r"(?:argument|critique|objection|attack|point)(?:['’]s)?\s+(?:about|on|that|against)\b|"
     r"for\s+(?:example|instance)|e\.g\.|specifically|RFC\s*\d|documented|proof|derivation|calculat|"
     r"dati|misur|per\s+esempio|ad\s+esempio|controesempio|documentazione|datos|medici|por\s+ejemplo|contraejemplo|"
     r"documentación)"

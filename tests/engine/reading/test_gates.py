@@ -178,6 +178,11 @@ def test_a_real_answer_in_other_words_than_the_question_is_not_flagged_off_topic
         ("partial", "the others are right", True),
         ("partial", "the others make good points", True),
         ("partial", "A1 and B2 conceded", False),
+        # Issue 41: a reasoned partial change was flagged for its "convinced me".
+        ("partial", "the critique's replica-lag evidence convinced me to add a lag budget", False),
+        ("partial", "Panelist B's point about replica lag convinced me to add a budget", False),
+        ("partial", "the majority convinced me", True),
+        ("total", "without evidence, I go with the majority", True),
         ("none", "", False),
     ],
 )
