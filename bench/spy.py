@@ -40,7 +40,7 @@ COMPONENTS = (
     (
         "submission (HTTP API)",
         (
-            *("debates/api.py", "debates/endpoint.py", "debates/represent.py", "debates/asking.py"),
+            *("debates/integrations/", "debates/service.py", "debates/represent.py", "debates/tokens.py"),
             *("debates/forms.py", "debates/readiness.py", "debates/middleware.py", "django/core/handlers/"),
         ),
     ),

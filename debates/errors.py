@@ -1,5 +1,5 @@
-"""Error responses (handler400/404/500, and 503 when nothing could be stored): JSON under /api/,
-as docs/api.md promises; words on pages."""
+"""Error responses (handler400/404/500, and 503 when nothing could be stored): the API's JSON under
+/api/ (docs/api.md), OpenAI's error object under /v1/ (what its clients read), words on pages."""
 
 from collections.abc import Callable
 
@@ -11,11 +11,23 @@ from django.shortcuts import render
 from django.template.defaultfilters import filesizeformat
 from django.views import defaults
 
-from debates import endpoint
+from debates.integrations import endpoint
+from debates.integrations.openai import errors as openai
+from debates.refusal import Kind, Refused
 
 
 def is_api(request: HttpRequest) -> bool:
-    return request.path.startswith("/api/")
+    return request.path.startswith(("/api/", "/v1/"))
+
+
+def in_json(request: HttpRequest, refused: Refused, status: int, headers: dict[str, str] | None = None) -> HttpResponse:
+    """A refusal in the shape of the JSON interface the request came to."""
+    if request.path.startswith("/v1/"):
+        response = openai.error(refused, status)
+        for name, value in (headers or {}).items():
+            response[name] = value
+        return response
+    return endpoint.error(refused, status, headers)
 
 
 def explain(exception: Exception) -> str:
@@ -34,19 +46,20 @@ def explain(exception: Exception) -> str:
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     message = explain(exception)
     if is_api(request):
-        return endpoint.error(400, message)
+        refused = Refused(message, Kind.TOO_LARGE if isinstance(exception, RequestDataTooBig) else Kind.INVALID)
+        return in_json(request, refused, 400)  # docs/api.md: a request too large is a 400 too
     return render(request, "400.html", {"message": message}, status=400)
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if is_api(request):
-        return endpoint.error(404, "There is no such API endpoint: see docs/api.md.")
+        return in_json(request, Refused("There is no such API endpoint: see docs/api.md.", Kind.NOT_FOUND), 404)
     return defaults.page_not_found(request, exception)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
     if is_api(request):
-        return endpoint.error(500, "The server failed on this request; its log says why.")
+        return in_json(request, Refused("The server failed on this request; its log says why.", Kind.UNAVAILABLE), 500)
     return defaults.server_error(request)
 
 
@@ -80,7 +93,7 @@ class UnstoredMiddleware:
             return None
         message = f"{why}{': nothing was saved' if request.method == 'POST' else ''}. Please try again later."
         if is_api(request):
-            return endpoint.error(503, message, headers={"Retry-After": RETRY_AFTER})
+            return in_json(request, Refused(message, Kind.UNAVAILABLE), 503, {"Retry-After": RETRY_AFTER})
         response = render(request, "503.html", {"message": message}, status=503)
         response["Retry-After"] = RETRY_AFTER
         return response

@@ -12,6 +12,8 @@ from debates.engine.policy import small
 from debates.engine.protocols import Shape, Step, call_steps, plan, planned_calls
 from debates.models import Contribution, Outcome, Panel, Panelist, Protocol, Provider
 from debates.presets import Wire
+from debates.providers.base import Voice
+from debates.voices import endpoint_from_provider, voice_from_panelist
 
 # For the cost estimate shown before asking: a typical call's size, in tokens.
 ESTIMATE_IN, ESTIMATE_OUT = 2000, 800
@@ -124,6 +126,15 @@ def missing_key(provider: Provider) -> str:
     if provider.api_key_env:
         return f"{provider.api_key_env} is not set in the server's environment"
     return "no API key is stored for it"
+
+
+def probe_voice(provider: Provider) -> Voice:
+    """The voice "test connection" calls: the provider's first enabled panelist, else one with no
+    model (``check`` then lists the models, which costs nothing)."""
+    panelist = provider.panelists.filter(enabled=True).first()
+    if panelist is not None:
+        return voice_from_panelist(panelist)
+    return Voice(name=provider.name, model="", endpoint=endpoint_from_provider(provider))
 
 
 def providers_needing_keys() -> list[Provider]:

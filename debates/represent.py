@@ -1,37 +1,72 @@
-"""A debate as the API shows it, never a key or a prompt; exports write from the same JSON."""
+"""A debate as every client outside the page reads it, never a key or a prompt: the JSON API, the
+exports, MCP and Telegram take it from here, in these names and with this one agreement figure."""
 
-import os
+from decimal import Decimal
+from typing import Any
 
-from django.http import HttpRequest
+from django.conf import settings
 from django.urls import reverse
 
 from debates.live import snapshot
 from debates.models import Question
 
-# Where the web server is for a link made outside a request (the terminal, stdio MCP):
-# TEOREMA_PUBLIC_URL, as the Telegram links, else `make run`'s address.
-DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000"
-
 
 def public_url(path: str, base: str = "") -> str:
-    """``path`` on the server: at ``base`` (the request's own address), else the configured one."""
-    return (base.rstrip("/") or os.environ.get("TEOREMA_PUBLIC_URL", "").rstrip("/") or DEFAULT_PUBLIC_URL) + path
+    """``path`` on the server: at ``base`` (the server as the client reached it), else at the site's
+    configured address (``TEOREMA_PUBLIC_URL``); "" when neither is known (a link is then left out,
+    never guessed)."""
+    root = base.rstrip("/") or settings.TEOREMA["PUBLIC_URL"]
+    return root + path if root else ""
 
 
-def urls(request: HttpRequest, question: Question) -> dict:
-    page = request.build_absolute_uri(question.get_absolute_url())
-    socket = request.build_absolute_uri(f"/ws/questions/{question.pk}/").replace("http", "ws", 1)
-    api = request.build_absolute_uri(reverse("debates:api_question", args=[question.pk]))
+def urls(question: Question, base: str = "") -> dict[str, str]:
+    """The question's page, its JSON and its live socket."""
+    page = public_url(question.get_absolute_url(), base)
+    api = public_url(reverse("debates:api_question", args=[question.pk]), base)
+    socket = public_url(f"/ws/questions/{question.pk}/", base).replace("http", "ws", 1)
     return {"url": page, "api_url": api, "ws_url": socket}
 
 
-def represent(request: HttpRequest, debate: snapshot.Debate) -> dict:
+def agreement(debate: snapshot.Debate) -> dict[str, Any] | None:
+    """How many voices give the answer most give, of those that answered: a vote's count, else the
+    latest round's grouping (by meaning where the judge could). None before any round is grouped."""
+    if debate.consensus:
+        votes = debate.consensus.get("votes") or 0
+        groups = debate.consensus.get("groups") or []
+        agreeing = len(groups[0]["labels"]) if groups else 0
+        answer = debate.consensus.get("decision") or (groups[0]["decision"] if groups else "")
+        return share(agreeing, votes, answer, debate.consensus.get("grouped_by", ""))
+    grouping = (debate.ledger or {}).get("agreement") or {}
+    groups = grouping.get("groups") or []
+    if not groups:
+        return None
+    answered = sum(len(g["members"]) for g in groups) + sum(
+        len(grouping.get(key) or []) for key in ("unplaced", "unexplained", "off_topic")
+    )
+    even = len(groups) > 1 and len(groups[1]["members"]) == len(groups[0]["members"])
+    top = groups[0]
+    return share(len(top["members"]), answered, "" if even else top["answer"], grouping.get("method", ""))
+
+
+def share(agreeing: int, answered: int, answer: str, by: str) -> dict[str, Any] | None:
+    if not answered:
+        return None
+    return {
+        "agreeing": agreeing,
+        "answered": answered,
+        "ratio": round(agreeing / answered, 2),
+        "answer": answer,
+        "by": by,
+    }
+
+
+def represent(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
     """The debate as JSON: what the page shows, never a key or a prompt."""
     q = debate.question
     synthesis = debate.synthesis
     return {
         "id": q.pk,
-        **urls(request, q),
+        **urls(q, base),
         "text": q.text,
         "context": q.context,
         "panel": q.panel.slug,
@@ -49,6 +84,7 @@ def represent(request: HttpRequest, debate: snapshot.Debate) -> dict:
         "phase": debate.phase,
         "error": q.error,
         "verdict": q.verdict,
+        "agreement": agreement(debate),
         "rounds": [
             {
                 "index": r.index,
@@ -96,3 +132,48 @@ def represent(request: HttpRequest, debate: snapshot.Debate) -> dict:
         "created_at": q.created_at.isoformat(),
         "finished_at": q.finished_at.isoformat() if q.finished_at else None,
     }
+
+
+def summary(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
+    """The debate in short, for a model's or a person's reading in a tool's reply: the verdict first,
+    then how sure, the agreement, who dissents and why, what it cost, and the page's address.
+    The names are ``represent``'s own."""
+    q = debate.question
+    synthesis = debate.synthesis
+    who = {voice["label"]: voice for voice in debate.reveal}
+    stances = (debate.ledger or {}).get("stances", {})
+    dissent = [
+        {"voice": label, "stance": s["stance"], "why": s.get("why", ""), **model_of(who.get(label))}
+        for label, s in stances.items()
+        if s.get("stance") in {"disagrees", "partly", "unexplained"}
+    ]
+    return {
+        "id": q.pk,
+        "url": public_url(q.get_absolute_url(), base),
+        "text": q.text,
+        "panel": q.panel.slug,
+        "status": q.status,
+        "phase": debate.phase if debate.live else "",
+        "verdict": q.verdict,
+        "confidence": synthesis.confidence if synthesis else None,
+        "evidence_strength": synthesis.evidence_strength if synthesis else "",
+        "agreement": agreement(debate),
+        "dissent": dissent,
+        "synthesis": synthesis.text if synthesis else "",
+        "error": q.error,
+        "identities": [{"voice": label, **model_of(voice)} for label, voice in who.items()],
+        "calls": q.calls,
+        "tokens_in": q.tokens_in,
+        "tokens_out": q.tokens_out,
+        "cost": str(q.cost),
+        "follow_up_of": q.parent_id,
+    }
+
+
+def model_of(voice: dict[str, str] | None) -> dict[str, str]:
+    return {"name": voice["name"], "model": voice["model"]} if voice else {}
+
+
+def cost_line(calls: int, tokens: int, cost: Decimal | str) -> str:
+    """What a run cost, in the one wording every channel prints."""
+    return f"{calls} calls · {tokens:,} tokens · ${Decimal(cost):.4f}"

@@ -1,10 +1,10 @@
 from django.urls import path
 
-from debates import api, views
-from debates.conversations import api as conversations_api
+from debates import views
 from debates.conversations import views as conversations
 from debates.evaluation import views as evaluations
-from debates.telegram import views as telegram
+from debates.integrations import api
+from debates.integrations.telegram import views as telegram
 from debates.track import views as track
 
 app_name = "debates"
@@ -36,7 +36,8 @@ urlpatterns = [
     path("api/questions/<int:pk>/retry", api.retry, name="api_retry"),
     path("api/questions/<int:pk>/retry-synthesis", api.retry),  # its name before a failed voice could be retried
     path("api/questions/<int:pk>/outcome", api.outcome, name="api_outcome"),
+    path("api/questions/<int:pk>/cancel", api.cancel, name="api_cancel"),
     path("api/models", api.models, name="api_models"),
-    path("api/questions/<int:pk>/share", conversations_api.share, name="api_share"),
+    path("api/questions/<int:pk>/share", api.share, name="api_share"),
     path("telegram/webhook/<str:secret>/", telegram.webhook, name="telegram_webhook"),
 ]

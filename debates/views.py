@@ -4,38 +4,35 @@ from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
 from django.db.models import Q
+from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from debates import asking, discover
+from debates import discover, service
 from debates.access import visible_question
 from debates.conversations.threads import history_page
 from debates.examples import EXAMPLES
-from debates.forms import AskForm
 from debates.live import snapshot
 from debates.live.state import read_state
 from debates.models import Question, Status
 from debates.question_page import live_context, render_question
 from debates.readiness import missing_key, panel_options, providers_needing_keys
-from debates.runs import execute, tasks
+from debates.refusal import Kind, Refused
+from debates.runs import execute
 
 HISTORY_PAGE = 20
 
 
 @login_required
 def ask(request: HttpRequest) -> HttpResponse:
-    form = AskForm(request.POST or None)
+    form = service.ask_form(request.user, request.POST or None)
     status = 200
-    if request.method == "POST" and form.is_valid():
-        assert request.user.is_authenticated, "login_required let only a signed-in user through"
+    if request.method == "POST":
         try:
-            return redirect(asking.ask(form, request.user))
-        except asking.OverLimit as refused:
-            form.add_error(None, refused.message)
-            status = 429
-    elif request.method == "POST":
-        status = 400
+            return redirect(service.submit(form, request.user))
+        except Refused as refused:
+            status = shown_on(form, refused)
     options = panel_options()
     runnable = any(option.runnable for option in options)
     chosen = next((o for o in options if o.panel.slug == form["panel"].value()), None)
@@ -51,6 +48,14 @@ def ask(request: HttpRequest) -> HttpResponse:
         "servers": discover.local_servers() if demo or not runnable else [],
     }
     return render(request, "debates/ask.html", context, status=status)
+
+
+def shown_on(form: Form, refused: Refused) -> int:
+    """A refusal shown on the form it refuses: the form's own errors, else the refusal's words at
+    its top; the HTTP status to answer with."""
+    if refused.kind != Kind.INVALID:
+        form.add_error(None, refused.message)
+    return refused.status
 
 
 @staff_member_required
@@ -87,13 +92,14 @@ def question_live(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def cancel(request: HttpRequest, pk: int) -> HttpResponse:
     asked = visible_question(request, pk)
-    if not asked.can_act(request.user):
-        raise Http404("No such question.")
-    if asked.is_finished:
-        messages.info(request, "This debate had already finished.")
-    else:
-        execute.cancel(asked.pk)
+    try:
+        cancelled = service.cancel(request.user, asked.pk)
+    except Refused as refused:
+        raise Http404(refused.message) from None
+    if cancelled:
         messages.info(request, "Cancelling: the panel stops after the calls in flight.")
+    else:
+        messages.info(request, "This debate had already finished.")
     return redirect(asked)
 
 
@@ -107,20 +113,26 @@ def recover(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "debates/partials/recover.html", {"q": asked, "failure": failure})
 
 
+RETRIED = {
+    True: "Going on without the failed voices, as the degrade policy would; the page says so.",
+    False: "Making the failed calls again; every completed contribution is reused.",
+}
+
+
 @login_required
 @require_POST
 def retry(request: HttpRequest, pk: int) -> HttpResponse:
     """The failed calls made again, or (``without``) the run goes on without the failed voices."""
     asked = visible_question(request, pk)
-    if not asked.can_act(request.user):
-        raise Http404("No such question.")
     without = request.POST.get("without") == "1"
-    if refused := tasks.retry(asked, without_failed=without):
-        messages.error(request, f"Not started again: {refused}.")
-    elif without:
-        messages.info(request, "Going on without the failed voices, as the degrade policy would; the page says so.")
+    try:
+        service.retry(request.user, asked.pk, without_failed=without)
+    except Refused as refused:
+        if refused.kind == Kind.NOT_FOUND:
+            raise Http404(refused.message) from None
+        messages.error(request, refused.message)
     else:
-        messages.info(request, "Making the failed calls again; every completed contribution is reused.")
+        messages.info(request, RETRIED[without])
     return redirect(asked)
 
 

@@ -10,7 +10,7 @@ django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from debates.integrations.mcp_http import McpMount  # noqa: E402
+from debates.integrations.mcp.http import McpMount  # noqa: E402
 from debates.live.origin import SameOriginOnly  # noqa: E402
 from debates.live.routing import websocket_urlpatterns  # noqa: E402
 from debates.live.viewers import viewer_auth  # noqa: E402  (needs the app registry)

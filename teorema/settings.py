@@ -54,6 +54,17 @@ def env_number(name: str, default: float, minimum: float, cast: Callable[[str], 
     return value
 
 
+def env_url(name: str) -> str:
+    """An http(s) address from the environment, without its trailing slash; "" when unset."""
+    raw = os.environ.get(name, "").strip()
+    scheme, _, rest = raw.partition("://")
+    if raw and (scheme not in {"http", "https"} or not rest.strip("/") or any(c.isspace() for c in raw)):
+        raise ImproperlyConfigured(
+            f"{name}={raw!r} is not an http:// or https:// address (e.g. https://teorema.example.com)."
+        )
+    return raw.rstrip("/")
+
+
 def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
@@ -306,6 +317,7 @@ class TeoremaSettings(TypedDict):
     RETRY_AFTER_CAP_SECONDS: float
     LOCAL_SERVERS: dict[str, str]
     DATASETS_DIR: str
+    PUBLIC_URL: str
 
 
 TEOREMA: TeoremaSettings = {
@@ -338,6 +350,9 @@ TEOREMA: TeoremaSettings = {
     else {},
     # The labelled data sets the Evaluations page offers (.jsonl and .csv files), beside the built-in task.
     "DATASETS_DIR": os.environ.get("TEOREMA_DATASETS_DIR", str(BASE_DIR / "datasets")),
+    # The site's address, for links made outside a request (the CLI, Telegram, stdio MCP); none
+    # set, such a link is left out rather than guessed.
+    "PUBLIC_URL": env_url("TEOREMA_PUBLIC_URL"),
 }
 
 # Request size limits (docs/api.md): 1 MiB for the rest of a form plus the longest question and

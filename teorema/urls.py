@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from debates import health
-from debates.integrations import openai_api
+from debates.integrations.openai import views as openai
 
 admin.site.site_header = "Teorema administration"
 admin.site.site_title = "Teorema"
@@ -14,8 +14,8 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("healthz", health.healthz, name="healthz"),
     # OpenAI-compatible: chat front-ends and the `llm` command line ask a panel as a model.
-    path("v1/models", openai_api.models, name="openai_models"),
-    path("v1/chat/completions", openai_api.chat_completions, name="openai_chat"),
+    path("v1/models", openai.models, name="openai_models"),
+    path("v1/chat/completions", openai.chat_completions, name="openai_chat"),
     path("", include("debates.urls")),
 ]
 

@@ -15,8 +15,9 @@ from django.db import OperationalError, connection
 from django.db.backends.signals import connection_created
 from django.urls import reverse
 
+from debates import service
 from debates.models import ApiToken, Contribution, Question, Status, Synthesis
-from debates.runs import execute, tasks
+from debates.runs import execute
 from debates.tokens import assign_secret
 from tests.fakes.answers import SYNTHESIS
 from tests.fakes.provider_server import Script
@@ -140,7 +141,7 @@ async def test_a_synthesis_that_finds_the_disk_full_is_written_once_space_is_bac
     assert stopped.calls == await sync_to_async(stored_calls)(stopped)
 
     await sync_to_async(runs_disk.free)()
-    assert await sync_to_async(tasks.retry)(stopped) == ""  # nothing failed to call again: the run resumes
+    await sync_to_async(service.retry)(None, stopped.pk)  # nothing failed to call again: the run resumes
     done = await wait_for(lambda: Question.objects.filter(pk=question.pk, status=Status.DONE).afirst(), "the retry")
     assert done.verdict == "Use read replicas."
     panel_calls = [r for r in fake_provider.requests if r.model in MODELS]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from teorema.settings import env_bool, env_number
+from teorema.settings import env_bool, env_number, env_url
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -115,3 +115,23 @@ def test_the_sqlite_database_is_readable_by_its_owner_only(tmp_path: Path) -> No
     assert oct(database.stat().st_mode & 0o777) == oct(0o600)
     for extra in (tmp_path / "teorema.sqlite3-wal", tmp_path / "teorema.sqlite3-shm"):
         assert not extra.exists() or extra.stat().st_mode & 0o077 == 0
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [
+        ("", ""),
+        ("https://teorema.example.com/", "https://teorema.example.com"),
+        ("http://127.0.0.1:8123", "http://127.0.0.1:8123"),
+    ],
+)
+def test_the_sites_address_is_read_without_its_trailing_slash(monkeypatch, raw: str, value: str) -> None:
+    monkeypatch.setenv("TEOREMA_PUBLIC_URL", raw)
+    assert env_url("TEOREMA_PUBLIC_URL") == value
+
+
+@pytest.mark.parametrize("raw", ["teorema.example.com", "ftp://teorema.example.com", "https://", "http://a b"])
+def test_a_sites_address_that_is_no_web_address_is_refused_with_its_name(monkeypatch, raw: str) -> None:
+    monkeypatch.setenv("TEOREMA_PUBLIC_URL", raw)
+    with pytest.raises(ImproperlyConfigured, match=r"TEOREMA_PUBLIC_URL=.* is not an http:// or https:// address"):
+        env_url("TEOREMA_PUBLIC_URL")

@@ -22,21 +22,11 @@ from django.utils.html import format_html
 from debates.admin.forms import NewPanelForm, PanelistFromModelForm, SeatForm
 from debates.crypto import KeyUnreadable
 from debates.models import Provider
-from debates.providers import catalog, check, endpoint_from_provider, voice_from_panelist
-from debates.providers.base import ProviderError, Voice
-
-
-class Refused(Exception):
-    """A call to a provider that was not made, or that failed, in words for an admin message."""
-
-
-def probe_voice(provider: Provider) -> Voice:
-    """The voice "test connection" calls: the provider's first enabled panelist, else one with no
-    model (``check`` then lists the models, which costs nothing)."""
-    panelist = provider.panelists.filter(enabled=True).first()
-    if panelist is not None:
-        return voice_from_panelist(panelist)
-    return Voice(name=provider.name, model="", endpoint=endpoint_from_provider(provider))
+from debates.providers import catalog, check
+from debates.providers.base import ProviderError
+from debates.readiness import probe_voice
+from debates.refusal import Kind, Refused
+from debates.voices import endpoint_from_provider
 
 
 def suggested_env(provider: Provider) -> str:
@@ -62,12 +52,12 @@ def calling(provider: Provider) -> Iterator[None]:
     """A call to ``provider``: Refused before it is made without a usable key, its failure in words."""
     try:
         if missing := missing_key(provider):
-            raise Refused(f"{provider.name}: {missing}")
+            raise Refused(f"{provider.name}: {missing}", Kind.CONFLICT)
         yield
     except ProviderError as error:
-        raise Refused(f"{provider.name}: {error.message}") from None
+        raise Refused(f"{provider.name}: {error.message}", Kind.UNAVAILABLE) from None
     except KeyUnreadable as error:
-        raise Refused(f"{provider.name}: {error}") from None
+        raise Refused(f"{provider.name}: {error}", Kind.CONFLICT) from None
 
 
 def connection_result(provider: Provider) -> tuple[int, str]:

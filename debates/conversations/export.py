@@ -21,7 +21,7 @@ FORMATS = {"md": "text/markdown; charset=utf-8", "json": "application/json"}
 
 def document(request: HttpRequest, question: Question, user: Any | None) -> dict[str, Any]:
     """The debate as JSON for this reader (``user`` None: a reader by link, who sees no cost if hidden)."""
-    data = represent(request, snapshot.build(question.pk, read_state(question.pk)))
+    data = represent(snapshot.build(question.pk, read_state(question.pk)), request.build_absolute_uri("/"))
     earlier = threads.ancestors(question)
     data["thread"] = [
         {"text": q.text, "verdict": q.verdict, "url": request.build_absolute_uri(url)}

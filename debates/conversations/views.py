@@ -10,7 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from debates import asking
+from debates import service
 from debates.access import visible_question
 from debates.conversations import export, page, sharing
 from debates.forms import AskForm
@@ -18,6 +18,8 @@ from debates.live import snapshot
 from debates.live.state import read_state
 from debates.models import Question
 from debates.question_page import render_question
+from debates.refusal import Kind, Refused
+from debates.views import shown_on
 
 # A link page is nobody's to index or to keep in a shared cache: revoking it must end it.
 LINK_HEADERS = {"X-Robots-Tag": "noindex, nofollow", "Cache-Control": "private, no-store"}
@@ -29,8 +31,7 @@ def follow_up(request: HttpRequest, pk: int) -> HttpResponse:
     asked = visible_question(request, pk)
     data = request.POST.copy()
     data["follow_up_of"] = str(asked.pk)
-    form = AskForm(data, followable=Question.objects.visible_to(request.user))
-    return submit(request, asked, form, "followup_form")
+    return submit(request, asked, service.ask_form(request.user, data), "followup_form")
 
 
 @login_required
@@ -40,36 +41,33 @@ def ask_again(request: HttpRequest, pk: int) -> HttpResponse:
     asked = visible_question(request, pk)
     same = {"text": asked.text, "context": asked.context, "criticality": asked.criticality, "options": asked.options}
     same |= {"force_panel": asked.force_panel, "debate": asked.debate, "panel": request.POST.get("panel", "")}
-    return submit(request, asked, AskForm(same), "reask_form", reask_of=asked)
+    return submit(request, asked, service.ask_form(request.user, same), "reask_form", reask_of=asked)
 
 
 def submit(
     request: HttpRequest, asked: Question, form: AskForm, name: str, reask_of: Question | None = None
 ) -> HttpResponse:
     """Start the new question and open it, or show ``asked`` again with the form's errors."""
-    status = 400
-    if form.is_valid():
-        assert request.user.is_authenticated, "login_required let only a signed-in user through"
-        try:
-            return redirect(asking.ask(form, request.user, reask_of=reask_of))
-        except asking.OverLimit as refused:
-            form.add_error(None, refused.message)
-            status = 429
-    return render_question(request, asked, status=status, **{name: form})
+    try:
+        return redirect(service.submit(form, request.user, reask_of=reask_of))
+    except Refused as refused:
+        return render_question(request, asked, status=shown_on(form, refused), **{name: form})
 
 
 @login_required
 @require_POST
 def share(request: HttpRequest, pk: int) -> HttpResponse:
     asked = visible_question(request, pk)
-    if not asked.can_act(request.user):
-        raise Http404("No such question.")
-    form = sharing.ShareForm(request.POST)
-    if not form.is_valid():
-        return render_question(request, asked, status=400, share_form=form)
-    sharing.share(asked, **form.cleaned_data)
-    messages.success(request, sharing.said(asked, request))
-    return redirect(asked)
+    fields: dict[str, str | bool] = {"visibility": request.POST.get("visibility", "")}
+    fields |= {box: bool(request.POST.get(box)) for box in ("hide_cost", "new_link")}  # unticked: False
+    try:
+        shared = service.share(request.user, asked.pk, **fields)
+    except Refused as refused:
+        if refused.kind == Kind.NOT_FOUND:
+            raise Http404(refused.message) from None
+        return render_question(request, asked, status=refused.status, share_form=sharing.ShareForm(request.POST))
+    messages.success(request, sharing.said(shared, request))
+    return redirect(shared)
 
 
 def shared(request: HttpRequest, token: str) -> HttpResponse:

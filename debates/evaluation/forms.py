@@ -8,8 +8,9 @@ from django.conf import settings
 
 from debates.evaluation import datasets
 from debates.evaluation.models import Evaluation
-from debates.evaluation.runner import Refused, begin, runnable
+from debates.evaluation.runner import begin, runnable
 from debates.models import Panel
+from debates.refusal import Refused
 
 ARITHMETIC = "arithmetic"
 # Each item is a whole debate, paid for: more than this is a job for manage.py evaluate.

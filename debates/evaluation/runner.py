@@ -23,6 +23,7 @@ from debates.evaluation.models import Evaluation, EvaluationItem, EvaluationStat
 from debates.evaluation.summary import Totals, totals_of
 from debates.models import Panel, Question
 from debates.readiness import problems
+from debates.refusal import Kind, Refused
 from debates.runs import execute
 
 LEASE_POLL = 1.0  # seconds between two looks at a question another process still holds
@@ -30,10 +31,6 @@ UNFINISHED = [EvaluationStatus.RUNNING, EvaluationStatus.INTERRUPTED]
 
 ItemDone = Callable[[EvaluationItem, Totals], None]
 Note = Callable[[str], None]
-
-
-class Refused(ValueError):
-    """An evaluation that cannot start, in words; nothing was stored or spent."""
 
 
 def begin(
@@ -53,7 +50,7 @@ def begin(
 def runnable(panel: Panel) -> None:
     """Refuse a panel that cannot run now (the ask form's checks), before anything is stored or spent."""
     if found := problems(panel):
-        raise Refused(f"The panel “{panel.name}” cannot run: {'; '.join(found)}.")
+        raise Refused(f"The panel “{panel.name}” cannot run: {'; '.join(found)}.", Kind.CONFLICT)
 
 
 def start(dataset: Dataset, panel: Panel, owner: Any, settings: dict[str, Any]) -> tuple[Evaluation, bool]:

@@ -63,6 +63,15 @@ def retry(request: HttpRequest, pk: int) -> JsonResponse:
 
 
 @api_view("POST")
+def cancel(request: HttpRequest, pk: int) -> JsonResponse:
+    """Stop a running debate (its asker or staff): 202 while it stops, 200 when it had already finished."""
+    typed_body(request, {}, "The cancel was not accepted.")
+    stopping = service.cancel(request.user, pk)
+    status = Status.CANCELLED if stopping else service.visible(request.user, pk).status
+    return JsonResponse({"id": pk, "status": status, "stopping": stopping}, status=202 if stopping else 200)
+
+
+@api_view("POST")
 def outcome(request: HttpRequest, pk: int) -> JsonResponse:
     """Judge a finished verdict right, wrong or partly (docs/api.md); judging again replaces it."""
     service.visible(request.user, pk)  # a question not found says so before its body is read

@@ -1,11 +1,13 @@
-"""Following a run as plain text, pushed as the page's viewers get it: for the clients that are no
-page (an MCP tool, the OpenAI-compatible endpoint).
+"""Following a run as plain text, pushed as the page's viewers get it: the one follower of every
+client that is no page (an MCP tool, the OpenAI-compatible endpoint, the terminal, Telegram).
 
 It joins the question's group as a viewer does and, at each broadcast, reads the live state and says
 what changed since the last look: the phase, a round opened, a voice's new words, a voice's
 contribution done (its text from the DB, which the recorder writes before the broadcast), the end.
 While broadcasts come it never polls; after a quiet second it looks at the DB, which tells a run
-that ended with its broadcast lost, or one that has not started yet (queued for a worker).
+that ended with its broadcast lost, or one that has not started yet (queued for a worker) — and
+is all a follower in another process gets where broadcasts stay in the run's process (the
+in-memory layer): each contribution as it is stored, and the end.
 """
 
 import asyncio
@@ -41,6 +43,15 @@ class RoundOpened:
 
 
 @dataclass(frozen=True)
+class Started:
+    """A voice's call has begun (queued, or thinking): no words yet."""
+
+    key: str
+    label: str
+    kind: str
+
+
+@dataclass(frozen=True)
 class Words:
     """New words of a voice, as the page shows them (cleaned of echoed prompt plumbing)."""
 
@@ -69,9 +80,11 @@ class Spoken:
     status: str
     text: str
     error: str
-    tokens: int
+    tokens: int  # out: what the voice wrote
     cost: Decimal
     told: bool
+    tokens_in: int = 0  # what it read
+    latency_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -79,7 +92,7 @@ class Ended:
     question: Question | None  # None: it was deleted meanwhile
 
 
-Happening = Phase | RoundOpened | Words | Restarted | Spoken | Ended
+Happening = Phase | RoundOpened | Started | Words | Restarted | Spoken | Ended
 
 
 async def watch(question_id: int) -> AsyncIterator[Happening]:
@@ -123,6 +136,7 @@ class Seen:
         self.question_id = question_id
         self.phase = ""
         self.rounds: set[int] = set()
+        self.started: set[str] = set()  # card keys whose start was said
         self.said: dict[str, str] = {}  # card key -> its words said so far
         self.spoken: set[str] = set()  # card keys whose contribution was said whole
         self.quiet = True  # look at the DB too: at first, and after a silence
@@ -153,8 +167,13 @@ class Seen:
                 self.rounds.add(index)
                 found.append(RoundOpened(index, entry.title))
             for key, card in cards:
+                if card.round != index or card.status in FINISHED_STATUSES:
+                    continue
+                if key not in self.started:
+                    self.started.add(key)
+                    found.append(Started(key, card.label, card.kind))
                 # Words as they stream; the judge's JSON is said once read, when it is stored.
-                if card.round == index and card.status not in FINISHED_STATUSES and card.kind != StepKind.AGREEMENT:
+                if card.kind != StepKind.AGREEMENT:
                     found += self.words(key, card.label, card.kind, card.text)
             for key, row in rows.items():
                 if row.round.index == index and key not in self.spoken:
@@ -169,7 +188,22 @@ class Seen:
         told = row.kind != StepKind.AGREEMENT and row.text.startswith(self.said.get(key, ""))
         words = self.words(key, row.label, row.kind, row.text) if told else []
         text = text_of(row)
-        return [*words, Spoken(key, row.label, row.kind, row.status, text, row.error, row.tokens_out, row.cost, told)]
+        return [
+            *words,
+            Spoken(
+                key,
+                row.label,
+                row.kind,
+                row.status,
+                text,
+                row.error,
+                row.tokens_out,
+                row.cost,
+                told,
+                tokens_in=row.tokens_in,
+                latency_ms=row.latency_ms,
+            ),
+        ]
 
     def words(self, key: str, label: str, kind: str, text: str) -> list[Happening]:
         """The words of ``text`` not yet said (all of it again after a restart)."""
@@ -191,7 +225,7 @@ class Seen:
             Contribution.objects.filter(round__question_id=self.question_id)
             .exclude(seat__contains=RETIRED)
             .select_related("round")
-            .order_by("round__index", "label")
+            .order_by("round__index", "pk")  # as they were stored: a round's judge after its voices
         )
         if question.is_finished:
             return question, list(rows)

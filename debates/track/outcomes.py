@@ -15,33 +15,26 @@ from django.utils import timezone
 
 from debates.models import Held, Question, Status, VerdictOutcome
 from debates.readable import ReadableForm
+from debates.refusal import Kind, Refused
 
 JUDGEABLE = frozenset({Status.DONE, Status.ANSWERED})
 VALUES = tuple(Held)
 NO_VERDICT: dict[str, str] = {Status.FAILED: "the run failed", Status.CANCELLED: "the debate was cancelled"}
 
 
-class Refused(Exception):
-    """Why an outcome was not recorded, in words; ``status`` is the HTTP status the API answers."""
-
-    def __init__(self, message: str, status: int = 400, field: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.status = status
-        self.field = field
-
-
 def refusal(question: Question, user: AbstractBaseUser | AnonymousUser | None) -> Refused | None:
     """Why ``user`` may not judge this question's verdict now (None: they may; no user: the CLI)."""
     if user is not None and not question.can_act(user):
-        return Refused("Only the asker of this question, or staff, may judge its verdict.", 403)
+        return Refused("Only the asker of this question, or staff, may judge its verdict.", Kind.FORBIDDEN)
     if not question.is_finished:
-        return Refused("The debate has not finished yet: judge its verdict once it is in.", 409)
+        return Refused("The debate has not finished yet: judge its verdict once it is in.", Kind.CONFLICT)
     if question.status == Status.NEEDS_REVIEW:
-        return Refused("The panel reached no verdict: a person decides first (a human review), then judge it.", 409)
+        return Refused(
+            "The panel reached no verdict: a person decides first (a human review), then judge it.", Kind.CONFLICT
+        )
     if question.status not in JUDGEABLE or not question.verdict:
         why = NO_VERDICT.get(question.status, "the moderator wrote none")
-        return Refused(f"This question has no verdict to judge: {why}.", 409)
+        return Refused(f"This question has no verdict to judge: {why}.", Kind.CONFLICT)
     return None
 
 
@@ -70,7 +63,7 @@ class OutcomeForm(ReadableForm):
 def mark(
     question: Question, user: AbstractBaseUser | AnonymousUser | None, value: str, note: str = ""
 ) -> VerdictOutcome:
-    """Record (or change) the outcome of ``question``'s verdict; raises Refused with the reason."""
+    """Record (or change) the outcome of ``question``'s verdict; ``Refused`` says why it was not."""
     return record(question, user, OutcomeForm({"outcome": value, "note": note}))
 
 
@@ -81,7 +74,7 @@ def record(question: Question, user: AbstractBaseUser | AnonymousUser | None, fo
         raise refused
     if not form.is_valid():
         field, errors = next(iter(form.errors.items()))
-        raise Refused(str(errors[0]), field=field)
+        raise Refused(str(errors[0]), fields={field: [str(errors[0])]})
     outcome, _ = VerdictOutcome.objects.update_or_create(
         question=question,
         defaults={

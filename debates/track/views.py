@@ -8,8 +8,9 @@ from django.views.decorators.http import require_http_methods
 
 from debates.access import visible_question
 from debates.question_page import render_question
+from debates.refusal import Refused
 from debates.track import figures, svg
-from debates.track.outcomes import OutcomeForm, Refused, record
+from debates.track.outcomes import OutcomeForm, record
 
 
 @login_required

@@ -138,7 +138,7 @@ def test_pages_keep_their_html_404(client):
 
 def test_a_server_error_in_the_api_is_json_without_the_details(script, token, alice, offline_panel, monkeypatch):
     question = Question.objects.create(owner=alice, panel=offline_panel, text="Shard?", criticality="low")
-    monkeypatch.setattr("debates.api.snapshot.build", lambda *args: 1 / 0)
+    monkeypatch.setattr("debates.service.snapshot.build", lambda *args: 1 / 0)
     script.raise_request_exception = False
     response = script.get(f"/api/questions/{question.pk}", **token)
     assert response.status_code == 500

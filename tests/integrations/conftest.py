@@ -25,8 +25,8 @@ from debates.models import ApiToken
 from debates.tokens import assign_secret
 from tests.fakes.roster import make_panel
 tokens = {{}}
-for name in ("alice", "bob"):
-    user = get_user_model().objects.create_user(name, password=f"pw-{{name}}-123")
+for name in ("alice", "bob", "root"):
+    user = get_user_model().objects.create_user(name, password=f"pw-{{name}}-123", is_staff=name == "root")
     token = ApiToken(user=user, name="tools")
     tokens[name] = assign_secret(token)
     token.save()
@@ -53,7 +53,8 @@ def teorema(provider_server: FakeProviderServer, tmp_path_factory: pytest.TempPa
     data = tmp_path_factory.mktemp("teorema-integrations")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_URL", "REDIS_URL", "TEOREMA_"))}
     env |= {"TEOREMA_DATA_DIR": str(data), "DJANGO_SETTINGS_MODULE": "teorema.settings", "PYTHONPATH": str(ROOT)}
-    env |= {"TEOREMA_QUESTIONS_PER_HOUR": "1000"}
+    # A short lease: a run whose stdio MCP server its client ended is taken up by the web server soon.
+    env |= {"TEOREMA_QUESTIONS_PER_HOUR": "1000", "TEOREMA_LEASE_SECONDS": "3"}
     manage = [sys.executable, str(ROOT / "manage.py")]
     subprocess.run([*manage, "migrate", "--no-input", "-v0"], cwd=ROOT, env=env, check=True)
     seed = SEED.format(base_url=provider_server.base_url("openai"))

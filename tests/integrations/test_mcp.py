@@ -62,6 +62,7 @@ async def test_ask_panel_returns_the_verdict_with_progress_per_phase_and_voice(t
             "list_panels",
             "record_outcome",
             "health",
+            "cancel_question",
         }
         result = await session.call_tool("ask_panel", {"question": QUESTION}, progress_callback=progress)
     question = newest(teorema)
@@ -142,11 +143,26 @@ async def test_http_without_a_valid_token_is_refused_in_words(teorema, authoriza
     assert "Authentication required" in answer.json()["error"]["message"]
 
 
-@pytest.mark.parametrize("transport", TRANSPORTS)
-async def test_a_cancel_from_the_client_cancels_the_run_and_keeps_what_was_written(teorema, fake_provider, transport):
+def slow_voices(fake_provider) -> None:
     for family in ("alpha", "beta", "gamma"):
         fake_provider.script(f"model-{family}", Script(answer=voice_answer(family) * 20, tokens_per_second=20))
     fake_provider.script("model-moderator", Script(answer=SYNTHESIS, tokens_per_second=200))
+
+
+async def status_of(teorema: Teorema, question: int) -> str:
+    return teorema.query("SELECT status FROM debates_question WHERE id = ?", question)[0][0]
+
+
+async def until_status(teorema: Teorema, question: int, status: str) -> None:
+    deadline = time.monotonic() + 45
+    while await status_of(teorema, question) != status:
+        assert time.monotonic() < deadline, f"question {question} never became {status}"
+        await anyio.sleep(0.2)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_call_that_ends_early_stops_the_waiting_never_the_debate(teorema, fake_provider, transport):
+    slow_voices(fake_provider)
     started = anyio.Event()
 
     async def progress(done: float, total: float | None, message: str | None) -> None:
@@ -164,10 +180,48 @@ async def test_a_cancel_from_the_client_cancels_the_run_and_keeps_what_was_writt
                 await anyio.sleep(1.0)  # the voices are writing
                 group.cancel_scope.cancel()  # the SDK's client sends notifications/cancelled
     question = newest(teorema)
-    deadline = time.monotonic() + 20
-    while teorema.query("SELECT status FROM debates_question WHERE id = ?", question)[0][0] != "cancelled":
-        assert time.monotonic() < deadline, "the run was not cancelled"
-        await anyio.sleep(0.2)
+    # The run goes on to its verdict: over HTTP where it runs, in the web server; over stdio, the
+    # client ends the server process it started, and the web server takes the run up.
+    await until_status(teorema, question, "done")
+
+
+async def test_a_reader_whose_wait_times_out_leaves_the_askers_debate_running(teorema, fake_provider):
+    """Issue 41: a reader of a shared question who drops a waiting get_question cancelled the run."""
+    slow_voices(fake_provider)
+    async with over_http(teorema) as asker:
+        asked = await asker.call_tool("ask_panel", {"question": QUESTION, "wait": False})
+    question = asked.structured_content["id"]
+    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {teorema.tokens['alice']}"}) as http:
+        shared = await http.post(f"{teorema.url}/api/questions/{question}/share", json={"visibility": "users"})
+    assert shared.status_code == 200
+    async with over_http(teorema, "bob") as reader:
+        with anyio.move_on_after(3):  # the reader's client gives up
+            await reader.call_tool("get_question", {"question_id": question, "wait": True})
+        refused = await reader.call_tool("cancel_question", {"question_id": question})
+    assert refused.is_error  # may read, may not cancel
+    assert await status_of(teorema, question) == "running"
+    await until_status(teorema, question, "done")
+
+
+async def test_cancel_question_stops_the_askers_run_and_each_voice_keeps_its_words(teorema, fake_provider):
+    slow_voices(fake_provider)
+    async with over_http(teorema) as session:
+        asked = await session.call_tool("ask_panel", {"question": QUESTION, "wait": False})
+        question = asked.structured_content["id"]
+        deadline = time.monotonic() + 20
+        while not teorema.query(
+            "SELECT 1 FROM debates_contribution c JOIN debates_round r ON c.round_id = r.id WHERE r.question_id = ?",
+            question,
+        ) and not fake_provider.requests_for("model-alpha"):
+            assert time.monotonic() < deadline, "no voice started"
+            await anyio.sleep(0.2)
+        await anyio.sleep(1.0)  # the voices are writing
+        cancelled = await session.call_tool("cancel_question", {"question_id": question})
+        assert not cancelled.is_error
+        assert cancelled.content[0].text.startswith("Cancelling: the panel stops after the calls in flight.")
+        await until_status(teorema, question, "cancelled")
+        again = await session.call_tool("cancel_question", {"question_id": question})
+    assert again.content[0].text.startswith("It had already finished.")
     kept = teorema.query(
         "SELECT c.text FROM debates_contribution c JOIN debates_round r ON c.round_id = r.id WHERE r.question_id = ?",
         question,
@@ -185,7 +239,7 @@ async def test_stdio_for_an_unknown_user_says_so(teorema):
 
 
 async def test_health_says_which_keys_are_there_whether_a_provider_answers_and_each_panels_time(teorema, scripted):
-    async with over_http(teorema) as session:
+    async with over_http(teorema, "root") as session:
         report = (await session.call_tool("health", {})).structured_content
         unprobed = (await session.call_tool("health", {"probe": False})).structured_content
     assert report["ok"] is True
@@ -195,3 +249,52 @@ async def test_health_says_which_keys_are_there_whether_a_provider_answers_and_e
     assert "answered" in report["providers"][0]["said"]
     assert report["panels"][0]["estimated_seconds"] >= 0
     assert "reachable" not in unprobed["providers"][0]
+
+
+async def test_only_staff_ask_the_providers_and_a_minute_of_callers_asks_each_once(teorema, scripted):
+    """Issue 41: health made a paid provider call per call, for any token, and showed its errors to all."""
+    async with over_http(teorema, "bob") as session:
+        report = (await session.call_tool("health", {})).structured_content
+    assert report["note"].startswith("Whether each provider answers is checked for staff only")
+    assert all("reachable" not in entry and "said" not in entry for entry in report["providers"])
+    assert not scripted.requests  # no provider was called for a non-staff caller
+    async with over_http(teorema, "root") as session:
+        reports = [(await session.call_tool("health", {})).structured_content for _ in range(3)]
+    assert all(r["providers"][0]["reachable"] for r in reports)
+    assert len(scripted.requests) <= 1  # asked once at most (a model list costs no request here), then kept
+
+
+@pytest.mark.parametrize(
+    ("arguments", "words"),
+    [
+        ({"question": QUESTION, "panle": "house"}, "ask_panel takes no argument 'panle': its arguments are question,"),
+        ({"question": QUESTION, "deadline": 20.5}, "'deadline' must be a whole number or null, not the number 20.5."),
+        ({"question": QUESTION, "deadline": "300"}, "'deadline' must be a whole number or null, not the string '300'."),
+        ({"question": QUESTION, "options": ["a", 2]}, "'options' must be a list of strings, not a list."),
+        ({"question": QUESTION, "wait": "yes"}, "'wait' must be true or false, not the string 'yes'."),
+        ({"context": "x"}, "ask_panel needs 'question'."),
+    ],
+)
+async def test_arguments_are_checked_in_teoremas_words_before_anything_runs(teorema, fake_provider, arguments, words):
+    before = newest(teorema)
+    async with over_http(teorema) as session:
+        refused = await session.call_tool("ask_panel", arguments)
+    assert refused.is_error
+    assert words in refused.content[0].text
+    assert "pydantic" not in refused.content[0].text.lower()
+    assert newest(teorema) == before
+    assert not fake_provider.requests
+
+
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+async def test_a_stateless_server_answers_get_and_delete_with_405(teorema, method):
+    """Issue 41: GET /mcp opened an event stream that carried nothing and never ended."""
+    async with httpx.AsyncClient(timeout=5) as http:
+        answer = await http.request(
+            method,
+            f"{teorema.url}/mcp",
+            headers={"Authorization": f"Bearer {teorema.tokens['alice']}", "Accept": "text/event-stream"},
+        )
+    assert answer.status_code == 405
+    assert answer.headers["Allow"] == "POST"
+    assert "stateless" in answer.json()["error"]["message"]

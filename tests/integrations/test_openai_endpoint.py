@@ -178,6 +178,12 @@ def test_a_missing_or_wrong_key_is_refused_in_words(teorema, api_key, words):
         ({"extra_body": {"teorema": {"deadline": "soon"}}}, openai.BadRequestError, "'teorema.deadline'"),
         ({"extra_body": {"teorema": {"deadline": 5}}}, openai.BadRequestError, "deadline"),
         ({"extra_body": {"reasoning_format": "xml"}}, openai.BadRequestError, "must be one of reasoning_content"),
+        # Issue 41: each of these was a 500 with a traceback, or Django's HTML page.
+        (
+            {"messages": [{"role": "user", "content": "x" * 3_000_000}]},
+            openai.BadRequestError,
+            "The request is too large: at most",
+        ),
     ],
 )
 def test_wrong_input_gets_an_openai_shaped_error_in_words_and_asks_nothing(teorema, fake_provider, body, error, words):
@@ -219,3 +225,34 @@ def test_a_failed_debate_is_an_error_that_points_to_its_kept_work(teorema, fake_
     question = newest(teorema)
     assert f"/q/{question}/" in raised.value.message
     assert raised.value.body["code"] == "debate_failed"
+
+
+def test_an_assistant_turn_with_a_marker_too_long_to_be_ours_is_only_context(teorema, scripted):
+    """Issue 41: "[Teorema question <5000 digits>]" was read as a question number: a 500."""
+    marker = f"[Teorema question {'9' * 5000}]"
+    client(teorema).chat.completions.create(
+        model="teorema/house",
+        messages=[{"role": "assistant", "content": marker}, {"role": "user", "content": QUESTION}],
+    )
+    question = asked(teorema, newest(teorema))
+    assert question["follow_up_of"] is None
+    assert marker[:40] in question["context"]
+
+
+@pytest.mark.parametrize("path", ["/v1/nowhere", "/v1/chat"])
+def test_an_unknown_path_under_v1_is_an_openai_shaped_404(teorema, path):
+    answer = httpx.get(f"{teorema.url}{path}", headers={"Authorization": f"Bearer {teorema.tokens['alice']}"})
+    assert answer.status_code == 404
+    assert answer.json()["error"]["type"] == "invalid_request_error"
+
+
+def test_a_lone_surrogate_in_the_model_is_refused_in_words(teorema, fake_provider):
+    """Issue 41: a 500 and a traceback. The ``openai`` package cannot even encode one: raw JSON it is."""
+    body = '{"model": "teorema/\\ud800", "messages": [{"role": "user", "content": "Shard?"}]}'
+    headers = {"Authorization": f"Bearer {teorema.tokens['alice']}", "Content-Type": "application/json"}
+    answer = httpx.post(f"{teorema.url}/v1/chat/completions", content=body, headers=headers)
+    assert answer.status_code == 400
+    error = answer.json()["error"]
+    assert error["message"].startswith("'model': It holds a lone UTF-16 surrogate (\\ud800)")
+    assert error["param"] == "model"
+    assert not fake_provider.requests

@@ -4,10 +4,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from debates.integrations.telegram.config import Config
 from debates.models import Contribution, Membership, Panel, Panelist, Provider, Question, Round, Status, Synthesis
 from debates.runs import tasks
-from debates.telegram import bot
-from debates.telegram.config import Config
 from tests.fakes.telegram_server import FakeTelegramServer
 
 TOKEN = "123456789:AAE-secret_TOKEN-for-tests-0123456789"
@@ -27,7 +26,6 @@ def config(telegram: FakeTelegramServer, monkeypatch: pytest.MonkeyPatch) -> Con
     monkeypatch.setenv("TELEGRAM_API_BASE", telegram.url)
     monkeypatch.setenv("TEOREMA_PUBLIC_URL", "http://127.0.0.1:8000")
     monkeypatch.delenv("TELEGRAM_WEBHOOK_SECRET", raising=False)
-    monkeypatch.setattr(bot, "POLL_S", 0.05)
     return Config.from_env()
 
 

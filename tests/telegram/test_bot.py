@@ -6,9 +6,9 @@ from collections.abc import Callable
 import pytest
 from asgiref.sync import sync_to_async
 
+from debates.integrations.telegram.config import Config
+from debates.integrations.telegram.poll import poll
 from debates.models import Panel, Question
-from debates.telegram.config import Config
-from debates.telegram.poll import poll
 from tests.fakes.telegram_server import FakeTelegramServer
 from tests.telegram.conftest import ALLOWED, STRANGER
 

@@ -6,7 +6,7 @@ import sys
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from debates.telegram.split import split_message, utf16_len
+from debates.integrations.telegram.split import split_message, utf16_len
 from tests.fakes.telegram_server import parse_html
 
 

@@ -8,8 +8,8 @@ import pytest
 from django.core.management import call_command
 from telegram.error import NetworkError
 
-from debates.telegram import poll as polling
-from debates.telegram.config import Config
+from debates.integrations.telegram import poll as polling
+from debates.integrations.telegram.config import Config
 from tests.fakes.telegram_server import FakeTelegramServer
 from tests.telegram.conftest import ALLOWED, TOKEN
 from tests.telegram.test_bot import poll_until

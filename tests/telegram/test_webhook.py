@@ -3,8 +3,8 @@
 import pytest
 from django.test import AsyncClient
 
+from debates.integrations.telegram.config import Config
 from debates.models import Question
-from debates.telegram.config import Config
 from tests.fakes.telegram_server import FakeTelegramServer
 from tests.telegram.conftest import ALLOWED
 

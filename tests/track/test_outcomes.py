@@ -176,7 +176,7 @@ def test_the_api_refuses_what_is_not_yours_not_finished_or_not_json(client, alic
     assert refused == (403, "Only the asker of this question, or staff, may judge its verdict.")
     private = store(house, Debate({"Panelist A": Voice()}), owner=alice)
     hidden = api_post(client, private, {"outcome": "right"}, **bearer(bob))
-    assert hidden.json() == {"error": "No such question.", "fields": {}}
+    assert hidden.json() == {"error": f"There is no question {private.pk} that you can see.", "fields": {}}
     running = store(house, Debate({"Panelist A": Voice()}, status="running"), owner=alice, verdict="")
     response = api_post(client, running, {"outcome": "right"}, **bearer(alice))
     refused = (response.status_code, response.json()["error"])

@@ -131,3 +131,31 @@ def test_identities_stay_hidden_until_the_run_is_over(client, token, alice, offl
     Question.objects.filter(pk=question.pk).update(status="done")
     finished = client.get(f"/api/questions/{question.pk}", **token).json()
     assert [who["model"] for who in finished["identities"]] == ["claude-x"]
+
+
+# --- only an explicit cancel cancels (issue 41) ------------------------------------------------
+
+
+def cancel(client, question, user):
+    return client.post(f"/api/questions/{question.pk}/cancel", "{}", content_type="application/json", **bearer(user))
+
+
+def test_the_asker_cancels_a_running_question_and_a_reader_cannot(client, alice, bob, offline_panel, make_question):
+    running = make_question(alice, offline_panel, status="running", visibility="users")
+    refused = cancel(client, running, bob)  # bob may read it: not cancel it
+    assert (refused.status_code, refused.json()["error"]) == (
+        404,
+        f"There is no question {running.pk} that you can see.",
+    )
+    running.refresh_from_db()
+    assert not running.cancel_requested
+    stopping = cancel(client, running, alice)
+    assert (stopping.status_code, stopping.json()) == (202, {"id": running.pk, "status": "cancelled", "stopping": True})
+    running.refresh_from_db()
+    assert running.cancel_requested
+
+
+def test_cancelling_a_finished_question_says_so_and_changes_nothing(client, alice, offline_panel, make_question):
+    done = make_question(alice, offline_panel, status="done")
+    answer = cancel(client, done, alice)
+    assert (answer.status_code, answer.json()) == (200, {"id": done.pk, "status": "done", "stopping": False})

@@ -8,9 +8,11 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from debates.management.commands import ask
-from debates.models import Question
+from debates.models import Panel, Question
+from debates.roster import import_roster
 from tests.fakes.answers import SYNTHESIS
 from tests.fakes.provider_server import Script
+from tests.viewer.test_first_run import DEFAULT_ROSTER
 
 pytestmark = pytest.mark.django_db(transaction=True)
 QUESTION = "Should we add read replicas or shard the database?"
@@ -44,9 +46,10 @@ def test_the_debate_streams_to_the_terminal_voice_by_voice(scripted, capsys):
     assert Question.objects.get().status == "done"
 
 
-def test_a_terminal_that_looks_only_after_the_run_still_prints_every_round_once(scripted, capsys, monkeypatch):
-    monkeypatch.setattr(ask, "FOLLOW_EVERY", 3.0)  # the first look after the start comes after the end
+def test_a_terminal_that_follows_only_after_the_run_still_prints_every_round_once(scripted, capsys):
     call_command("ask", QUESTION, "--panel", "house", "--criticality", "low")
+    capsys.readouterr()
+    call_command("ask", "--follow", str(Question.objects.get().pk))  # the whole run is in the past
     out = capsys.readouterr().out
     headers = [line for line in out.splitlines() if line.startswith("== Round") or line.startswith("== Moderator")]
     assert headers == [
@@ -176,3 +179,39 @@ def test_the_judges_grouping_is_printed_in_words_not_as_json(scripted, capsys):
     assert "Judge · agreement · done" in out
     assert "“Shard now”: Panelist" in out
     assert '{"groups"' not in out
+
+
+# --- following, and saying what answers (issue 44) ---------------------------------------------
+
+
+def test_the_cli_says_when_the_embedded_demo_model_answers(make_question, capsys, db):
+    import_roster(DEFAULT_ROSTER.read_text(encoding="utf-8"))  # the keyless setup: the Local trio
+    question = make_question(None, Panel.objects.get(is_default=True), status="done", verdict="Replicas.")
+    call_command("ask", "--follow", str(question.pk))
+    out = capsys.readouterr().out
+    assert "These answers come from the embedded demo model (SmolLM2-135M, no key needed)" in out
+    assert "Add a provider's key" in out
+
+
+def test_a_real_panel_gets_no_demo_warning(scripted, capsys):
+    call_command("ask", QUESTION, "--panel", "house", "--criticality", "low")
+    assert "demo model" not in capsys.readouterr().out
+
+
+def test_following_a_run_elsewhere_and_leaving_never_cancels_it(make_question, panel, monkeypatch):
+    question = make_question(None, panel, status="running")
+
+    async def interrupted(self, question_id: int, here: bool) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ask.Command, "follow", interrupted)
+    with pytest.raises(SystemExit) as exit_:
+        call_command("ask", "--follow", str(question.pk))
+    assert exit_.value.code == 130
+    question.refresh_from_db()
+    assert (question.status, question.cancel_requested) == ("running", False)
+
+
+def test_following_a_question_that_does_not_exist_is_refused_in_words(db):
+    with pytest.raises(CommandError, match=r"There is no question 424242\."):
+        call_command("ask", "--follow", "424242")

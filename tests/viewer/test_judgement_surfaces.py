@@ -8,7 +8,9 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
+from debates import service
 from debates.models import Contribution, Panelist, Question, Round
+from debates.refusal import Refused
 from debates.roster import import_roster
 from debates.runs import execute, tasks
 from tests.fakes.provider_server import Script
@@ -97,12 +99,13 @@ def test_a_failed_synthesis_is_written_again_from_the_stored_work_alone(scripted
     assert "can only be written again" in failure.without  # a synthesis cannot be left out
     panel_calls = len(scripted.requests)
     scripted.script("model-moderator", SYNTHESIS)
-    assert tasks.retry(question) == ""
+    service.retry(None, question.pk)
     question.refresh_from_db()
     assert question.status == "done"
     assert question.verdict == "Use read replicas."
     assert len(scripted.requests) == panel_calls + 1  # the moderator, once
-    assert "only a failed run" in tasks.retry(question)  # nothing left to retry
+    with pytest.raises(Refused, match="only a failed run"):  # nothing left to retry
+        service.retry(None, question.pk)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from debates.integrations.openai_api import fitted
+from debates.integrations.openai.views import fitted
 from debates.models import Question
 from tests.viewer.test_api import bearer
 

@@ -266,4 +266,5 @@ def test_the_api_and_history_agree_on_who_sees_a_follow_up(client, alice, bob, a
     assert "Shard or replicate?" in page
     assert "Alice's private follow-up" not in page
     assert "follow-up" not in page
-    assert json.loads(client.get(f"/api/questions/{hidden.pk}").content)["error"] == "No such question."
+    refused = json.loads(client.get(f"/api/questions/{hidden.pk}").content)["error"]
+    assert refused == f"There is no question {hidden.pk} that you can see."

@@ -5,7 +5,7 @@ from decimal import Decimal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from debates.integrations.transcript import Transcript
+from debates.integrations.openai.transcript import Transcript
 from debates.live.watch import Spoken, Words
 
 VOICES = {"0:p1": "Panelist A", "0:p2": "Panelist B", "0:p3": "Panelist C"}

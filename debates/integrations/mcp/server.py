@@ -211,20 +211,20 @@ async def refusing[T](call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 async def answered(ctx: Context, user: AbstractBaseUser, question_id: int) -> CallToolResult:
     """Follow the run to its end, telling the client each phase and each voice as progress. A call
     that ends first stops only this waiting: the run goes on, and the page and History keep it."""
-    told: list[str] = []
+    told, last = 0, ""
     async for happening in watch(question_id):
         match happening:
             case Phase(text=text) | RoundOpened(title=text):
                 message = text
             case Spoken(label=label, kind=kind, status=status, tokens=tokens):
-                message = f"{label} — {StepKind(kind).label.lower()}: {status} ({tokens} tokens)"
+                message = f"{label} — {StepKind(kind).label.lower()}: {status} ({tokens} tokens out)"
             case Ended():
                 break
             case _:
                 continue
-        if message not in told:  # a round's title is often the phase's too
-            told.append(message)
-            await ctx.report_progress(len(told), None, message)
+        if message != last:  # a round's title is often the phase's too, said right after it
+            told, last = told + 1, message
+            await ctx.report_progress(told, None, message)
     return await result(ctx, user, question_id)
 
 

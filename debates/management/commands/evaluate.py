@@ -17,9 +17,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from debates.evaluation import export
 from debates.evaluation.models import Evaluation, EvaluationItem, EvaluationStatus
-from debates.evaluation.runner import Refused, Runner, begin, runnable
+from debates.evaluation.runner import Runner, begin, runnable
 from debates.evaluation.summary import Row, Totals, totals_of
 from debates.models import Panel
+from debates.refusal import Refused
 from debates.templatetags.teorema import milliseconds
 
 BAR = 24

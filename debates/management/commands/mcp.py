@@ -1,13 +1,16 @@
 """``python manage.py mcp --user NAME``: Teorema's MCP tools over stdio, for a desktop assistant's or
 an IDE agent's config file (README, "MCP"). The debates run in this process, as ``manage.py ask``'s
-do, and are stored in the same database: the page and History show them. Everything but the
-protocol goes to stderr: stdout is the client's.
+do, and are stored in the same database: the page and History show them. A client that leaves (it
+closes stdin) stops nothing: the debates it asked run to their end before the process exits.
+Everything but the protocol goes to stderr: stdout is the client's.
 """
 
+import anyio
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from debates.integrations.mcp_server import server, stdio_user
+from debates.integrations.mcp.server import server, stdio_user
+from debates.runs import taskbackend
 
 
 class Command(BaseCommand):
@@ -21,4 +24,10 @@ class Command(BaseCommand):
         if found is None:
             raise CommandError(f"There is no active user “{user}” (create one with `manage.py createsuperuser`).")
         stdio_user.set(found)
-        server.run("stdio")
+        anyio.run(self.serve)
+
+    async def serve(self) -> None:
+        await server.run_stdio_async()
+        if left := len(taskbackend._running):
+            self.stderr.write(f"The client left: finishing the {left} debate(s) it asked (their pages keep them).")
+        await taskbackend.finish_started()

@@ -8,8 +8,8 @@ the judge must be the asker or staff; without it, the judgement is recorded as a
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from debates.models import Question
-from debates.track import outcomes
+from debates import service
+from debates.refusal import Refused
 
 
 class Command(BaseCommand):
@@ -22,17 +22,14 @@ class Command(BaseCommand):
         parser.add_argument("--user", help="who judges: the asker or a staff member (default: an unnamed operator)")
 
     def handle(self, *args, question: int, outcome: str, note: str, user: str | None, **options) -> None:
-        asked = Question.objects.filter(pk=question).first()
-        if asked is None:
-            raise CommandError(f"There is no question {question}.")
         judge = None
         if user is not None:
             judge = get_user_model().objects.filter(username=user).first()
             if judge is None:
                 raise CommandError(f"There is no user {user!r}.")
         try:
-            recorded = outcomes.mark(asked, judge, outcome, note)
-        except outcomes.Refused as refused:
+            recorded = service.outcome(judge, question, value=outcome, note=note)
+        except Refused as refused:
             raise CommandError(refused.message) from None
-        said = f" Note: {recorded.note}" if recorded.note else ""
-        self.stdout.write(f"Question {asked.pk}: the verdict was {recorded.get_value_display().lower()}.{said}")
+        said = f" Note: {recorded['note']}" if recorded["note"] else ""
+        self.stdout.write(f"Question {question}: the verdict was {recorded['outcome']}.{said}")

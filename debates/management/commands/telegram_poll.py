@@ -7,8 +7,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
 from telegram.error import TelegramError
 
-from debates.telegram.config import Config, redacted
-from debates.telegram.poll import poll
+from debates.integrations.telegram.config import Config, redacted
+from debates.integrations.telegram.poll import poll
 
 
 class Command(BaseCommand):

@@ -1,0 +1,177 @@
+"""What the terminal prints of a run (``manage.py ask``): the one follower's happenings as lines,
+then the run's end from the one representation.
+
+Round headers; each voice when its contribution is stored (the judge's grouping in words); the
+synthesis as it streams; then how it ended, the verdict, who was who and what it cost. A terminal
+also gets one status line, rewritten in place, saying what is under way between contributions.
+"""
+
+from collections import Counter
+from typing import Any
+
+from django.core.management.base import OutputWrapper
+from django.core.management.color import Style
+
+from debates.engine.vocabulary import Outcome, Status, StepKind
+from debates.live.watch import Ended, Happening, Phase, Restarted, RoundOpened, Spoken, Started, Words
+from debates.models import Question
+from debates.represent import cost_line
+from debates.runs import execute
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+MARKS = {"waiting": "·", "streaming": "…", "retrying": "↻", Outcome.DONE: "✓"}  # any other end: ✗
+DEMO = (
+    "These answers come from the embedded demo model (SmolLM2-135M, no key needed): they show how a debate "
+    "runs, not what a real panel would conclude. Add a provider's key (README, “Providers”) for real answers."
+)
+
+
+class Printer:
+    """Prints what happens in one run to ``out``, once each, in the order it happens."""
+
+    def __init__(self, out: OutputWrapper, style: Style) -> None:
+        self.out = out
+        self.style = style
+        self.tty = out.isatty()
+        self.phase = ""
+        self.voices: dict[str, str] = {}  # the current round's voices: label -> its mark
+        self.streamed: set[str] = set()  # synthesis keys whose words are printed as they come
+        self.status_shown = False
+        self.ticks = 0
+
+    def write(self, text: str, ending: str = "\n") -> None:
+        self.out.write(text, ending=ending)
+        self.out.flush()
+
+    def show(self, happening: Happening) -> None:
+        match happening:
+            case Phase(text=text):
+                self.phase = text
+            case RoundOpened(title=title):
+                self.clear_status()
+                self.voices = {}
+                self.write("\n" + self.style.MIGRATE_HEADING(f"== {title} =="))
+            case Started(label=label, kind=kind) if kind != StepKind.SYNTHESIS:
+                self.voices.setdefault(label, MARKS["waiting"])
+            case Words(key=key, label=label, kind=StepKind.SYNTHESIS, text=text):
+                self.synthesis_words(key, label, text)
+            case Words(label=label):
+                self.voices[label] = MARKS["streaming"]
+            case Restarted(key=key) if key in self.streamed:
+                self.write(self.style.WARNING("\n[the moderator's answer restarts]"))
+            case Restarted(label=label):
+                self.voices[label] = MARKS["retrying"]
+            case Spoken(kind=StepKind.SYNTHESIS) as spoken:
+                self.synthesis_done(spoken)
+            case Spoken() as spoken:
+                self.voices[spoken.label] = MARKS.get(spoken.status, "✗")
+                self.contribution(spoken)
+            case Ended():
+                self.clear_status()
+                return
+        self.show_status()
+
+    def synthesis_words(self, key: str, label: str, text: str) -> None:
+        """The synthesis, one voice, printed as it arrives."""
+        if key not in self.streamed:
+            self.streamed.add(key)
+            self.clear_status()
+            self.write(self.style.MIGRATE_LABEL(f"\n{label}:"))
+        self.write(text, ending="")
+
+    def synthesis_done(self, spoken: Spoken) -> None:
+        if spoken.key in self.streamed and spoken.told:
+            self.write("")
+            return
+        self.clear_status()
+        if spoken.status != Outcome.DONE:
+            self.contribution(spoken)
+            return
+        again = " (as stored)" if spoken.key in self.streamed else ""
+        self.write(self.style.MIGRATE_LABEL(f"\n{spoken.label}{again}:"))
+        self.write(spoken.text.strip())
+
+    def contribution(self, spoken: Spoken) -> None:
+        self.clear_status()
+        tokens = f"{spoken.tokens_in:,} in + {spoken.tokens:,} out tokens"
+        stats = f"{tokens} · ${spoken.cost:.4f} · {spoken.latency_ms / 1000:.1f} s"
+        self.write(self.style.MIGRATE_LABEL(f"\n{spoken.label} · {spoken.kind} · {spoken.status} · {stats}"))
+        if spoken.status != Outcome.DONE:
+            self.write(self.style.ERROR(spoken.error or spoken.status))
+        if spoken.text.strip():
+            self.write(spoken.text.strip())
+
+    def show_status(self) -> None:
+        """What is under way, between the printed contributions (a terminal only: in a pipe or a
+        log, each round's header says it, and a rewritten line would be noise)."""
+        if not self.tty or self.streamed:
+            return
+        voices = " ".join(f"{label.removeprefix('Panelist ')} {mark}" for label, mark in sorted(self.voices.items()))
+        status = f"{self.phase} · {voices}" if voices else self.phase
+        if not status:
+            return
+        self.ticks += 1
+        self.write(f"\r\x1b[K{SPINNER[self.ticks % len(SPINNER)]} {status}"[:200], ending="")
+        self.status_shown = True
+
+    def clear_status(self) -> None:
+        """Before printing anything else, the status line goes."""
+        if self.status_shown:
+            self.write("\r\x1b[K", ending="")
+            self.status_shown = False
+
+    def ending(self, found: dict[str, Any]) -> None:
+        """How the run ended, from the question's representation: the outcome, the ledger in short,
+        the verdict, who was who, what it cost, and for a failed run what can be done."""
+        self.write("\n\n" + self.style.MIGRATE_HEADING(f"== {Status(found['status']).label} =="))
+        if found["error"]:
+            self.write(self.style.ERROR(found["error"]))
+        if consensus := found["consensus"]:
+            self.write(f"Consensus: agreement {consensus['agreement']} against threshold {consensus['threshold']}")
+        for line in ledger_lines(found):
+            self.write(line)
+        for flag in (found["ledger"] or {}).get("flags", []):
+            self.write(self.style.WARNING(flag))
+        if found["verdict"]:
+            self.write(self.style.SUCCESS(f"Verdict: {found['verdict']}"))
+        elif found["status"] == Status.DONE:
+            self.write(self.style.WARNING("The moderator wrote no verdict of its own: read its synthesis above."))
+        for voice in found["identities"]:
+            self.write(f"  {voice['label']}: {voice['name']} ({voice['model']}, {voice['provider']})")
+        self.write(cost_line(found["calls"], found["tokens_in"] + found["tokens_out"], found["cost"]))
+        if found["status"] == Status.FAILED:
+            self.write(what_can_be_done(found["id"]))
+
+
+def ledger_lines(found: dict[str, Any]) -> list[str]:
+    """Whether the debate was skipped or narrowed (and what that saved), the claims, the stances."""
+    lines = []
+    debate = found["panel_run"].get("debate")
+    if debate and debate["skipped"]:
+        net = ", net of the judge's call that decided it" if debate.get("judge", {}).get("calls") else ""
+        lines.append(
+            f"Debate skipped: {debate['reason']}. Saved {debate['calls_saved']} calls (~{debate['tokens_saved']} "
+            f"tokens, ~${float(debate['cost_saved']):.4f}) against always debating{net}."
+        )
+    elif debate and debate.get("shared"):  # "only" when something was left out of the debate
+        lines.append(f"Debated only the contested claims ({', '.join(debate['contested'])}): {debate['reason']}.")
+    ledger = found["ledger"] or {}
+    if not ledger.get("labels"):
+        return lines
+    if statuses := Counter(claim["status"] for claim in ledger["claims"]):
+        lines.append("Claims: " + ", ".join(f"{n} {status}" for status, n in statuses.most_common()))
+    lines.append("Stances: " + ", ".join(f"{label} {s['stance']}" for label, s in ledger["stances"].items()))
+    return lines
+
+
+def what_can_be_done(question_id: int) -> str:
+    """A failed run's ways on, as commands (the page's "What you can do")."""
+    failure = execute.failure_of(Question.objects.get(pk=question_id))
+    again = f"python manage.py ask --retry {question_id}"
+    if not failure.failed:
+        return f"Run it again from where it stopped: {again}"
+    names = ", ".join(failure.labels)
+    lines = [f"Retry {names} (every completed contribution is reused): {again}"]
+    if not failure.without:
+        lines.append(f"Go on without {names}, as the degrade policy would: {again} --without-failed")
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""The MCP server: its tools (``server``) and ``/mcp`` over Streamable HTTP (``http``)."""
