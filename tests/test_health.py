@@ -105,10 +105,10 @@ async def test_with_the_database_down_the_first_call_is_a_json_503_and_resuming_
 
     assert response["status"] == 503
     assert json.loads(response["body"]) == {"status": "failed", "database": "failed", "channel_layer": "ok"}
-    assert server.second_look is None
+    assert server.looking is None
     for _ in range(2):  # the database is back: the next call resumes, and only that one
         response = await HttpCommunicator(server, "GET", "/healthz", headers=[(b"host", b"127.0.0.1")]).get_response()
         assert response["status"] == 200
     assert looked == [1, 1]
-    assert server.second_look is not None
-    server.second_look.cancel()
+    assert server.looking is not None
+    server.looking.cancel()

@@ -30,6 +30,14 @@ async def _start_from_sync(coroutine: Coroutine[Any, Any, Any]) -> None:
     _start(coroutine)
 
 
+async def finish_started() -> int:
+    """Wait for every run this process started (a process whose client left, such as a stdio MCP
+    server, finishes them rather than leaving them to a lease that lapses); how many there were."""
+    started = list(_running)
+    await asyncio.gather(*started, return_exceptions=True)
+    return len(started)
+
+
 class InProcessBackend(BaseTaskBackend):
     supports_async_task = True
 

@@ -44,14 +44,6 @@ def submit_evaluation(evaluation: Evaluation) -> None:
     run_evaluation.enqueue(evaluation.pk)
 
 
-def retry(question: Question, without_failed: bool = False) -> str:
-    """execute.reopen, then run it (on this server's loop or a worker's); "" once queued, else why not."""
-    refused = execute.reopen(question, without_failed)
-    if not refused:
-        submit(question)
-    return refused
-
-
 async def resume_interrupted() -> list[int]:
     """Enqueue every run left unfinished by a process that died (its lease lapsed)."""
     ids = await sync_to_async(lease.resumable_ids)()
@@ -61,7 +53,9 @@ async def resume_interrupted() -> list[int]:
 
 
 class ResumeOnFirstCall:
-    """ASGI wrapper: the first connection to a fresh server process resumes interrupted runs.
+    """ASGI wrapper: the first connection to a fresh server process resumes interrupted runs, and
+    from then on it looks again once a lease period: a run whose process went away (a terminal
+    closed, a stdio MCP server its client ended, a process killed) is taken up here.
 
     Daphne has no startup hook, and the runs must live on its event loop (the in-memory
     channel layer is bound to it), so the first call is the earliest safe moment. Resuming that
@@ -72,7 +66,7 @@ class ResumeOnFirstCall:
     def __init__(self, app) -> None:
         self.app = app
         self.started = False
-        self.second_look: asyncio.Task | None = None
+        self.looking: asyncio.Task | None = None  # the look again once a lease period
 
     async def __call__(self, scope, receive, send) -> None:
         if not self.started and scope["type"] in {"http", "websocket"}:
@@ -84,10 +78,15 @@ class ResumeOnFirstCall:
                     self.started = False
                     log.warning("resuming interrupted runs failed (the next call tries again): %r", error)
                 else:
-                    # A run of a process that died just before this one started is still leased.
-                    self.second_look = asyncio.create_task(self._resume_once_leases_lapse())
+                    self.looking = asyncio.create_task(self._resume_as_leases_lapse())
         await self.app(scope, receive, send)
 
-    async def _resume_once_leases_lapse(self) -> None:
-        await asyncio.sleep(lease.LEASE.total_seconds())
-        await resume_interrupted()
+    async def _resume_as_leases_lapse(self) -> None:
+        """A run of a process that died just before this one started, or since, is still leased:
+        look again once a lease period (one query when there is nothing to resume)."""
+        while True:
+            await asyncio.sleep(lease.LEASE.total_seconds())
+            try:
+                await resume_interrupted()
+            except Exception as error:
+                log.warning("resuming interrupted runs failed (trying again in a lease period): %r", error)
