@@ -593,15 +593,23 @@ def for_people(text: str, record: Mapping[str, Any]) -> str:
     """A contribution as people read it: its prose, then its closing block as read (``in_words``),
     never the lines a program reads. A block with a section that could not be read stays as written,
     so nothing the voice said is lost."""
+    found = parts(text, record)
+    return "\n\n".join(part for part in found if part) if found else text
+
+
+def parts(text: str, record: Mapping[str, Any], change: bool = True) -> tuple[str, str, str] | None:
+    """(the prose before the closing block, the block as read in words, the prose after it); None
+    when the text is to be shown as written (no block told from the prose, or a part of it unread).
+    ``change``: whether the words say the change of position (the page's card says it above them)."""
     found = around_block(text)
     blocks = _blocks(without_thinking(text))
     unread = [name for name, key in READ_AS.items() if _said(blocks.get(name)) and not record.get(key)]
     if found is None or unread or (_said(blocks.get("change")) and not _changed(record)):
-        return text
-    return "\n\n".join(part for part in (found[0], in_words(record), found[1]) if part)
+        return None
+    return found[0], in_words(record, change), found[1]
 
 
-def in_words(record: Mapping[str, Any]) -> str:
+def in_words(record: Mapping[str, Any], change: bool = True) -> str:
     """A closing block's record as Markdown a person reads: the answer, each claim with its tag and
     falsifier, what the voice said of others' claims and of its own, and its change of position."""
     out = [f"**Answer:** {record['answer']}"] if record.get("answer") else []
@@ -615,9 +623,9 @@ def in_words(record: Mapping[str, Any]) -> str:
     for heading, items, words in listed:
         if items:
             out.append(f"**{heading}:**\n" + "\n".join(f"- **{item['target']}** {words(item)}" for item in items))
-    if _changed(record):
-        change = record["change"]
-        out.append(f"**Change:** {change.get('degree') or 'not stated'} — {change.get('reason') or 'no reason given'}")
+    if change and _changed(record):
+        said = record["change"]
+        out.append(f"**Change:** {said.get('degree') or 'not stated'} — {said.get('reason') or 'no reason given'}")
     return "\n\n".join(out)
 
 
