@@ -67,6 +67,7 @@ def represent(request: HttpRequest, debate: snapshot.Debate) -> dict:
                         "confidence": c.confidence,
                         "flags": c.flags,
                         "change": c.change or None,
+                        "closing": c.record or None,  # its closing block as read: answer, claims, attacks…
                         "tokens_in": c.tokens_in,
                         "tokens_out": c.tokens_out,
                         "cost": str(c.cost) if c.cost is not None else None,
