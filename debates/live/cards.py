@@ -16,7 +16,7 @@ from django.utils.safestring import SafeString
 from django.utils.text import slugify
 
 from debates.engine.events import ContributionResult, Meter
-from debates.engine.reading import closing, judgement
+from debates.engine.reading import closing, judgement, synthesis
 from debates.engine.reading.judgement import Judgement
 from debates.engine.vocabulary import RETIRED, Outcome, StepKind
 from debates.live.claims import Voice
@@ -133,13 +133,17 @@ class Card:
         """The finished text as sanitised markdown (streaming text is shown raw, escaped); its closing
         block as the structured parts it was read into, not the lines a program reads."""
         if self.parts is None:
-            return markdown(self.text)
+            return markdown(self.for_people)
         before, read, after = self.parts
         return format_html('{}<div class="closing">{}</div>{}', markdown(before), markdown(read), markdown(after))
 
     @property
     def for_people(self) -> str:
-        """The finished text as a copy gives it: what the body shows, in Markdown."""
+        """The finished text as a copy gives it: what the body shows, in Markdown, never a line a
+        program reads (a finished synthesis's closing block, its verdict being on top; a voice's, as
+        it was read)."""
+        if self.kind == StepKind.SYNTHESIS and self.status == Outcome.DONE:
+            return synthesis.for_people(self.text)
         return closing.for_people(self.text, self.record) if self.record else self.text
 
     @classmethod
