@@ -432,4 +432,11 @@ def test_the_page_shows_every_section_in_order():
 
 
 def debate_with(synthesis) -> SimpleNamespace:
-    return SimpleNamespace(question=SimpleNamespace(status="done", error=""), synthesis=synthesis, reveal=[])
+    """A finished debate as the outcome partial reads it (live.snapshot.Debate, before any reveal)."""
+    return SimpleNamespace(
+        question=SimpleNamespace(status="done", error=""),
+        synthesis=synthesis,
+        reveal=[],
+        synthesis_sections=synthesis.sections,
+        synthesis_text=for_people(synthesis.text),
+    )
