@@ -103,6 +103,7 @@ def represent(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
                         "confidence": c.confidence,
                         "flags": c.flags,
                         "change": c.change or None,
+                        "closing": c.record or None,  # its closing block as read: answer, claims, attacks…
                         "tokens_in": c.tokens_in,
                         "tokens_out": c.tokens_out,
                         "cost": str(c.cost) if c.cost is not None else None,

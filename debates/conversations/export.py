@@ -1,6 +1,8 @@
 """A whole debate as a file: JSON in the API's own shape (``represent``) plus the thread and the
 recorded outcome, and Markdown written from that same JSON, so both say the same and hide the same:
-everything the page shows, with the models' own headings demoted under the export's."""
+everything the page shows, as the page tells it (the models' texts as people read them, never the
+lines a program reads; the judge's grouping as a grouping; the synthesis once; each label named once
+revealed), with the models' own headings demoted under the export's."""
 
 import json
 import re
@@ -9,7 +11,11 @@ from typing import Any
 from django.http import Http404, HttpRequest, HttpResponse
 
 from debates.conversations import sharing, threads
-from debates.live import claims, snapshot
+from debates.engine.reading import closing, judgement
+from debates.engine.reading.judgement import Judgement
+from debates.engine.reading.synthesis import for_people, named
+from debates.engine.vocabulary import Outcome, Status, StepKind
+from debates.live import claims, snapshot, story
 from debates.live.state import read_state
 from debates.models import Question, VerdictOutcome
 from debates.render import MARKDOWN
@@ -17,11 +23,14 @@ from debates.represent import represent
 from debates.track import outcomes
 
 FORMATS = {"md": "text/markdown; charset=utf-8", "json": "application/json"}
+GROUPING = "Who gives the same answer, read by meaning:"  # as the judge's card on the page says it
 
 
 def document(request: HttpRequest, question: Question, user: Any | None) -> dict[str, Any]:
     """The debate as JSON for this reader (``user`` None: a reader by link, who sees no cost if hidden)."""
-    data = represent(snapshot.build(question.pk, read_state(question.pk)), request.build_absolute_uri("/"))
+    data = as_people_read_it(
+        represent(snapshot.build(question.pk, read_state(question.pk)), request.build_absolute_uri("/"))
+    )
     earlier = threads.ancestors(question)
     data["thread"] = [
         {"text": q.text, "verdict": q.verdict, "url": request.build_absolute_uri(url)}
@@ -35,6 +44,32 @@ def document(request: HttpRequest, question: Question, user: Any | None) -> dict
     if user is None:
         return by_link(request, question, data)
     return data
+
+
+def as_people_read_it(data: dict[str, Any]) -> dict[str, Any]:
+    """The debate's texts as the page shows them: each contribution's closing block as read, the
+    judge's reply as its grouping, the synthesis once (under ``synthesis``, without its closing block)
+    and the verdict with each label named once the run is over."""
+    names = {who["label"]: who["name"] for who in data["identities"] if who.get("name")}
+    for round_ in data["rounds"]:
+        for c in round_["contributions"]:
+            if c["kind"] == StepKind.AGREEMENT and isinstance(grouping := judgement.read(c["text"]), Judgement):
+                c["text"] = "\n".join([GROUPING, "", *(f"- {line}" for line in grouping.lines())])
+            elif is_the_synthesis(c, data):
+                c["text"] = ""  # told once, as ``synthesis``
+            else:
+                c["text"] = closing.for_people(c["text"], c["closing"] or {})
+    if synthesis := data["synthesis"]:
+        synthesis["text"] = for_people(synthesis["text"], names)
+        synthesis["sections"] = [[heading, named(body, names)] for heading, body in synthesis["sections"]]
+    data["verdict"] = named(data["verdict"], names)
+    return data
+
+
+def is_the_synthesis(contribution: dict[str, Any], data: dict[str, Any]) -> bool:
+    """The moderator's contribution whose text is the debate's synthesis (told once, under ``synthesis``)."""
+    done = contribution["kind"] == StepKind.SYNTHESIS and contribution["status"] == Outcome.DONE
+    return done and data["synthesis"] is not None
 
 
 def by_link(request: HttpRequest, question: Question, data: dict[str, Any]) -> dict[str, Any]:
@@ -87,7 +122,7 @@ def markdown(data: dict[str, Any]) -> str:
     out += synthesis_part(data["synthesis"])
     out += outcome_part(data["outcome"])
     out += identities_part(data["identities"])
-    totals = f"{data['calls']} calls · {data['tokens_in'] + data['tokens_out']} tokens"
+    totals = f"{data['calls']} calls · {data['tokens_in'] + data['tokens_out']} tokens in + out"
     out += ["## Totals", "", f"{totals} · ${data['cost']}" if "cost" in data else totals, ""]
     return "\n".join(out)
 
@@ -128,12 +163,17 @@ def thread_part(thread: list[dict[str, Any]]) -> list[str]:
 
 
 def verdict_part(data: dict[str, Any]) -> list[str]:
-    """The verdict with the moderator's confidence and the evidence's strength, and a person's decision."""
+    """The verdict with how far the panel backs it (as the page's chip says), or that there is none;
+    and a person's decision."""
     synthesis = data["synthesis"] or {}
-    out = ["## Verdict", "", demoted(data["verdict"], 3), ""] if data["verdict"] else []
-    facts = [f"confidence {synthesis['confidence']:.2f}"] if synthesis.get("confidence") is not None else []
-    facts += [f"{synthesis['evidence_strength']} evidence"] if synthesis.get("evidence_strength") else []
-    out += [f"*{' · '.join(facts)}*", ""] if facts and data["verdict"] else []
+    if data["verdict"]:
+        out = ["## Verdict", "", demoted(data["verdict"], 3), ""]
+        backing = story.support(data["ledger"] or {}, data["consensus"] or {}, synthesis.get("confidence"))
+        out += [f"*{backing.words}*", ""] if backing else []
+    elif data["status"] == Status.DONE:
+        out = ["## No verdict", "", "The moderator wrote no verdict of its own: its synthesis follows.", ""]
+    else:
+        out = []
     if data["human_decision"]:
         out += [f"**A person decided:** {data['human_decision']}", ""]
     return out
@@ -177,11 +217,8 @@ def panel_part(run: dict[str, Any]) -> list[str]:
     if run.get("heterogeneity"):
         out += [f"Heterogeneity: {run['heterogeneity']} — {run.get('note', '')}", ""]
     if check := run.get("debate"):
-        said = "Debate skipped" if check.get("skipped") else "Debate"
-        contested = (
-            f" Debated only the contested claims: {', '.join(check['contested'])}." if check.get("contested") else ""
-        )
-        out += [f"**{said}:** {check.get('reason', '')}.{contested}", ""]
+        name, said = story.debate_check(check, cost="cost_saved" in check)  # an export by link may hide it
+        out += [f"**{name}:** {said}", ""]
     out += ["**Degraded:**", "", *(f"- {line}" for line in run["degradations"]), ""] if run.get("degradations") else []
     return out
 
@@ -201,7 +238,7 @@ def ledger_part(data: dict[str, Any]) -> list[str]:
     out += [view.grouped_by, ""] if view.grouped_by else []
     out += [*(f"- {note}" for note in view.agreement_notes), ""] if view.agreement_notes else []
     for voice in view.voices:
-        who = f"{voice.label} ({voice.name})" if voice.name else voice.label
+        who = story.who(voice.label, voice.name)
         why = f" — {voice.why}" if voice.why else ""
         differs = f" (the moderator reads it otherwise: {voice.moderator_words})" if voice.moderator_differs else ""
         out.append(f"- {who}: {voice.symbol} {voice.words}{why}{differs}")
@@ -250,24 +287,24 @@ def rounds_part(data: dict[str, Any]) -> list[str]:
     for round_ in data["rounds"]:
         out += [f"## {round_['title']}", ""]
         for c in round_["contributions"]:
-            who = f"{c['label']} ({names[c['label']]})" if c["label"] in names else c["label"]
-            facts = [c["kind"], c["status"], f"{c['tokens_in'] + c['tokens_out']} tokens"]
+            facts = [c["kind"], c["status"], f"{c['tokens_in']} in + {c['tokens_out']} out tokens"]
             facts += [f"${c['cost']}"] if c.get("cost") is not None else []
             facts += [f"confidence {c['confidence']:.2f}"] if c.get("confidence") is not None else []
-            out += [f"### {who}", "", f"*{' · '.join(facts)}*", ""]
+            out += [f"### {story.who(c['label'], names.get(c['label'], ''))}", "", f"*{' · '.join(facts)}*", ""]
             out += [f"**Decision:** {c['decision']}", ""] if c["decision"] else []
             out += [f"**Flags:** {'; '.join(c['flags'])}", ""] if c.get("flags") else []
-            if change := c.get("change"):
-                out += [f"**Change:** {change.get('degree', '')} — {change.get('reason') or 'no reason given'}", ""]
-            out += [demoted(c["text"], 4) if c["text"] else c["error"] or "(no text)", ""]
+            if is_the_synthesis(c, data):
+                out += ["The synthesis is under “Synthesis” below.", ""]
+            else:
+                out += [demoted(c["text"], 4) if c["text"] else c["error"] or "(no text)", ""]
     return out
 
 
 def synthesis_part(synthesis: dict[str, Any] | None) -> list[str]:
+    """The synthesis once, in the sections the page shows (``as_people_read_it``), its headings under ours."""
     if not synthesis:
         return []
-    strength = f" ({synthesis['evidence_strength']} evidence)" if synthesis["evidence_strength"] else ""
-    out = [f"## Synthesis{strength}", ""]
+    out = ["## Synthesis", ""]
     for heading, body in synthesis["sections"] or [["", synthesis["text"]]]:
         out += [*([f"### {heading}", ""] if heading else []), demoted(body.strip(), 4), ""]
     return out

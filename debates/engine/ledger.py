@@ -158,7 +158,12 @@ class Ledger:
         return (largest.answer, largest.labels) if largest else None
 
     def stances(self) -> dict[str, dict[str, str]]:
-        """Each voice against the emerging answer: agrees, partly, disagrees, unexplained or unknown."""
+        """Each voice against the emerging answer: agrees, partly, disagrees, unexplained or unknown.
+
+        The stance and its reason come from one source, the round's agreement: "partly" is a member
+        of the largest group with a reservation the judge stated. A change of position in part, or
+        an attack on the majority's claims, is shown where it happened (the card, the claims), not
+        read as a reservation the agreement did not make."""
         grouping = self.grouping()
         largest = grouping.largest
         decisions = self.decisions()
@@ -179,23 +184,9 @@ class Ledger:
                 out[label] = {"stance": "disagrees", "why": f"answers “{said}”"}
             elif reservation := grouping.reservation(label):
                 out[label] = {"stance": "partly", "why": f"same answer, with a reservation: {reservation}"}
-            elif self._reservations(label, largest.labels) or self.changes.get(label, {}).get("degree") == "partial":
-                out[label] = {"stance": "partly", "why": "same answer, with reservations on claims of the majority"}
             else:
                 out[label] = {"stance": "agrees", "why": f"answers “{said}”"}
         return out
-
-    def _reservations(self, label: str, majority: tuple[str, ...]) -> bool:
-        """Whether ``label`` attacked a claim of the majority that its author did not concede."""
-        conceded = {e["target"] for e in self.events if e["what"] == "conceded"}
-        return any(
-            e["by"] == label
-            and e["what"] == "attacked"
-            and e["target"] not in conceded
-            and self.claims[e["target"]]["author"] in majority
-            and self.claims[e["target"]]["author"] != label
-            for e in self.events
-        )
 
     def matrix(self) -> list[dict[str, Any]]:
         """One row per claim: per voice, the cell at round 0 and at the end.

@@ -191,7 +191,7 @@ class Lineup:
                 "families",
                 "weak",
                 f"the panel spans {len(families)} model families, but its {len(seats)} answers came from only "
-                f"{len(models)} models (a stand-in shares a model): convergence is weak evidence.",
+                f"{len(models)} models (a stand-in shares a model): convergence would be weak evidence.",
             )
         if len(families) > 1 and len(weighty) < 2:
             return Heterogeneity(
@@ -199,30 +199,31 @@ class Lineup:
                 "weak",
                 f"the panel spans {len(families)} model families, but {_count(len(small), 'voice')} of {len(seats)} "
                 f"{'runs' if len(small) == 1 else 'run'} a small model (the embedded demo model, or 3B parameters "
-                "or fewer), whose agreement adds little: convergence is weak evidence.",
+                "or fewer), whose agreement adds little: convergence would be weak evidence.",
             )
         if len(families) > 1:
             aside = f" besides {_count(len(small), 'voice')} on a small model" if small else ""
             return Heterogeneity(
                 "families",
                 "strong",
-                f"the panel spans {len(weighty)} model families{aside}: convergence is strong evidence.",
+                f"the panel spans {len(weighty)} model families{aside}: convergence would be strong evidence.",
             )
         if len({s.voice.model for s in seats}) > 1:
             return Heterogeneity(
                 "models",
                 "weak",
-                "one model family, different models: shared blind spots are likely, so convergence is weak evidence.",
+                "one model family, different models: shared blind spots are likely, "
+                "so convergence would be weak evidence.",
             )
         if len({s.method for s in seats}) > 1:
             return Heterogeneity(
                 "methods",
                 "weak",
                 "a homogeneous panel (one model with different methods): "
-                "convergence is weak evidence (diversity illusion).",
+                "convergence would be weak evidence (diversity illusion).",
             )
         return Heterogeneity(
-            "none", "weak", "a homogeneous panel (one model, one method): convergence is weak evidence."
+            "none", "weak", "a homogeneous panel (one model, one method): convergence would be weak evidence."
         )
 
     def report(self, calls_planned: int) -> dict[str, Any]:

@@ -11,11 +11,12 @@ from decimal import Decimal
 from functools import cached_property
 from typing import Any
 
+from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.text import slugify
 
 from debates.engine.events import ContributionResult, Meter
-from debates.engine.reading import judgement
+from debates.engine.reading import closing, judgement, synthesis
 from debates.engine.reading.judgement import Judgement
 from debates.engine.vocabulary import RETIRED, Outcome, StepKind
 from debates.live.claims import Voice
@@ -58,7 +59,7 @@ class Card:
     decision: str = ""
     confidence: float | None = None
     flags: list[str] = field(default_factory=list)
-    change: dict[str, str] = field(default_factory=dict)  # its closing block's CHANGE: degree, reason
+    record: dict[str, Any] = field(default_factory=dict)  # its closing block as read: answer, claims, change…
     identity: dict | None = None
     stance: Voice | None = None  # where the voice ended up, on a finished page (the ledger's stances)
 
@@ -94,6 +95,11 @@ class Card:
         return self.status
 
     @property
+    def change(self) -> dict[str, str]:
+        """Its closing block's CHANGE: degree and reason ({} without one)."""
+        return dict(self.record.get("change") or {})
+
+    @property
     def changed(self) -> str:
         """How far the voice says it changed its mind here ("partly", "entirely"), or "" when it did not."""
         return CHANGED.get(self.change.get("degree", ""), "")
@@ -117,15 +123,34 @@ class Card:
         return found if isinstance(found, Judgement) else None
 
     @cached_property
+    def parts(self) -> tuple[str, str, str] | None:
+        """(prose, its closing block as read in words, prose under it); None: shown as written."""
+        # A change of mind is said above the text (``changed``); "none, and why" is said with the block.
+        return closing.parts(self.text, self.record, change=not self.changed) if self.record else None
+
+    @cached_property
     def body(self) -> SafeString:
-        """The finished text as sanitised markdown (streaming text is shown raw, escaped)."""
-        return markdown(self.text)
+        """The finished text as sanitised markdown (streaming text is shown raw, escaped); its closing
+        block as the structured parts it was read into, not the lines a program reads."""
+        if self.parts is None:
+            return markdown(self.for_people)
+        before, read, after = self.parts
+        return format_html('{}<div class="closing">{}</div>{}', markdown(before), markdown(read), markdown(after))
+
+    @property
+    def for_people(self) -> str:
+        """The finished text as a copy gives it: what the body shows, in Markdown, never a line a
+        program reads (a finished synthesis's closing block, its verdict being on top; a voice's, as
+        it was read)."""
+        if self.kind == StepKind.SYNTHESIS and self.status == Outcome.DONE:
+            return synthesis.for_people(self.text)
+        return closing.for_people(self.text, self.record) if self.record else self.text
 
     @classmethod
     def from_result(cls, result: ContributionResult) -> "Card":
         """A finished card: from the engine's result, or a stored Contribution's (``row.as_result()``)."""
         fields = {name: getattr(result, name) for name in RESULT_FIELDS}
-        return cls(**fields, flags=list(result.flags), change=dict(result.ledger.get("change") or {}))
+        return cls(**fields, flags=list(result.flags), record=dict(result.ledger))
 
 
 def label_order(label: str) -> list[int | str]:

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 
 from django.utils.text import Truncator
 
+from debates.engine.reading.synthesis import for_people, named
 from debates.engine.vocabulary import RETIRED
-from debates.live import claims
+from debates.live import claims, story
 from debates.live.cards import FINISHED_STATUSES, Card, RoundView, card_key, in_label_order, label_order, voice_tabs
 from debates.live.state import LiveRound, LiveState, Totals
 from debates.models import Panelist, Protocol, Question, Round, Status, StepKind, Synthesis
@@ -24,6 +25,7 @@ ENDINGS = {
     Status.FAILED: "✗ Failed",
     Status.CANCELLED: "Cancelled",
 }
+NO_VERDICT = "✓ No verdict"  # done, and the moderator wrote none
 
 
 @dataclass
@@ -50,21 +52,59 @@ class Debate:
         return not self.finished
 
     @property
+    def ending(self) -> str:
+        """How the run ended, in a few words: "✓ Verdict", or "✓ No verdict" when the moderator wrote none."""
+        if self.finished == Status.DONE and not self.question.verdict:
+            return NO_VERDICT
+        return ENDINGS[Status(self.finished)] if self.finished else ""
+
+    @property
     def title(self) -> str:
         """The tab's title: how the run ended first, so a tab in the background says the verdict is in."""
         question = Truncator(self.question.text).chars(60)
-        return f"{ENDINGS[Status(self.finished)]} — {question}" if self.finished else question
+        return f"{self.ending} — {question}" if self.finished else question
 
     @property
     def announcement(self) -> str:
-        """What a screen reader says when the run ends under the reader's eyes."""
-        q = self.question
+        """What a screen reader says, and the toast shows, when the run ends under the reader's eyes."""
         if self.finished == Status.FAILED:
             return "The debate failed: read why, and what you can do, at the top of the page."
         if self.finished == Status.CANCELLED:
             return "The debate was cancelled; each voice's card keeps what it had written."
-        verdict = f"Verdict: {q.verdict}" if q.verdict else "The debate is over: read the moderator's synthesis."
+        if self.verdict:
+            verdict = f"Verdict: {self.verdict}"
+        elif self.synthesis is not None:
+            verdict = "No verdict: the moderator wrote none. Read its synthesis."
+        else:
+            verdict = "No verdict: the debate is over."
         return f"Needs human review. {verdict}" if self.finished == Status.NEEDS_REVIEW else verdict
+
+    @property
+    def names(self) -> dict[str, str]:
+        """Label -> the revealed panelist ({} until the run is over)."""
+        return {who["label"]: who["name"] for who in self.reveal if who.get("name")}
+
+    @property
+    def verdict(self) -> str:
+        """The verdict as the reader sees it: each label the moderator used followed by its panelist's name."""
+        return named(self.question.verdict, self.names)
+
+    @property
+    def synthesis_sections(self) -> list[tuple[str, str]]:
+        """The moderator's sections as the page shows them, labels named."""
+        stored = self.synthesis.sections if self.synthesis else []
+        return [(heading, named(body, self.names)) for heading, body in stored]
+
+    @property
+    def synthesis_text(self) -> str:
+        """The synthesis as people read it (the page's copy): no line a program reads, labels named."""
+        return for_people(self.synthesis.text, self.names) if self.synthesis else ""
+
+    @property
+    def support(self) -> story.Support | None:
+        """How far the panel backs the verdict: its agreement at the end and the moderator's confidence."""
+        confidence = self.synthesis.confidence if self.synthesis else None
+        return story.support(self.ledger, self.consensus, confidence) if self.question.verdict else None
 
     @property
     def ran(self) -> str:

@@ -1,6 +1,6 @@
 """Teorema's jargon, explained where it appears: each term is a button that shows its one-line meaning.
 
-``{% term "criticality" %}`` draws a term (``{% term "evidence strength" "strong evidence" %}`` with
+``{% term "criticality" %}`` draws a term (``{% term "heterogeneity" "Heterogeneity" %}`` with
 other words); ``{{ text|explain }}`` does it for every term in a text, escaped first. The meaning
 is in the button's title (hover) and data (a tap or a key opens it in the text: teorema.js), so it
 works on touch, and the reader's text stays the words it was.
@@ -19,8 +19,6 @@ TERMS = {
     "(low 2/3, medium 3/4, high 4/5, else a person reviews it).",
     "heterogeneity": "How different the panel's models are: models of different families make different "
     "mistakes, so their agreement means more than one model agreeing with itself.",
-    "evidence strength": "How much the panel's agreement is worth: strong only when models of different "
-    "families (none of them tiny) reached it independently.",
     "diversity illusion": "One model asked several times, even with different methods, agrees with itself: "
     "it looks like several opinions but is one.",
     "confidence theatre": "A confidence figure with no way to be proven wrong (no falsification condition): "

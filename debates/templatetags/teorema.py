@@ -7,7 +7,7 @@ from django import template
 from django.utils.safestring import SafeString
 
 from debates import render
-from debates.live import claims
+from debates.live import claims, story
 from debates.models import Method
 
 register = template.Library()
@@ -50,6 +50,13 @@ def method_label(value: str) -> str:
     """The method's label ("first_principles" is "First principles"); unknown values as they are."""
     method = value or Method.NONE
     return Method(method).label if method in Method else value
+
+
+@register.simple_tag(takes_context=True)
+def debate_check(context: template.Context, check: Mapping) -> tuple[str, str]:
+    """``{% debate_check check as said %}``: what on_dissent decided, as the exports say it (the cost
+    left out where the page hides it)."""
+    return story.debate_check(check, cost=not context.get("hide_cost"))
 
 
 @register.simple_tag

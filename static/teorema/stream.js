@@ -46,7 +46,7 @@
     var out = Math.ceil((body === null ? 0 : body.textContent.length) / 4);
     var prompt = Number(card.dataset.promptTokens) || 0;
     var cost = (prompt * (Number(card.dataset.priceIn) || 0) + out * (Number(card.dataset.priceOut) || 0)) / MILLION;
-    return { tokens: prompt + out, out: out, cost: cost };
+    return { tokens: prompt + out, prompt: prompt, out: out, cost: cost };
   }
   function figures() {
     var tokens = 0;
@@ -57,11 +57,12 @@
       tokens += spent.tokens;
       cost += spent.cost;
       var meta = card.querySelector("[data-estimate]");
-      if (meta !== null) { meta.textContent = spent.out ? "~" + spent.out + " tokens" : ""; }
+      // Labelled as the finished card's figures are: what the call read and what it wrote.
+      if (meta !== null) { meta.textContent = spent.out ? "~" + spent.prompt + " in + ~" + spent.out + " out tokens" : ""; }
     });
     document.querySelectorAll("#totals [data-tokens]").forEach(function (el) {
       var stored = Number(el.dataset.tokens);
-      el.textContent = (streaming.length ? "~" : "") + (stored + tokens) + " tokens";
+      el.textContent = (streaming.length ? "~" : "") + (stored + tokens) + " tokens in + out";
       el.title = streaming.length ? "estimated while text streams: each call's own figures replace it when it ends" : "";
     });
     document.querySelectorAll("#totals [data-cost]").forEach(function (el) {

@@ -149,9 +149,10 @@ def test_markdown_and_figures_move_as_the_text_streams_and_nothing_in_it_runs(pr
     # The figures move before any call has ended, marked as an estimate.
     assert page.locator(".kind-answer .card.status-done").count() == 0
     first = page.inner_text("#totals [data-tokens]")
-    assert re.fullmatch(r"~\d+ tokens", first)
+    assert re.fullmatch(r"~\d+ tokens in \+ out", first)
     assert re.fullmatch(r"~\$\d+\.\d{4}", page.inner_text("#totals [data-cost]"))
-    assert re.fullmatch(r"~\d+ tokens", page.locator(f"{streaming} [data-estimate]").first.inner_text())
+    estimate = page.locator(f"{streaming} [data-estimate]").first.inner_text()
+    assert re.fullmatch(r"~\d+ in \+ ~\d+ out tokens", estimate)  # labelled as a finished card's figures
     until(page, "(first) => document.querySelector('#totals [data-tokens]').textContent !== first", first)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"question-live-{size}-{scheme}.png"))
@@ -168,7 +169,7 @@ def test_markdown_and_figures_move_as_the_text_streams_and_nothing_in_it_runs(pr
     assert page.evaluate("window.__pwned") == 0
     wait_for_the_end(page)
     until(page, "() => !document.querySelector('#totals')")  # the live bar is gone with the run
-    assert re.search(r"\d+ calls · \d+ tokens · \$\d+\.\d{4}", page.inner_text("#verdict .summary"))  # the providers'
+    assert re.search(r"\d+ calls · \d+ tokens in \+ out · \$\d+\.\d{4}", page.inner_text("#verdict .summary"))
     page.screenshot(path=str(SHOTS / f"question-finished-{size}-{scheme}.png"), full_page=True)
     assert page.evaluate("window.__pwned") == 0
     assert page.evaluate("window.__csp") == []

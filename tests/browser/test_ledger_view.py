@@ -72,7 +72,7 @@ def test_the_ledger_appears_live_then_reads_on_a_laptop_and_on_a_phone(provider_
 
     stances = page.inner_text("#ledger .stance-list")
     assert "Gamma house" in stances  # the revealed names, once the run is over
-    assert "agrees in part" in stances
+    assert "agrees in part" not in stances  # a change in part is on the card; the judge placed it fully
     assert page.locator("#ledger .cell.end-attacked").count() == 1
     assert "Changed its mind — partly" in page.text_content(".kind-debate")  # in a folded card, a click away
     assert page.locator("#ledger .matrix").is_hidden()  # folded to a line once the run is over …

@@ -25,7 +25,7 @@ def test_the_demo_model_beside_gpt_is_weak_evidence_and_says_why():
     found = lineup(("smollm2-135m", "smollm", "local"), ("gpt-4o", "gpt", "openai")).heterogeneity()
     assert (found.level, found.strength) == ("families", "weak")
     assert "1 voice of 2 runs a small model" in found.note
-    assert found.note.endswith("convergence is weak evidence.")
+    assert found.note.endswith("convergence would be weak evidence.")
 
 
 def test_two_small_models_of_two_families_are_still_weak_evidence():
@@ -40,13 +40,13 @@ def test_a_small_voice_beside_two_real_families_leaves_the_evidence_strong_and_i
     ).heterogeneity()
     assert found.strength == "strong"
     assert found.note == (
-        "the panel spans 2 model families besides 1 voice on a small model: convergence is strong evidence."
+        "the panel spans 2 model families besides 1 voice on a small model: convergence would be strong evidence."
     )
 
 
 def test_real_families_without_small_models_read_as_before():
     found = lineup(("gpt-4o", "gpt", "openai"), ("claude-sonnet-4-5", "claude", "anthropic")).heterogeneity()
-    assert found.note == "the panel spans 2 model families: convergence is strong evidence."
+    assert found.note == "the panel spans 2 model families: convergence would be strong evidence."
 
 
 @pytest.mark.parametrize(

@@ -102,7 +102,8 @@ async def test_teorema_records_claims_confirmations_refutations_and_changes(pane
     assert ledger["changes"]["Panelist C"]["unexplained"] is True  # asked for its basis, it gave none
     assert any("Panelist C: sycophancy: changed its position entirely" in f for f in ledger["flags"])
     assert ledger["stances"]["Panelist C"]["stance"] == "unexplained"  # its move to replicas weighs nothing
-    assert ledger["stances"]["Panelist A"]["stance"] == "partly"  # attacked C2, which nobody conceded
+    # A changed in part and attacked C2, but the judge puts it in the largest group fully: one source.
+    assert ledger["stances"]["Panelist A"] == {"stance": "agrees", "why": "answers “Add read replicas”"}
     # Later rounds name claims by number; the moderator builds its audit trail from the ledger.
     debate_prompt = next(r.prompt for r in fake_provider.requests_for("model-beta") if "Now debate" in r.prompt)
     assert "A1 (fact, 85%; falsified if pg_stat_statements shows >30% writes) Reads are 90%" in debate_prompt

@@ -241,10 +241,10 @@ def test_the_markdown_export_reads_as_the_whole_debate(client, alice, debated, m
         "### Panelist A (Alpha offline)",
         "Replicas, because reads.",
         "| A1 | Panelist A |  |  | standing | Reads are 90% \\| of the load. |  |",
-        "## Synthesis (weak evidence)",
+        "## Synthesis\n\n### Consensus",
         "### Disagreements\n\nNone lasting.",
         "| Panelist A | Alpha offline | model-alpha |",
-        "2 calls · 420 tokens · $0.123456",
+        "2 calls · 420 tokens in + out · $0.123456",
     ]
     for part in parts:
         assert part in text
@@ -333,7 +333,7 @@ def test_the_markdown_export_holds_everything_the_page_shows(client, alice, evid
     client.force_login(alice)
     text = client.get(f"/q/{evidenced.pk}/export.md").content.decode()
     parts = [
-        "## Verdict\n\nAdd read replicas.\n\n*confidence 0.72 · weak evidence*",
+        "## Verdict\n\nAdd read replicas.\n\n*no majority 1/2 · confidence 0.72*",  # the vote's count, as on the page
         "## Consensus\n\nAgreement 1/2 against the threshold 2/3: not reached.\n"
         "Counted on the 2 votes cast of 3 voters.",
         "- **Replicas** — Panelist A",
@@ -344,7 +344,7 @@ def test_the_markdown_export_holds_everything_the_page_shows(client, alice, evid
         "- Panelist A (outside view)",
         "- Panelist C — dropped: timed out",
         "Heterogeneity: families — 2 model families.",
-        "**Debate:** the blind answers split. Debated only the contested claims: A1.",
+        "**Debate:** the blind answers split. The one claim was contested, and debated.",
         "- Panelist C dropped after two failures.",
         "## Where the panel stands\n\n**Emerging answer:** Add read replicas",
         "Grouped by meaning by the panel's judge",
@@ -355,7 +355,7 @@ def test_the_markdown_export_holds_everything_the_page_shows(client, alice, evid
         "| A1 | Panelist A | fact | 80% | contested | Reads are 90% of the load. | the query log shows writes over 20% "
         "| claimed → defended | nothing said → attacked |",
         "- A1: Panelist B attacked (refute): Nightly ETL writes.",
-        "*answer · done · 210 tokens · $0.061728 · confidence 0.90*",
+        "*answer · done · 150 in + 60 out tokens · $0.061728 · confidence 0.90*",
         "**Flags:** no attack",
         "## Did the verdict hold?\n\n**right**, judged by alice on ",
         "Replicas held the load.",

@@ -41,7 +41,9 @@ def test_the_verdict_is_on_top_and_the_tab_says_it_is_in(client, alice, finished
     assert "<title>✓ Verdict — Shard or replicate? · Teorema</title>" in page
     verdict = page.split('id="verdict"', 1)[1].split('id="panel-run"', 1)[0]
     assert "Add read replicas." in words(verdict)
-    assert "weak evidence" in words(verdict)
+    # Its support is the panel's agreement at the end (two of three give its answer), not the panel's make-up.
+    assert "majority 2/3" in words(verdict)
+    assert "evidence" not in words(verdict)
     assert 'aria-live="polite"' in page  # where the end is announced to a screen reader watching live
 
 
@@ -112,7 +114,7 @@ def test_a_cancelled_run_keeps_its_cut_off_cards(client, alice, offline_panel, m
 def test_jargon_opens_its_meaning_where_it_appears_and_model_text_stays_escaped(client, alice, finished):
     Contribution.objects.filter(seat="p1").update(flags=["confidence theatre: a confidence without a falsifier"])
     page = page_of(client, alice, finished)
-    for term in ("criticality", "Heterogeneity", "diversity illusion", "confidence theatre", "weak evidence"):
+    for term in ("criticality", "Heterogeneity", "diversity illusion", "confidence theatre"):
         assert re.search(
             rf'<button type="button" class="term" [^>]*title="[^"]+" data-term="[^"]+">{term}</button>', page
         )

@@ -534,22 +534,43 @@ def _change(lines: list[str]) -> dict[str, Any]:
 
 def without_block(text: str) -> str:
     """The text before its closing block (the last heading of each block name, if they close it)."""
+    found = around_block(text)
+    return found[0] if found else text
+
+
+def around_block(text: str) -> tuple[str, str] | None:
+    """(the prose before the closing block, the prose after it); None when the block cannot be told
+    from the prose (more than three lines of prose after its first heading)."""
     lines = text.split("\n")
     last: dict[str, int] = {}
     for i, line in enumerate(lines):
         if (heading := _heading(line)) is not None:
             last[heading[0]] = i
     cut = min(last.values(), default=len(lines))
-    prose = [
-        line
-        for line in lines[cut:]
-        if line.strip()
+    after = lines[cut:]
+    if not 0 < cut < len(lines) or sum(map(_prose, after)) > 3:
+        return None
+    # The block ends at the first line of prose after a blank one ("Note: …" under it).
+    end = next((i for i in range(1, len(after)) if not after[i - 1].strip() and _prose(after[i])), len(after))
+    before = lines[:cut]
+    if sum(bool(FENCE_LINE.match(line)) for line in before) % 2:  # the block's own fence opened above it
+        before = before[: max(i for i, line in enumerate(before) if FENCE_LINE.match(line))]
+    return "\n".join(before).rstrip(), "\n".join(after[end:]).strip()
+
+
+FENCE_LINE = re.compile(r"^\s*(```|~~~)")
+
+
+def _prose(line: str) -> bool:
+    """A line that is neither the block's (a heading, an item, its continuation) nor blank."""
+    return bool(
+        line.strip()
         and _heading(line) is None
         and not ITEM.match(line)
         and not _is_item_start(line)
         and not line.startswith((" ", "\t"))
-    ]
-    return "\n".join(lines[:cut]).rstrip() if 0 < cut < len(lines) and len(prose) <= 3 else text
+        and not FENCE_LINE.match(line)
+    )
 
 
 def with_claims(text: str, record: Mapping[str, Any]) -> str:
@@ -563,6 +584,80 @@ def with_claims(text: str, record: Mapping[str, Any]) -> str:
         return f"{body}{answer}\n\n(Its claims could not be read: critique the text itself.)"
     listed = "\n".join(f"{c['id']} ({tag(c).lstrip(', ') or 'untagged'}) {c['text']}" for c in record["claims"])
     return f"{body}{answer}\n\nClaims:\n{listed}"
+
+
+# What the record of a closing block holds, by the block's section that gave it.
+READ_AS = {"answer": "answer", "claims": "claims", "attacks": "attacks", "replies": "replies", "on_claims": "verdicts"}
+
+
+def for_people(text: str, record: Mapping[str, Any]) -> str:
+    """A contribution as people read it: its prose, then its closing block as read (``in_words``),
+    never the lines a program reads. A block with a section that could not be read stays as written,
+    so nothing the voice said is lost."""
+    found = parts(text, record)
+    return "\n\n".join(part for part in found if part) if found else text
+
+
+def parts(text: str, record: Mapping[str, Any], change: bool = True) -> tuple[str, str, str] | None:
+    """(the prose before the closing block, the block as read in words, the prose after it); None
+    when the text is to be shown as written (no block told from the prose, or a part of it unread).
+    ``change``: whether the words say the change of position (the page's card says it above them)."""
+    found = around_block(text)
+    blocks = _blocks(without_thinking(text))
+    unread = [name for name, key in READ_AS.items() if _said(blocks.get(name)) and not record.get(key)]
+    if found is None or unread or (_said(blocks.get("change")) and not _changed(record)):
+        return None
+    return found[0], in_words(record, change), found[1]
+
+
+def in_words(record: Mapping[str, Any], change: bool = True) -> str:
+    """A closing block's record as Markdown a person reads: the answer, each claim with its tag and
+    falsifier, what the voice said of others' claims and of its own, and its change of position."""
+    out = [f"**Answer:** {record['answer']}"] if record.get("answer") else []
+    if claims := record.get("claims"):
+        out.append("**Claims:**\n" + "\n".join(f"- **{c['id']}** {_claim_in_words(c)}" for c in claims))
+    listed = (
+        ("Attacks", record.get("attacks", []), _attack_in_words),
+        ("Replies", record.get("replies", []), _said_in_words),
+        ("On claims", record.get("verdicts", []), _said_in_words),
+    )
+    for heading, items, words in listed:
+        if items:
+            out.append(f"**{heading}:**\n" + "\n".join(f"- **{item['target']}** {words(item)}" for item in items))
+    if change and _changed(record):
+        said = record["change"]
+        out.append(f"**Change:** {said.get('degree') or 'not stated'} — {said.get('reason') or 'no reason given'}")
+    return "\n\n".join(out)
+
+
+def _said(lines: list[str] | None) -> bool:
+    return bool(lines and SLOT.sub("", " ".join(lines)).strip(SEPARATORS))
+
+
+def _changed(record: Mapping[str, Any]) -> bool:
+    change = record.get("change") or {}
+    return bool(change.get("degree") or change.get("reason"))
+
+
+def _claim_in_words(claim: Mapping[str, Any]) -> str:
+    facts = [claim.get("kind") or ""]
+    if claim.get("confidence") is not None:
+        facts.append(f"{round(claim['confidence'] * 100)}%")
+    elif claim.get("stated") is not None:
+        facts.append(f"{round(claim['stated'] * 100)}% stated, counted as missing ({claim.get('void', '')})")
+    shown = " · ".join(f for f in facts if f)
+    falsifier = f" — *falsified if* {claim['falsifier']}" if claim.get("falsifier") else ""
+    return f"({shown}) {claim['text']}{falsifier}" if shown else f"{claim['text']}{falsifier}"
+
+
+def _attack_in_words(attack: Mapping[str, Any]) -> str:
+    kind = f"({attack['kind'].replace('_', ' ')}) " if attack.get("kind") else ""
+    quote = f"on “{attack['quote']}”: " if attack.get("quote") else ""
+    return f"{kind}{quote}{attack.get('evidence') or 'no evidence given'}"
+
+
+def _said_in_words(said: Mapping[str, Any]) -> str:
+    return f"{said['verdict']}: {said.get('reason') or 'no reason given'}"
 
 
 def tag(claim: Mapping[str, Any]) -> str:

@@ -9,11 +9,14 @@ The synthesis prompts end with a closing block for machines::
     CONFIDENCE: <a number from 0 to 1>
 
 read() finds it bold, bulleted, translated, fenced or as JSON, and takes it out of the
-sections so it is not shown twice. Everything else the moderator wrote stays in exactly one
-section, in order; the verdict is only ever what the moderator wrote as its verdict.
+sections so it is not shown twice (a block that was all its section said leaves its verdict
+there). Everything else the moderator wrote stays in exactly one section, in order; the verdict
+is only ever what the moderator wrote as its verdict. for_people() gives the same text as one
+Markdown document, without the lines a program reads: what a copy, an export or a client gets.
 """
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
@@ -108,24 +111,74 @@ class Mark:
 
 def read(text: str) -> ReadSynthesis:
     """The sections, the verdict and the confidence of a moderator's synthesis."""
-    lines = re.split(r"\r\n?|\n", text or "")
-    tokens = MARKDOWN.parse("\n".join(lines))
-    if len(tokens) == 1 and tokens[0].type == "fence" and tokens[0].info.strip().casefold() in ("markdown", "md"):
-        return read(tokens[0].content)  # the whole answer in a ```markdown fence
+    lines, tokens = parsed(text)
     block = closing_block(lines, tokens)
     if block is None:
         plain = pairs(cut(lines, tokens, frozenset()))
         return ReadSynthesis(plain, verdict_of(plain), None)
+    _shown, sections = without_block(lines, block)
+    closing = "\n".join(lines[block.start : block.end])
+    return ReadSynthesis(pairs(sections), headline(block.verdict), block.confidence, closing, stances_of(closing))
+
+
+def for_people(text: str, names: Mapping[str, str] | None = None) -> str:
+    """The synthesis as people read it: every line the moderator wrote, in order, without the closing
+    block a program reads (VERDICT, CONFIDENCE, STANCES); where that block was all its section said,
+    its verdict in its place. ``names``: label -> the revealed panelist, once there is a reveal.
+
+    The page's copy, the exports and the clients outside the page all give this text.
+    """
+    lines, tokens = parsed(text)
+    block = closing_block(lines, tokens)
+    kept: list[str] = []
+    after_block = False
+    for line in without_block(lines, block)[0] if block else lines:
+        if line is None:
+            after_block = True
+        elif not (after_block and not line.strip() and not (kept and kept[-1].strip())):
+            kept.append(line)  # not a second blank line where the block was
+            after_block = after_block and not line.strip()
+    return named(trim(kept), names or {})
+
+
+def parsed(text: str) -> tuple[list[str], list[Token]]:
+    """The lines and markdown tokens of a synthesis; inside its fence, when all of it is in a ```markdown one."""
+    lines = re.split(r"\r\n?|\n", text or "")
+    tokens = MARKDOWN.parse("\n".join(lines))
+    if len(tokens) == 1 and tokens[0].type == "fence" and tokens[0].info.strip().casefold() in ("markdown", "md"):
+        return parsed(tokens[0].content)
+    return lines, tokens
+
+
+def without_block(lines: list[str], block: Block) -> tuple[list[str | None], list[tuple[str, str, int]]]:
+    """The lines without the closing block's (None in their place) and the sections they make.
+
+    A block that is all its section says leaves its verdict in its place, so that the section
+    (a "## Verdict" holding only the block) still says what the moderator concluded.
+    """
     inside = frozenset(range(block.start, block.end))
-    shown = ["" if i in inside else line for i, line in enumerate(lines)]
-    sections = cut(shown, MARKDOWN.parse("\n".join(shown)), inside)
+    shown: list[str | None] = [None if i in inside else line for i, line in enumerate(lines)]
+    sections = _sections(shown, inside)
     holder = next((body for _heading, body, first in reversed(sections) if first <= block.start), "")
-    if words(holder):
-        closing = "\n".join(lines[block.start : block.end])
-    else:  # the block is all its section says: it stays there, so the section is not empty
-        sections, closing = cut(lines, tokens, inside), ""
-    stances = stances_of("\n".join(lines[block.start : block.end]))
-    return ReadSynthesis(pairs(sections), headline(block.verdict), block.confidence, closing, stances)
+    if not words(holder):
+        shown[block.start] = block.verdict
+        sections = _sections(shown, inside)
+    return shown, sections
+
+
+def _sections(shown: list[str | None], no_marks: frozenset[int]) -> list[tuple[str, str, int]]:
+    blanked = [line or "" for line in shown]
+    return cut(blanked, MARKDOWN.parse("\n".join(blanked)), no_marks)
+
+
+LABEL = re.compile(r"\bPanelist (?:[A-Z]|\d{1,2})\b")
+
+
+def named(text: str, names: Mapping[str, str]) -> str:
+    """``text`` with each panelist's label followed by its revealed name: "Panelist A (Gamma house)"."""
+    if not names:
+        return text
+    return LABEL.sub(lambda m: f"{m[0]} ({names[m[0]]})" if names.get(m[0]) else m[0], text)
 
 
 # A voice's stance as a moderator words it, in the languages it answers in; the first word found wins.

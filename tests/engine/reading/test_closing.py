@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from debates.engine.reading import closing as ledger
 from debates.engine.reading.gates import specific
-from debates.engine.reading.text import SLOT
+from debates.engine.reading.text import SLOT, without_thinking
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "ledger"
 
@@ -623,6 +623,61 @@ def test_debates_confirm_correct_or_refute_the_claims_they_name(name):
     assert (change["degree"], bool(change["reason"]), record.get("answer")) == expected[1:]
 
 
+SAMPLES = [(folder, name) for folder, expectations in FOLDERS.items() for name in expectations]
+RAW_HEADING = re.compile(r"(?m)^\W*(?:ANSWER|CLAIMS|ATTACKS|REPLIES|ON CLAIMS|CHANGE|RISPOSTA|AFFERMAZIONI)\W*:")
+
+
+def said_in(record: dict) -> list[str]:
+    """Every value a reader takes from a record: the answer, the claims, reasons, evidence, the change."""
+    said = [str(record.get("answer", ""))]
+    said += [c[key] for c in record.get("claims", []) for key in ("text", "falsifier")]
+    said += [r["reason"] for r in record.get("replies", []) + record.get("verdicts", [])]
+    said += [a[key] for a in record.get("attacks", []) for key in ("quote", "evidence")]
+    return [*said, (record.get("change") or {}).get("reason", "")]
+
+
+@pytest.mark.parametrize(("folder", "name"), SAMPLES)
+def test_a_contribution_as_people_read_it_keeps_all_it_said_without_the_lines_a_program_reads(folder, name):
+    text = sample(folder, name)
+    record = ledger.read(folder.removesuffix("s"), text, "Panelist A")
+    shown = ledger.for_people(text, record)
+    assert all(same_words(value) in same_words(shown) for value in said_in(record) if value)
+    if shown != text:  # else kept as written: a part of its block could not be read
+        assert not RAW_HEADING.search(without_thinking(shown)), shown
+        assert same_words(ledger.without_block(text)) in same_words(shown)  # the prose, whole
+
+
+def test_most_closing_blocks_are_shown_as_what_was_read_of_them():
+    changed = [
+        (folder, name)
+        for folder, name in SAMPLES
+        if ledger.for_people(text := sample(folder, name), ledger.read(folder.removesuffix("s"), text, "Panelist A"))
+        != text
+    ]
+    assert len(changed) >= 0.8 * len(SAMPLES)
+
+
+def test_a_note_under_the_block_and_a_fence_around_it_stay_where_people_read_them():
+    text = (
+        "Cap concurrency at 4.\n\n```\nANSWER: Cap concurrency\nCLAIMS:\n"
+        "1. [fact] The limit is 30k tokens a minute | confidence: 90% | falsified if: the limits page says otherwise\n"
+        "```\n\nNote: a quota error is billing, not a rate limit."
+    )
+    shown = ledger.for_people(text, ledger.read("answer", text, "Panelist B"))
+    assert shown == (
+        "Cap concurrency at 4.\n\n**Answer:** Cap concurrency\n\n**Claims:**\n"
+        "- **B1** (fact · 90%) The limit is 30k tokens a minute — *falsified if* the limits page says otherwise"
+        "\n\nNote: a quota error is billing, not a rate limit."
+    )
+
+
+def test_a_block_with_a_part_that_could_not_be_read_stays_as_written():
+    text = "Replicas.\n\nANSWER: Add replicas\nCLAIMS:\n1. ???\n"
+    record = ledger.read("answer", text, "Panelist A")
+    assert record["claims_status"] == "unreadable"
+    assert ledger.for_people(text, record) == text
+
+
 PROMPTS = Path(__file__).resolve().parents[3] / "debates" / "prompts"
 # The slots of our own templates ("<your answer in a few words…>", "<…>"), as the prompts write them.
 SLOTS = {slot for f in PROMPTS.glob("*.md") for slot in re.findall(r"<[^<>\n]*[\s…][^<>\n]*>", f.read_text())}
@@ -666,6 +721,7 @@ def test_reading_junk_never_crashes_and_never_keeps_an_unfilled_slot(text, folde
     record = ledger.read(folder.removesuffix("s"), text, "Panelist A")
     said = [record.get("answer", "")] + [c["text"] for c in record.get("claims", [])]
     assert not any(SLOT.search(words) for words in said)
+    assert ledger.for_people(text, record).strip() or not text.strip()
     assert record.get("claims_status", "ok") in ("ok", "missing", "unreadable")
 
 

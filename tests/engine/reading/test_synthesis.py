@@ -15,7 +15,7 @@ from django.template.loader import render_to_string
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from debates.engine.reading.synthesis import ReadSynthesis, headline, read, role
+from debates.engine.reading.synthesis import ReadSynthesis, for_people, headline, read, role
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "syntheses"
 TEOREMA = ("Consensus", "Disagreements", "Verdict")
@@ -87,7 +87,7 @@ EXPECTED = {
         TEOREMA, "Set SHELL=/bin/bash in the crontab, or replace `source` with `.`; keep cron.", 0.9, True
     ),
     "15-no-verdict-section": Expect(("Consensus", "Disagreements"), "", None, False),
-    "16-only-closing-block": Expect(("",), "Yes, the 2019 MacBook Pro can run macOS Sonoma.", 0.95, False),
+    "16-only-closing-block": Expect(("",), "Yes, the 2019 MacBook Pro can run macOS Sonoma.", 0.95, True),
     "17-json-fence-closing": Expect(
         TEOREMA, "Add type hints to the payments module and check them with mypy in CI.", 0.72, True
     ),
@@ -125,7 +125,7 @@ EXPECTED = {
         False,
     ),
     "24-closing-under-verdict-heading": Expect(
-        TEOREMA, "Use the Raspberry Pi 4 with 4 GB, booting from an SSD.", 0.8, False
+        TEOREMA, "Use the Raspberry Pi 4 with 4 GB, booting from an SSD.", 0.8, True
     ),
     "25-trailing-chatter": Expect(
         TEOREMA, "Use Decimal for money end to end and round once, with ROUND_HALF_UP.", 0.95, True
@@ -186,11 +186,13 @@ def corpus_text(name: str) -> str:
 def assert_whole(text: str, reading: ReadSynthesis) -> None:
     """Every word of prose is shown once, in order; every body line is a line the moderator wrote.
 
-    Prose is the text without the closing block (tried at each place its text occurs).
+    Prose is the text without the closing block (tried at each place its text occurs), or with the
+    verdict in its place where the block was all its section said.
     """
     text = re.sub(r"\r\n?", "\n", text)  # read() gives lines ending in "\n"
     at = [m.start() for m in re.finditer(f"(?={re.escape(reading.closing)})", text)] if reading.closing else [0]
-    proses = [f"{text[:i]}\n{text[i + len(reading.closing) :]}" for i in at]
+    fillers = ("", reading.verdict) if reading.closing else ("",)
+    proses = [f"{text[:i]}\n{filler}\n{text[i + len(reading.closing) :]}" for i in at for filler in fillers]
     assert any(shows_whole(prose, reading) for prose in proses), reading
 
 
@@ -245,6 +247,29 @@ def test_text_before_the_first_heading_is_kept_as_a_section_without_heading():
 def test_a_repeated_heading_keeps_both_sections_in_order():
     reading = read("## Position\nA: replicas.\n\n## Position\nB: sharding.")
     assert reading.sections == (("Position", "A: replicas."), ("Position", "B: sharding."))
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_the_synthesis_people_read_is_its_sections_without_a_line_a_program_reads(name):
+    text = corpus_text(name)
+    reading = read(text)
+    shown = for_people(text)
+    assert words(shown) == [w for heading, body in reading.sections for w in words(heading) + words(body)]
+    assert not re.search(r"(?m)^\W*(?:VERDICT|CONFIDENCE|STANCES|VERDETTO|FIDUCIA|URTEIL|VEREDITO)\W*:\s*[^<\s]", shown)
+
+
+def test_a_closing_block_that_was_all_its_section_said_leaves_the_verdict_there():
+    closing = "VERDICT: Ship it on Monday.\nCONFIDENCE: 0.7\nSTANCES: A agrees"
+    text = f"## Consensus\nAll three agree.\n\n## Verdict\n{closing}\n"
+    assert read(text).sections[-1] == ("Verdict", "Ship it on Monday.")
+    assert for_people(text) == "## Consensus\nAll three agree.\n\n## Verdict\nShip it on Monday."
+
+
+def test_the_synthesis_people_read_names_each_revealed_panelist_beside_its_label():
+    text = "Panelist A and Panelist B agree; Panelist C does not.\n\nVERDICT: Ship it.\nSTANCES: A agrees; C disagrees"
+    names = {"Panelist A": "Gamma house", "Panelist C": "Beta house"}
+    assert for_people(text, names) == "Panelist A (Gamma house) and Panelist B agree; Panelist C (Beta house) does not."
+    assert for_people(text) == "Panelist A and Panelist B agree; Panelist C does not."
 
 
 def test_a_comment_in_a_code_block_is_not_a_heading():
@@ -394,6 +419,7 @@ def test_any_text_is_read_whole_and_the_verdict_is_never_invented(parts):
     reading = read(text)
     assert_whole(text, reading)
     assert set(words(reading.verdict)) <= set(words(text))
+    assert words(for_people(text)) == [w for heading, body in reading.sections for w in words(heading) + words(body)]
 
 
 def test_the_page_shows_every_section_in_order():
@@ -406,4 +432,11 @@ def test_the_page_shows_every_section_in_order():
 
 
 def debate_with(synthesis) -> SimpleNamespace:
-    return SimpleNamespace(question=SimpleNamespace(status="done", error=""), synthesis=synthesis, reveal=[])
+    """A finished debate as the outcome partial reads it (live.snapshot.Debate, before any reveal)."""
+    return SimpleNamespace(
+        question=SimpleNamespace(status="done", error=""),
+        synthesis=synthesis,
+        reveal=[],
+        synthesis_sections=synthesis.sections,
+        synthesis_text=for_people(synthesis.text),
+    )
