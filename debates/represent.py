@@ -7,7 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.urls import reverse
 
-from debates.live import snapshot
+from debates.live import snapshot, story
 from debates.models import Question
 
 
@@ -25,39 +25,6 @@ def urls(question: Question, base: str = "") -> dict[str, str]:
     api = public_url(reverse("debates:api_question", args=[question.pk]), base)
     socket = public_url(f"/ws/questions/{question.pk}/", base).replace("http", "ws", 1)
     return {"url": page, "api_url": api, "ws_url": socket}
-
-
-def agreement(debate: snapshot.Debate) -> dict[str, Any] | None:
-    """How many voices give the answer most give, of those that answered: a vote's count, else the
-    latest round's grouping (by meaning where the judge could). None before any round is grouped."""
-    if debate.consensus:
-        votes = debate.consensus.get("votes") or 0
-        groups = debate.consensus.get("groups") or []
-        agreeing = len(groups[0]["labels"]) if groups else 0
-        answer = debate.consensus.get("decision") or (groups[0]["decision"] if groups else "")
-        return share(agreeing, votes, answer, debate.consensus.get("grouped_by", ""))
-    grouping = (debate.ledger or {}).get("agreement") or {}
-    groups = grouping.get("groups") or []
-    if not groups:
-        return None
-    answered = sum(len(g["members"]) for g in groups) + sum(
-        len(grouping.get(key) or []) for key in ("unplaced", "unexplained", "off_topic")
-    )
-    even = len(groups) > 1 and len(groups[1]["members"]) == len(groups[0]["members"])
-    top = groups[0]
-    return share(len(top["members"]), answered, "" if even else top["answer"], grouping.get("method", ""))
-
-
-def share(agreeing: int, answered: int, answer: str, by: str) -> dict[str, Any] | None:
-    if not answered:
-        return None
-    return {
-        "agreeing": agreeing,
-        "answered": answered,
-        "ratio": round(agreeing / answered, 2),
-        "answer": answer,
-        "by": by,
-    }
 
 
 def represent(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
@@ -84,7 +51,7 @@ def represent(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
         "phase": debate.phase,
         "error": q.error,
         "verdict": q.verdict,
-        "agreement": agreement(debate),
+        "agreement": story.agreement(debate.ledger, debate.consensus),
         "rounds": [
             {
                 "index": r.index,
@@ -158,9 +125,9 @@ def summary(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
         "verdict": q.verdict,
         "confidence": synthesis.confidence if synthesis else None,
         "evidence_strength": synthesis.evidence_strength if synthesis else "",
-        "agreement": agreement(debate),
+        "agreement": story.agreement(debate.ledger, debate.consensus),
         "dissent": dissent,
-        "synthesis": synthesis.text if synthesis else "",
+        "synthesis": debate.synthesis_text,  # as people read it: no line a program reads, labels named
         "error": q.error,
         "identities": [{"voice": label, **model_of(voice)} for label, voice in who.items()],
         "calls": q.calls,

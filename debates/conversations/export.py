@@ -168,7 +168,7 @@ def verdict_part(data: dict[str, Any]) -> list[str]:
     synthesis = data["synthesis"] or {}
     if data["verdict"]:
         out = ["## Verdict", "", demoted(data["verdict"], 3), ""]
-        backing = story.support(data["ledger"] or {}, data["consensus"] or {}, synthesis.get("confidence"))
+        backing = story.support(data["agreement"], synthesis.get("confidence"))
         out += [f"*{backing.words}*", ""] if backing else []
     elif data["status"] == Status.DONE:
         out = ["## No verdict", "", "The moderator wrote no verdict of its own: its synthesis follows.", ""]

@@ -12,7 +12,9 @@ from typing import Any
 from django.core.management.base import OutputWrapper
 from django.core.management.color import Style
 
+from debates.engine.reading.streamed import Answer
 from debates.engine.vocabulary import Outcome, Status, StepKind
+from debates.live import story
 from debates.live.watch import Ended, Happening, Phase, Restarted, RoundOpened, Spoken, Started, Words
 from debates.models import Question
 from debates.represent import cost_line
@@ -35,7 +37,7 @@ class Printer:
         self.tty = out.isatty()
         self.phase = ""
         self.voices: dict[str, str] = {}  # the current round's voices: label -> its mark
-        self.streamed: set[str] = set()  # synthesis keys whose words are printed as they come
+        self.streamed: dict[str, Answer] = {}  # the synthesis, printed as it comes (not its closing block)
         self.status_shown = False
         self.ticks = 0
 
@@ -58,6 +60,7 @@ class Printer:
             case Words(label=label):
                 self.voices[label] = MARKS["streaming"]
             case Restarted(key=key) if key in self.streamed:
+                self.streamed[key].restart()
                 self.write(self.style.WARNING("\n[the moderator's answer restarts]"))
             case Restarted(label=label):
                 self.voices[label] = MARKS["retrying"]
@@ -74,22 +77,21 @@ class Printer:
     def synthesis_words(self, key: str, label: str, text: str) -> None:
         """The synthesis, one voice, printed as it arrives."""
         if key not in self.streamed:
-            self.streamed.add(key)
+            self.streamed[key] = Answer()
             self.clear_status()
             self.write(self.style.MIGRATE_LABEL(f"\n{label}:"))
-        self.write(text, ending="")
+        self.write(self.streamed[key].feed(text), ending="")
 
     def synthesis_done(self, spoken: Spoken) -> None:
-        if spoken.key in self.streamed and spoken.told:
-            self.write("")
-            return
+        """The rest of the synthesis as people read it (what was held back, or all of it)."""
         self.clear_status()
         if spoken.status != Outcome.DONE:
             self.contribution(spoken)
             return
-        again = " (as stored)" if spoken.key in self.streamed else ""
-        self.write(self.style.MIGRATE_LABEL(f"\n{spoken.label}{again}:"))
-        self.write(spoken.text.strip())
+        if spoken.key not in self.streamed:
+            self.streamed[spoken.key] = Answer()
+            self.write(self.style.MIGRATE_LABEL(f"\n{spoken.label}:"))
+        self.write(self.streamed[spoken.key].finish(spoken.text).rstrip())
 
     def contribution(self, spoken: Spoken) -> None:
         self.clear_status()
@@ -98,8 +100,8 @@ class Printer:
         self.write(self.style.MIGRATE_LABEL(f"\n{spoken.label} · {spoken.kind} · {spoken.status} · {stats}"))
         if spoken.status != Outcome.DONE:
             self.write(self.style.ERROR(spoken.error or spoken.status))
-        if spoken.text.strip():
-            self.write(spoken.text.strip())
+        if (spoken.shown or spoken.text).strip():
+            self.write((spoken.shown or spoken.text).strip())
 
     def show_status(self) -> None:
         """What is under way, between the printed contributions (a terminal only: in a pipe or a
@@ -146,15 +148,9 @@ class Printer:
 def ledger_lines(found: dict[str, Any]) -> list[str]:
     """Whether the debate was skipped or narrowed (and what that saved), the claims, the stances."""
     lines = []
-    debate = found["panel_run"].get("debate")
-    if debate and debate["skipped"]:
-        net = ", net of the judge's call that decided it" if debate.get("judge", {}).get("calls") else ""
-        lines.append(
-            f"Debate skipped: {debate['reason']}. Saved {debate['calls_saved']} calls (~{debate['tokens_saved']} "
-            f"tokens, ~${float(debate['cost_saved']):.4f}) against always debating{net}."
-        )
-    elif debate and debate.get("shared"):  # "only" when something was left out of the debate
-        lines.append(f"Debated only the contested claims ({', '.join(debate['contested'])}): {debate['reason']}.")
+    if check := found["panel_run"].get("debate"):
+        name, said = story.debate_check(check)
+        lines.append(f"{name}: {said}")
     ledger = found["ledger"] or {}
     if not ledger.get("labels"):
         return lines

@@ -104,7 +104,8 @@ class Debate:
     def support(self) -> story.Support | None:
         """How far the panel backs the verdict: its agreement at the end and the moderator's confidence."""
         confidence = self.synthesis.confidence if self.synthesis else None
-        return story.support(self.ledger, self.consensus, confidence) if self.question.verdict else None
+        agreement = story.agreement(self.ledger, self.consensus)
+        return story.support(agreement, confidence) if self.question.verdict else None
 
     @property
     def ran(self) -> str:

@@ -12,7 +12,6 @@ from typing import Any
 
 STRONG_CONFIDENCE = 0.7  # the moderator's confidence at or above which a unanimous panel is strong support
 WEAK_CONFIDENCE = 0.5  # below it, the verdict's support is weak whatever the panel did
-WITH_THE_ANSWER = {"agrees", "partly"}
 
 
 @dataclass(frozen=True)
@@ -26,10 +25,10 @@ class Support:
     words: str  # "majority 2/3 · confidence 0.60"
 
 
-def support(ledger: Mapping[str, Any], consensus: Mapping[str, Any], confidence: float | None) -> Support | None:
-    """The verdict's support: a vote's count where there was a vote, else the voices standing with the
-    emerging answer (the stances the page lists), and the moderator's own confidence."""
-    backing = _backing(ledger, consensus)
+def support(agreement: Mapping[str, Any] | None, confidence: float | None) -> Support | None:
+    """The verdict's support: the panel's agreement (``agreement``, below) and the moderator's own
+    confidence."""
+    backing = (agreement["agreeing"], agreement["answered"]) if agreement else None
     said = [] if backing is None else [_agreement(*backing)]
     said += [f"confidence {confidence:.2f}"] if confidence is not None else []
     if not said:
@@ -44,15 +43,37 @@ def support(ledger: Mapping[str, Any], consensus: Mapping[str, Any], confidence:
     return Support(level, " · ".join(said))
 
 
-def _backing(ledger: Mapping[str, Any], consensus: Mapping[str, Any]) -> tuple[int, int] | None:
-    """(voices with the leading answer, voices counted); None when nothing was counted."""
+def agreement(ledger: Mapping[str, Any], consensus: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The one agreement figure (the page's chip, the API, MCP, the CLI, the exports): how many voices
+    give the answer most give, of those that answered — a vote's count, else the latest round's
+    grouping (by meaning where the judge could). None before a round is grouped."""
     if consensus and consensus.get("votes"):
-        top, _, votes = str(consensus.get("agreement", "")).partition("/")
-        return (int(top), int(votes)) if top.isdigit() and votes.isdigit() else None
-    stances: Mapping[str, Mapping[str, str]] = (ledger or {}).get("stances") or {}
-    if len(stances) < 2:
+        groups = consensus.get("groups") or []
+        agreeing = len(groups[0]["labels"]) if groups else 0
+        answer = consensus.get("decision") or (groups[0]["decision"] if groups else "")
+        return _share(agreeing, consensus["votes"], answer, consensus.get("grouped_by", ""))
+    grouping = (ledger or {}).get("agreement") or {}
+    groups = grouping.get("groups") or []
+    if not groups:
         return None
-    return sum(s.get("stance") in WITH_THE_ANSWER for s in stances.values()), len(stances)
+    answered = sum(len(g["members"]) for g in groups) + sum(
+        len(grouping.get(key) or []) for key in ("unplaced", "unexplained", "off_topic")
+    )
+    even = len(groups) > 1 and len(groups[1]["members"]) == len(groups[0]["members"])
+    top = groups[0]
+    return _share(len(top["members"]), answered, "" if even else top["answer"], grouping.get("method", ""))
+
+
+def _share(agreeing: int, answered: int, answer: str, by: str) -> dict[str, Any] | None:
+    if not answered:
+        return None
+    return {
+        "agreeing": agreeing,
+        "answered": answered,
+        "ratio": round(agreeing / answered, 2),
+        "answer": answer,
+        "by": by,
+    }
 
 
 def _agreement(top: int, of: int) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 
-from debates.engine.reading import judgement
+from debates.engine.reading import closing, judgement
 from debates.engine.vocabulary import RETIRED, Outcome, StepKind
 from debates.live.cards import FINISHED_STATUSES, card_key
 from debates.live.state import LiveState, group_name, read_state
@@ -85,6 +85,7 @@ class Spoken:
     told: bool
     tokens_in: int = 0  # what it read
     latency_ms: int = 0
+    shown: str = ""  # as people read it: its closing block as read, not the lines a program reads
 
 
 @dataclass(frozen=True)
@@ -202,6 +203,7 @@ class Seen:
                 told,
                 tokens_in=row.tokens_in,
                 latency_ms=row.latency_ms,
+                shown=closing.for_people(text, row.ledger or {}),
             ),
         ]
 

@@ -215,3 +215,17 @@ def test_following_a_run_elsewhere_and_leaving_never_cancels_it(make_question, p
 def test_following_a_question_that_does_not_exist_is_refused_in_words(db):
     with pytest.raises(CommandError, match=r"There is no question 424242\."):
         call_command("ask", "--follow", "424242")
+
+
+def test_the_terminal_prints_no_line_a_program_reads(scripted, capsys):
+    """Issue 44: the closing blocks (ANSWER, CLAIMS; VERDICT, CONFIDENCE, STANCES) were printed raw."""
+    for family in ("alpha", "beta", "gamma"):
+        scripted.script(f"model-{family}", agreeing_answer(family))
+    block = "\n\nVERDICT: Add read replicas.\nCONFIDENCE: 0.8\nSTANCES: Panelist A agrees, Panelist B agrees\n"
+    scripted.script("model-moderator", Script(answer=SYNTHESIS + block, tokens_per_second=400))
+    call_command("ask", QUESTION, "--panel", "house", "--criticality", "low", "--debate", "on_dissent")
+    out = capsys.readouterr().out
+    assert "ANSWER:" not in out and "CLAIMS:" not in out
+    assert "Reads are 90% of the queries" in out  # the claim, as read
+    assert not any(line.startswith(("VERDICT:", "CONFIDENCE:", "STANCES:")) for line in out.splitlines())
+    assert "Verdict: Add read replicas." in out

@@ -37,6 +37,40 @@ def test_voices_writing_at_once_are_each_read_whole_and_once(writes):
 
 def test_the_synthesis_is_the_content_and_a_restart_is_said():
     transcript = Transcript()
-    pieces = transcript.feed(Words("2:moderator", "Moderator", "synthesis", "Use replicas"))
+    pieces = transcript.feed(Words("2:moderator", "Moderator", "synthesis", "Use replicas"))  # "Use replicas:"?
     pieces += transcript.feed(Words("2:moderator", "Moderator", "synthesis", "."))
-    assert [(p.field, p.text) for p in pieces] == [("content", "Use replicas"), ("content", ".")]
+    pieces += transcript.feed(Words("2:moderator", "Moderator", "synthesis", " Reads dominate"))
+    assert [(p.field, p.text) for p in pieces] == [("content", "Use replicas."), ("content", " Reads dominate")]
+
+
+SYNTHESIS_WITH_BLOCK = (
+    "## Consensus\nReplicas first, because reads dominate.\n\n## Verdict\nUse read replicas.\n\n"
+    "---\n**VERDICT:** Use read replicas.\nCONFIDENCE: 0.8\nSTANCES: Panelist A agrees, Panelist B partly\n"
+)
+
+
+@given(st.lists(st.integers(1, 9), min_size=1, max_size=60))
+def test_the_content_never_carries_the_lines_a_program_reads_however_the_words_arrive(sizes):
+    """Issue 44: the synthesis sent to OpenAI clients ended with the raw VERDICT / CONFIDENCE / STANCES lines."""
+    transcript, text, at = Transcript(), SYNTHESIS_WITH_BLOCK, 0
+    pieces = []
+    for size in sizes:
+        if at < len(text):
+            pieces += transcript.feed(Words("2:moderator", "Moderator", "synthesis", text[at : at + size]))
+            at += size
+    if at < len(text):
+        pieces += transcript.feed(Words("2:moderator", "Moderator", "synthesis", text[at:]))
+    done = Spoken("2:moderator", "Moderator", "synthesis", "done", text, "", 40, Decimal("0.01"), told=True)
+    pieces += transcript.feed(done)
+    content = "".join(p.text for p in pieces if p.field == "content")
+    assert content.rstrip() == "## Consensus\nReplicas first, because reads dominate.\n\n## Verdict\nUse read replicas."
+    assert "VERDICT" not in content and "CONFIDENCE" not in content and "STANCES" not in content
+
+
+def test_a_synthesis_with_no_words_streamed_is_given_whole_as_people_read_it():
+    transcript = Transcript()
+    done = Spoken(
+        "2:moderator", "Moderator", "synthesis", "done", SYNTHESIS_WITH_BLOCK, "", 40, Decimal("0"), told=False
+    )
+    content = "".join(p.text for p in transcript.feed(done))
+    assert content.startswith("## Consensus") and "CONFIDENCE" not in content

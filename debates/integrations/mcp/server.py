@@ -27,6 +27,7 @@ from pydantic import Field
 
 from debates import represent, service
 from debates.engine.vocabulary import DebateMode, Held, StepKind
+from debates.live import story
 from debates.live.watch import Ended, Phase, RoundOpened, Spoken, watch
 from debates.models import FINISHED, Criticality, Source
 from debates.refusal import Refused
@@ -241,11 +242,9 @@ def in_words(found: dict[str, Any]) -> str:
         lines.append(f"**Verdict:** {found['verdict']}")
     if found["status"] not in FINISHED:
         lines.append(f"Still running: {found['phase'] or 'queued'}.")
-    agreement = found["agreement"]
+    support = story.support(found["agreement"], found["confidence"])  # as the page's chip says it
     figures = [
-        f"confidence {found['confidence']:.2f}" if found["confidence"] is not None else "",
-        f"agreement {agreement['agreeing']}/{agreement['answered']}" if agreement else "",
-        f"evidence {found['evidence_strength']}" if found["evidence_strength"] else "",
+        support.words if support else "",
         represent.cost_line(found["calls"], found["tokens_in"] + found["tokens_out"], found["cost"]),
     ]
     lines.append(" · ".join(part for part in figures if part))

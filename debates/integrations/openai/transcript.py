@@ -10,6 +10,7 @@ contribution once, in full.
 import re
 from dataclasses import dataclass, field
 
+from debates.engine.reading.streamed import Answer
 from debates.engine.vocabulary import Outcome, Status, StepKind
 from debates.live.watch import Ended, Happening, Phase, Restarted, RoundOpened, Spoken, Words
 from debates.models import Question
@@ -33,7 +34,7 @@ class Transcript:
     focus: str = ""  # the voice followed word by word
     heard: dict[str, str] = field(default_factory=dict)  # voice -> its words so far (while it writes)
     labels: dict[str, str] = field(default_factory=dict)  # voice -> its label and kind, as its heading says
-    answers: set[str] = field(default_factory=set)  # the synthesis's voices that have written something
+    answers: dict[str, "Answer"] = field(default_factory=dict)  # the synthesis's voices that have written something
     done: list[Spoken] = field(default_factory=list)  # voices done while another is followed, not yet written
 
     def opening(self, question: Question) -> list[Piece]:
@@ -46,9 +47,10 @@ class Transcript:
             case RoundOpened(title=title):
                 return [Piece("reasoning", f"\n## {title}\n")]
             case Words(key=key, kind=StepKind.SYNTHESIS, text=text):
-                self.answers.add(key)
-                return [Piece("content", text)]
+                answer = self.answers.setdefault(key, Answer())
+                return [Piece("content", shown)] if (shown := answer.feed(text)) else []
             case Restarted(key=key) if key in self.answers:
+                self.answers[key].restart()
                 return [Piece("content", "\n\n[The moderator starts its answer again]\n\n")]
             case Words(key=key, label=label, kind=kind, text=text):
                 return self.words(key, label, kind, text)
@@ -99,12 +101,12 @@ class Transcript:
         return pieces
 
     def synthesis(self, spoken: Spoken) -> list[Piece]:
-        """The stored synthesis, when what streamed was not all of it."""
-        if spoken.told or spoken.status != Outcome.DONE:
+        """The rest of the synthesis as people read it: what was held back, or all of it when
+        nothing streamed (never the closing block a program reads)."""
+        if spoken.status != Outcome.DONE:
             return []
-        again = "\n\n[as stored]\n" if spoken.key in self.answers else ""
-        self.answers.add(spoken.key)
-        return [Piece("content", again + spoken.text)]
+        rest = self.answers.setdefault(spoken.key, Answer()).finish(spoken.text)
+        return [Piece("content", rest)] if rest else []
 
     def closing(self, ended: Ended) -> list[Piece]:
         """The last line of the content: how sure, what it cost, where to read the debate."""

@@ -17,6 +17,7 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from debates import service
 from debates.integrations.telegram.config import Config
 from debates.integrations.telegram.split import split_message
+from debates.live import snapshot
 from debates.live.watch import Ended, watch
 from debates.models import Contribution, Outcome, Question, Source
 from debates.refusal import Refused
@@ -121,8 +122,8 @@ def result_text(config: Config, question_id: int) -> str:
     heading = f"**Question #{question.pk} · {question.get_status_display()}**"
     if not question.is_finished:
         return f"{heading}\n\nStill running ({question.phase or 'starting'}).\n\n{link}"
-    synthesis = getattr(question, "synthesis", None)
-    body = synthesis.text if synthesis else question.verdict or question.error or "No verdict was written."
+    synthesis = snapshot.build(question.pk, None).synthesis_text  # as people read it, labels named
+    body = synthesis or question.verdict or question.error or "No verdict was written."
     return f"{heading}\n\n{body}\n\n{link}"
 
 
