@@ -2,8 +2,8 @@
 
 SymPy can hang (factorising a 150-digit number) or explode (expanding a huge power), and a
 Python thread cannot be interrupted inside a C-level integer operation: only a process can be
-killed. One child serves a whole question; after a timeout it is killed and a fresh one takes
-the remaining tasks.
+killed. One child serves a whole run (``Sandbox``); after a timeout it is killed and a fresh one
+takes the remaining tasks.
 """
 
 import asyncio
@@ -29,15 +29,43 @@ class WorkerFailed(Exception):
 
 
 async def compute(tasks: list[Task]) -> tuple[list[Fact], list[str]]:
-    """Facts for the tasks that finished in time, and a note for each that did not."""
-    facts: list[Fact] = []
-    notes: list[str] = []
-    child: asyncio.subprocess.Process | None = None
+    """Facts for the tasks that finished in time, and a note for each that did not (a child of its own)."""
+    sandbox = Sandbox()
     try:
+        return await sandbox.compute(tasks)
+    finally:
+        await sandbox.close()
+
+
+class Sandbox:
+    """A child kept for many computations (a run's grounding, then its checks between rounds), so
+    SymPy is loaded once; ``warm`` starts it ahead of the first computation, off its path. A child
+    that timed out or died is replaced for the next task."""
+
+    def __init__(self) -> None:
+        self.starting: asyncio.Task[asyncio.subprocess.Process] | None = None
+
+    def warm(self) -> None:
+        """Start the child now, in the background (call it on the run's event loop)."""
+        if self.starting is None:
+            self.starting = asyncio.create_task(spawn())
+
+    async def child(self) -> asyncio.subprocess.Process:
+        self.warm()
+        assert self.starting is not None, "warm() starts it"
+        try:
+            return await asyncio.shield(self.starting)
+        except WorkerFailed:
+            self.starting = None
+            raise
+
+    async def compute(self, tasks: list[Task]) -> tuple[list[Fact], list[str]]:
+        """Facts for the tasks that finished in time, and a note for each that did not."""
+        facts: list[Fact] = []
+        notes: list[str] = []
         for task in tasks:
             try:
-                child = child or await spawn()
-                reply = await ask(child, task)
+                reply = await ask(await self.child(), task)
             except TimeoutError:
                 notes.append(f"Gave up on {task.describe()}: no result within {TIME_LIMIT_S:g} s.")
             except WorkerFailed as failure:
@@ -47,13 +75,20 @@ async def compute(tasks: list[Task]) -> tuple[list[Fact], list[str]]:
                     notes.append(f"Could not compute {task.describe()}: {reply['error']}.")
                 facts.extend(Fact(**fact) for fact in reply.get("facts", ()))
                 continue
-            if child:
-                await stop(child)
-                child = None
-    finally:
-        if child:
-            await stop(child)
-    return facts, notes
+            await self.close()
+        return facts, notes
+
+    async def close(self) -> None:
+        """Stop the child (or its start): no orphan, whatever state it is in."""
+        starting, self.starting = self.starting, None
+        if starting is None:
+            return
+        if not starting.done():
+            starting.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.shield(starting)
+        if not starting.cancelled() and starting.exception() is None:
+            await stop(starting.result())
 
 
 async def spawn() -> asyncio.subprocess.Process:
