@@ -3,21 +3,62 @@ what it could not compute (refused, too slow, failed) as notes.
 
 ``ground(question, context)`` finds the maths (``extract``), screens it (``screen``), computes it
 in a limited child process (``sandbox``, ``worker``); ``contradictions`` later tells the
-moderator which claims of a panelist disagree with a computed fact.
+moderator which claims of a panelist disagree with a computed fact, and ``checks`` checks the
+computations each round states (``claims``, ``numbers``, ``units``). ``SympyGrounder`` is all of
+it as the engine's Grounder, one SymPy child for the whole run.
 """
 
+from typing import Any
+
+from debates.engine.checks import Said
+from debates.grounding import checks
 from debates.grounding.contradictions import contradictions
 from debates.grounding.extract import extract
 from debates.grounding.facts import Fact, Grounding
-from debates.grounding.sandbox import compute
+from debates.grounding.sandbox import Sandbox, compute
 
-__all__ = ["Fact", "Grounding", "contradictions", "ground"]
+__all__ = ["Fact", "Grounding", "SympyGrounder", "contradictions", "ground"]
 
 
-async def ground(question: str, context: str = "") -> Grounding:
+async def ground(question: str, context: str = "", sandbox: Sandbox | None = None) -> Grounding:
     """Compute the maths of a question; never raises, never blocks the event loop."""
     tasks, notes = extract(f"{question}\n{context}")
     if not tasks:
         return Grounding(notes=tuple(notes))
-    facts, compute_notes = await compute(tasks)
+    facts, compute_notes = await (sandbox.compute(tasks) if sandbox else compute(tasks))
     return Grounding(facts=tuple(dict.fromkeys(facts)), notes=tuple(notes + compute_notes))
+
+
+class SympyGrounder:
+    """The engine's Grounder: SymPy before the panel, the claims that contradict its facts, and the
+    computations of each round checked between rounds; ``warm`` loads SymPy ahead of the first
+    check (call it as the run starts), ``close`` stops its child."""
+
+    def __init__(self) -> None:
+        self.facts: tuple[Fact, ...] = ()
+        self.sandbox = Sandbox()
+
+    def warm(self) -> None:
+        self.sandbox.warm()
+
+    async def close(self) -> None:
+        await self.sandbox.close()
+
+    async def ground(self, question: str, context: str) -> str:
+        grounded = await ground(question, context, self.sandbox)
+        self.facts = grounded.facts
+        return grounded.as_brief()
+
+    def contradicts(self, text: str) -> list[str]:
+        return contradictions(self.facts, text)
+
+    async def check(self, said: list[Said]) -> list[dict[str, Any]]:
+        """Each computation found, checked, with who said it where; a claim's own check comes
+        before the same words found in the prose around it, and each is said once per voice."""
+        found: dict[tuple[str, str], dict[str, Any]] = {}
+        for one, results in zip(said, await checks.check([s.text for s in said], self.sandbox), strict=True):
+            for result in results:
+                key = (one.label, result.quote)
+                if key not in found or (one.claim and not found[key]["claim"]):
+                    found[key] = {"label": one.label, "round": one.round, "claim": one.claim, **result.as_dict()}
+        return list(found.values())
