@@ -6,6 +6,7 @@ with the computation: "2^10 = 1024, not 1000". A claim any side of which the scr
 SymPy cannot compute is left unchecked, never guessed.
 """
 
+import asyncio
 import re
 from dataclasses import asdict, dataclass
 from decimal import Decimal, InvalidOperation
@@ -35,7 +36,7 @@ class Check:
 
 async def check(texts: list[str], sandbox: Sandbox) -> list[list[Check]]:
     """The checks of each text, in the texts' order (a text with no computation has none)."""
-    found = [find(text) for text in texts]
+    found = await asyncio.to_thread(lambda: [find(text) for text in texts])  # the loop keeps serving others
     tasks: dict[str, Task] = {}
     for claim in (c for claims in found for c in claims):
         for task in tasks_of(claim):

@@ -118,7 +118,8 @@ PHRASES: dict[str, re.Pattern[str]] = {
 }
 FACTORED = re.compile(r"\)\s*(?:\^|\()")
 FACTOR = r"(?:[a-z]|\([^()=\n]{1,80}\))(?:\^\d{1,2})?"
-TERM = rf"(?:\d+(?:\.\d+)?\s*\*?\s*)?(?:{FACTOR}\s*\*?\s*)*{FACTOR}|\d+(?:\.\d+)?"
+TERM = rf"(?:\d+(?:\.\d+)?\s*\*?\s*)?(?:{FACTOR})+(?:\s*\*\s*(?:{FACTOR})+)*|\d+(?:\.\d+)?"
+WORD_IN_MATHS = re.compile(r"(?<![\d^a-z])[a-z]{2,}")  # "for", "ab" alone: words; "2ab" is a product
 ALGEBRA_SIDE = rf"-?\s*(?:{TERM})(?:\s*[-+*/]\s*(?:{TERM}))*"
 IDENTITY = re.compile(rf"(?<![\w^*/+\-.=])(?P<l>{ALGEBRA_SIDE})\s*=\s*(?P<r>{ALGEBRA_SIDE})(?![\w^(=])")
 EQUATION_WORDS = re.compile(r"\b(?:solve|solving|solution|root|roots|when|where|for\s+[a-z]\b|let|set|define)", re.I)
@@ -619,6 +620,8 @@ def identities(sentence: str) -> list[Claim]:
         left, right = (" ".join(match.group(side).split()) for side in ("l", "r"))
         letters = [set(re.findall(r"[a-z]", side)) for side in (left, right)]
         factored = [bool(FACTORED.search(side)) for side in (left, right)]
+        if WORD_IN_MATHS.search(left + " " + right):
+            continue
         if not all(letters) or letters[0] != letters[1] or factored.count(True) != 1:
             continue
         if "(" in (right if factored[0] else left):

@@ -58,6 +58,8 @@ def main() -> None:
     # Load numeric evaluation and expansion now, not on a first task between two rounds.
     exact(sympy, parse("log(2)/log(107/100)"))
     sympy.cancel(parse("(a+b)^2") - parse("a^2+2ab+b^2"))
+    for shape in ("(12/100)*(250*1)", "Abs(((100*1)-(80*1))/(80*1))", "(1+(10/100))^(5)", "-(25*(1/100)+0)"):
+        exact(sympy, parse(shape))  # the shapes the checks between rounds send
     print("ready", flush=True)
     for line in sys.stdin:
         reply: dict[str, object]
