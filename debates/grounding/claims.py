@@ -45,7 +45,7 @@ APPROXIMATE = re.compile(rf"(?<!\w){APPROX}(?!\w)", re.IGNORECASE)
 INEQUALITY = re.compile(
     r"(?:more|less|greater|fewer|higher|lower|bigger|smaller)\s+than\s*$|(?:over|under|above|below|at\s+least|at\s+most"
     r"|up\s+to|exceeds?|beyond|oltre|più\s+di|meno\s+di|más\s+de|menos\s+de|plus\s+de|moins\s+de|mehr\s+als"
-    r"|weniger\s+als|über|unter)\s*$|[<>≤≥]\s*$",
+    r"|weniger\s+als|über|unter)\s*$|(?<!-)[<>≤≥]\s*$",
     re.IGNORECASE,
 )
 REL = (
@@ -63,7 +63,7 @@ NOT_LABELS = (
 )
 LABEL = rf"\s+(?!(?:{NOT_LABELS})(?![^\W_]))[a-zà-ÿ][^\W\d_]{{2,}}(?![^\W_])"
 AMOUNT = rf"{NUM}(?:\s*{UNIT}|{LABEL})?"
-ATOM = rf"(?:(?:sqrt|log|ln|exp)\s*)?(?:\(\s*)*(?:-\s*)?{AMOUNT}(?:\s*!)?(?:\s*\))*"
+ATOM = rf"(?:(?:sqrt|log|ln|exp)\s*)?(?:\(\s*)*-?{AMOUNT}(?:\s*!)?(?:\s*\))*"  # a sign is glued: "- 1" is a bullet
 OPERATOR = r"(?:\s*[+*/^]\s*|\s+-\s+|(?<=\))\s*-\s*|\s*-\s*(?=\())"
 SIDE = rf"{ATOM}(?:{OPERATOR}{ATOM})*"
 CHAIN = re.compile(rf"{SIDE}(?:\s*{REL}\s*(?:{APPROX}\s*)?{SIDE})+", re.IGNORECASE)
@@ -138,6 +138,7 @@ WORD_OPERATORS = [
     (re.compile(r"\bdegrees?\s+(?:fahrenheit|f)\b|°\s+f\b", re.I), "°F"),
     (re.compile(r"[≃≅]|~="), "≈"),
 ]
+BULLET = re.compile(r"^[ \t>]*(?:[-*•+]|\d{1,2}[.)])[ \t]+", re.MULTILINE)
 SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 SUPERSCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+")
 CHANGE_WORDS = re.compile(
@@ -181,7 +182,7 @@ def find(text: str) -> list[Claim]:
 
 def prepared(text: str) -> str:
     text = SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group(0).translate(SUPERSCRIPTS), text)
-    text = normalise(text)
+    text = normalise(BULLET.sub("", text.replace("\\%", "%")))
     for pattern, replacement in WORD_OPERATORS:
         text = pattern.sub(replacement, text)
     return text
@@ -244,7 +245,7 @@ class Skeleton:
             return False
         if re.match(r"\s+(?:of|di|de|von)\b", after) and re.search(rf"{PERCENT}\s*$", self.text[start:end], re.I):
             return False  # "… = 12% of 250": a phrase of its own
-        return not re.match(r"(?:\s*[-+*/^(]\s*[\d#(]|[^\W_]|\s*%|\s+(?:than|more|less|per)\b)", after, re.I)
+        return not re.match(r"(?:\s*[-+*/^(]\s*[\d#(]|[^\W_]|\s*[%‰\\°]|\s+(?:than|more|less)\b)", after, re.I)
 
     def quote(self, start: int, end: int) -> str:
         """The words of the sentence the skeleton's span stands for, as written."""

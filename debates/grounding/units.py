@@ -97,6 +97,7 @@ def _table() -> dict[str, Unit]:
     add("kelvin kelvins", "temperature", 1)
     # Percent, as a fraction.
     add("% percent per_cent percento per_cento por_ciento pour_cent prozent", "percent", Fraction(1, 100))
+    add("‰ permille per_mille", "percent", Fraction(1, 1000))
     return found
 
 
