@@ -182,6 +182,17 @@ class LedgerView:
         return ", ".join(f"{counts[status]} {status}" for status in CLAIM_STATUSES if counts[status])
 
     @property
+    def checks_tally(self) -> str:
+        """How the checks came out, in words ("1 does not hold, 2 hold"): the line of the folded list."""
+        wrong = sum(not c.holds for c in self.checks)
+        right = len(self.checks) - wrong
+        said = [
+            f"{wrong} {'does' if wrong == 1 else 'do'} not hold" if wrong else "",
+            f"{right} {'holds' if right == 1 else 'hold'}" if right else "",
+        ]
+        return ", ".join(s for s in said if s)
+
+    @property
     def legend(self) -> list[tuple[str, str, str, str]]:
         """(css, symbol, words, meaning) of every mark."""
         return [(Mark(state).css, symbol, words, meaning) for state, (symbol, words, meaning) in MARKS.items()]
