@@ -12,10 +12,11 @@ from dataclasses import asdict, dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
-from debates.grounding.claims import Claim, Rendering, find
+from debates.grounding.claims import find
 from debates.grounding.extract import Task
 from debates.grounding.sandbox import Sandbox
 from debates.grounding.screen import NotMaths, Refused, screen
+from debates.grounding.sides import Claim, Rendering
 
 RELATIVE_SLACK = Fraction(1, 10**9)  # what SymPy's 15 digits of an irrational value may be off by
 SHOWN_DIGITS = 6
