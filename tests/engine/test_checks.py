@@ -161,3 +161,13 @@ async def test_without_a_grounder_the_checks_do_not_run(panel, fake_provider, si
     assert not [e for e in sink.of(RoundStarted) if e.kind == StepKind.CHECK]
     debate = next(r.prompt for r in fake_provider.requests_for("model-alpha") if "Now debate" in r.prompt)
     assert "Numbers checked" not in debate
+
+
+async def test_an_adversarial_critique_and_the_final_positions_read_the_checks(panel, fake_provider, sink, grounder):
+    spec = panel([WRONG, CONVERSION, RIGHT], protocol="adversarial", force_panel=True, rounds=2)
+    assert [s.kind for s in plan(spec)].count(StepKind.CHECK) == 3  # after blind, critique, final
+    await run(spec, sink, grounder=grounder)
+    for phase in ("Cross-critique", "State your final position"):
+        prompts = [r.prompt for m in MODELS for r in fake_provider.requests_for(m) if phase in r.prompt]
+        assert prompts, phase
+        assert all("“2^10 = 1000” does not hold: 2^10 = 1024, not 1000." in p for p in prompts)
