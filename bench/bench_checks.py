@@ -46,6 +46,7 @@ from debates.engine.run import run  # noqa: E402
 from debates.engine.spec import RunSpec, Seat  # noqa: E402
 from debates.engine.vocabulary import Protocol, StepKind  # noqa: E402
 from debates.grounding import SympyGrounder  # noqa: E402
+from debates.grounding.sandbox import Sandbox  # noqa: E402
 from debates.providers.base import Endpoint, Voice  # noqa: E402
 from tests.fakes import judge  # noqa: E402
 from tests.fakes.answers import SYNTHESIS  # noqa: E402
@@ -115,14 +116,13 @@ async def step_times(repeat: int) -> tuple[list[float], int]:
     times, found = [], 0
     round_ = said()
     for _ in range(repeat):
-        grounder = SympyGrounder()
-        grounder.warm()
-        await grounder.sandbox.child()  # warm, as a started run's is by its first check
+        sandbox = Sandbox()
+        await sandbox.child()  # warm, as a running process's is by its first check
         started = time.perf_counter()
-        checks = await grounder.check(round_)
+        checks = await SympyGrounder(sandbox).check(round_)
         times.append(time.perf_counter() - started)
         found = len(checks)
-        await grounder.close()
+        await sandbox.close()
     return times, found
 
 
@@ -206,13 +206,14 @@ engine.ACTIONS[StepKind.CHECK] = timed_check
 
 async def gap(server: FakeProviderServer, checks: bool) -> tuple[float, float]:
     """(blind round stored → debate's first token, the blind round's check step's own time) of one run, in seconds."""
-    clock, grounder = Clock(), SympyGrounder()
-    grounder.warm()
+    clock, sandbox = Clock(), Sandbox()
+    grounder = SympyGrounder(sandbox)
+    grounder.warm()  # as the run starts: its SymPy loads beside the blind round
     SPENT.clear()
     try:
         finished = await run(spec_of(server, checks), clock, grounder=grounder if checks else None)
     finally:
-        await grounder.close()
+        await sandbox.close()
     assert finished.status == "done", finished.error
     return clock.first_debate_token - clock.answers_done, SPENT[0] if SPENT else 0.0
 

@@ -5,7 +5,7 @@ what it could not compute (refused, too slow, failed) as notes.
 in a limited child process (``sandbox``, ``worker``); ``contradictions`` later tells the
 moderator which claims of a panelist disagree with a computed fact, and ``checks`` checks the
 computations each round states (``claims``, ``numbers``, ``units``). ``SympyGrounder`` is all of
-it as the engine's Grounder, one SymPy child for the whole run.
+it as the engine's Grounder; the checks of every run on an event loop share one SymPy child.
 """
 
 from typing import Any
@@ -15,37 +15,39 @@ from debates.grounding import checks
 from debates.grounding.contradictions import contradictions
 from debates.grounding.extract import extract
 from debates.grounding.facts import Fact, Grounding
-from debates.grounding.sandbox import Sandbox, compute
+from debates.grounding.sandbox import Sandbox, compute, shared
 
 __all__ = ["Fact", "Grounding", "SympyGrounder", "contradictions", "ground"]
 
 
-async def ground(question: str, context: str = "", sandbox: Sandbox | None = None) -> Grounding:
+async def ground(question: str, context: str = "") -> Grounding:
     """Compute the maths of a question; never raises, never blocks the event loop."""
     tasks, notes = extract(f"{question}\n{context}")
     if not tasks:
         return Grounding(notes=tuple(notes))
-    facts, compute_notes = await (sandbox.compute(tasks) if sandbox else compute(tasks))
+    facts, compute_notes = await compute(tasks)
     return Grounding(facts=tuple(dict.fromkeys(facts)), notes=tuple(notes + compute_notes))
 
 
 class SympyGrounder:
-    """The engine's Grounder: SymPy before the panel, the claims that contradict its facts, and the
-    computations of each round checked between rounds; ``warm`` loads SymPy ahead of the first
-    check (call it as the run starts), ``close`` stops its child."""
+    """The engine's Grounder: SymPy before the panel (a child of its own: a question's maths may take
+    seconds), the claims that contradict its facts, and the computations of each round checked
+    between rounds, in ``sandbox`` (by default the child the loop's runs share: each check takes
+    milliseconds). ``warm`` starts that child ahead of the first check: call it as the run starts."""
 
-    def __init__(self) -> None:
+    def __init__(self, sandbox: Sandbox | None = None) -> None:
         self.facts: tuple[Fact, ...] = ()
-        self.sandbox = Sandbox()
+        self.given = sandbox
+
+    @property
+    def sandbox(self) -> Sandbox:
+        return self.given or shared()
 
     def warm(self) -> None:
         self.sandbox.warm()
 
-    async def close(self) -> None:
-        await self.sandbox.close()
-
     async def ground(self, question: str, context: str) -> str:
-        grounded = await ground(question, context, self.sandbox)
+        grounded = await ground(question, context)
         self.facts = grounded.facts
         return grounded.as_brief()
 

@@ -11,6 +11,7 @@ import contextlib
 import json
 import sys
 import tempfile
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -38,12 +39,14 @@ async def compute(tasks: list[Task]) -> tuple[list[Fact], list[str]]:
 
 
 class Sandbox:
-    """A child kept for many computations (a run's grounding, then its checks between rounds), so
-    SymPy is loaded once; ``warm`` starts it ahead of the first computation, off its path. A child
-    that timed out or died is replaced for the next task."""
+    """A child kept for many computations (the checks between rounds of every run on an event loop:
+    ``shared``), so SymPy is loaded once; ``warm`` starts it ahead of the first computation, off its
+    path. Computations take turns on its pipe. A child that timed out or died is replaced for the
+    next task."""
 
     def __init__(self) -> None:
         self.starting: asyncio.Task[asyncio.subprocess.Process] | None = None
+        self.turn = asyncio.Lock()
 
     def warm(self) -> None:
         """Start the child now, in the background (call it on the run's event loop)."""
@@ -61,6 +64,10 @@ class Sandbox:
 
     async def compute(self, tasks: list[Task]) -> tuple[list[Fact], list[str]]:
         """Facts for the tasks that finished in time, and a note for each that did not."""
+        async with self.turn:
+            return await self._compute(tasks)
+
+    async def _compute(self, tasks: list[Task]) -> tuple[list[Fact], list[str]]:
         facts: list[Fact] = []
         notes: list[str] = []
         for task in tasks:
@@ -89,6 +96,18 @@ class Sandbox:
             await asyncio.shield(starting)
         if not starting.cancelled() and starting.exception() is None:
             await stop(starting.result())
+
+
+SHARED: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Sandbox]" = weakref.WeakKeyDictionary()
+
+
+def shared() -> Sandbox:
+    """This event loop's kept child, for the checks between rounds of all its runs: one SymPy load
+    and about 50 MB per process, not per run (it ends with its process: its stdin closes)."""
+    loop = asyncio.get_running_loop()
+    if loop not in SHARED:
+        SHARED[loop] = Sandbox()
+    return SHARED[loop]
 
 
 async def spawn() -> asyncio.subprocess.Process:

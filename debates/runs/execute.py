@@ -164,7 +164,7 @@ async def execute(question_id: int) -> str | None:
             raise given
         spec, prior = given
         if grounder is not None:
-            grounder.warm()  # SymPy loads beside the first round, not in front of the first check
+            grounder.warm()  # SymPy loads (once per process) beside the first round, not in front of the first check
         finished = await engine.run(spec, sink, prior, grounder=grounder)
         await sink.drain()  # failing to store the end is a crash like any other
     except asyncio.CancelledError:
@@ -194,8 +194,6 @@ async def execute(question_id: int) -> str | None:
         await sink.emit(finished)
     finally:
         watcher.cancel()
-        if grounder is not None:
-            await grounder.close()
         try:
             await sink.drain()
         finally:

@@ -9,6 +9,7 @@ from debates.engine.protocols import plan
 from debates.engine.run import run
 from debates.engine.vocabulary import StepKind
 from debates.grounding import SympyGrounder
+from debates.grounding.sandbox import Sandbox
 from tests.fakes.answers import SYNTHESIS
 
 MODELS = ["model-alpha", "model-beta", "model-gamma"]
@@ -38,10 +39,12 @@ def voice(answer: str, later: str = "I keep my answer.\n\nCHANGE: none | nothing
 
 @pytest.fixture
 async def grounder():
-    found = SympyGrounder()
+    """The grounder a run gets, on a child of this test's own (a run shares its loop's)."""
+    sandbox = Sandbox()
+    found = SympyGrounder(sandbox)
     found.warm()
     yield found
-    await found.close()
+    await sandbox.close()
 
 
 @pytest.fixture
@@ -146,11 +149,8 @@ async def test_a_resumed_run_replays_the_stored_check_without_computing_again(pa
             self.asked += [s.round for s in said]
             return await super().check(said)
 
-    again, counting = type(sink)(), Counting()
-    try:
-        await run(spec, again, prior=prior, grounder=counting)
-    finally:
-        await counting.close()
+    again, counting = type(sink)(), Counting(grounder.sandbox)
+    await run(spec, again, prior=prior, grounder=counting)
     assert 1 not in counting.asked  # the blind round's check came from storage
     assert checks_of(again)[: len(checks_of(sink))] == checks_of(sink)
 
