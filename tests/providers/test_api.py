@@ -53,5 +53,5 @@ def test_voice_from_panelist_snapshots_provider_key_and_prices():
         "https://api.perplexity.ai",
         "pplx-secret",
     )
-    assert (endpoint.stall_timeout, endpoint.max_retries, endpoint.citations) == (7, 4, True)
+    assert (endpoint.stall_timeout, endpoint.max_retries, endpoint.search) == (7, 4, "perplexity")
     assert "pplx-secret" not in repr(voice)
