@@ -123,7 +123,7 @@ async def call(
     seat, round_index, kind = tally.seat, tally.round, tally.kind
     prompt = providers.estimate_tokens(sum(len(m.content) for m in tally.messages))
     meter = Meter(prompt, seat.voice.price_in, seat.voice.price_out)
-    started = ContributionStarted(round_index, seat.key, seat.label, kind, meter)
+    started = ContributionStarted(round_index, seat.key, seat.label, kind, meter, seat.voice.search)
     await sink.emit(started)
     for gate_try in range(1, GATE_TRIES + 1):
         streamed = False

@@ -56,6 +56,7 @@ class ContributionStarted(Event):
     label: str
     kind: StepKind
     meter: Meter = Meter()
+    search: bool = False  # the call may search the web
 
 
 @dataclass(frozen=True)

@@ -122,6 +122,14 @@ class Ledger:
     def labels(self) -> list[str]:
         return sorted({e.label for e in self.entries}, key=_label_order)
 
+    def searched(self) -> dict[str, int]:
+        """Label -> the web searches made for its contributions, for the voices that searched."""
+        found: dict[str, int] = {}
+        for entry in self.entries:
+            if entry.searches:
+                found[entry.label] = found.get(entry.label, 0) + entry.searches
+        return found
+
     @property
     def sourcing(self) -> bool:
         """Some voice searched the web or cites a source: each claim is then sourced or not."""
@@ -281,6 +289,7 @@ class Ledger:
             "flags": [*self.flags, *self.change_flags()],
             "labels": self.labels(),
             "sourcing": self.sourcing,
+            "searched": self.searched(),
         }
 
     def for_moderator(self) -> str:

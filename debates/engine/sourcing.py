@@ -42,6 +42,11 @@ class Footnote:
         return self.source.title or site(self.source.url) or self.source.url
 
     @property
+    def link(self) -> str:
+        """Its address where a page may link to it (http or https only)."""
+        return link(self.source.url)
+
+    @property
     def quote(self) -> str:
         quote = " ".join(self.source.quote.split())
         return quote if len(quote) <= MAX_QUOTE else quote[: MAX_QUOTE - 1].rstrip() + "…"
@@ -88,6 +93,11 @@ def passage(text: str, source: Source) -> str:
     first = ends[-1] if ends else 0
     last = SENTENCE_END.search(text, max(end - 1, first))
     return " ".join(text[first : last.end() if last else len(text)].split())
+
+
+def link(url: str) -> str:
+    """An address a page may link to: http or https, never a script."""
+    return url if urlsplit(url).scheme in ("http", "https") else ""
 
 
 def site(url: str) -> str:
