@@ -12,7 +12,7 @@ from debates.engine.policy import small
 from debates.engine.protocols import Shape, Step, call_steps, plan, planned_calls
 from debates.models import Contribution, Outcome, Panel, Panelist, Protocol, Provider
 from debates.presets import Wire
-from debates.providers.base import Voice
+from debates.providers.base import SearchTool, Voice
 from debates.voices import endpoint_from_provider, voice_from_panelist
 
 # For the cost estimate shown before asking: a typical call's size, in tokens.
@@ -22,6 +22,14 @@ ESTIMATE_IN, ESTIMATE_OUT = 2000, 800
 def call_cost(panelist: Panelist) -> Decimal:
     out = min(panelist.max_tokens, ESTIMATE_OUT)
     return (ESTIMATE_IN * panelist.price_in + out * panelist.price_out) / 1_000_000
+
+
+def searchers(panel: Panel) -> list[Panelist]:
+    """The panel's voices that search the web in its rounds (unless a question turns it off): those
+    whose panelist may, on a provider that can, where the panel does not forbid it."""
+    if panel.forbid_search:
+        return []
+    return [p for p in panel.roster() if p.search and p.search_tool != SearchTool.NONE]
 
 
 @dataclass(frozen=True)
@@ -38,6 +46,8 @@ class PanelOption:
     setup: Provider | None  # the provider to give a key to, when that is what stops it
     seconds: float  # the run's expected duration
     measured: bool  # from the voices' past calls (else a guess)
+    searching: tuple[str, ...] = ()  # the voices that search the web, unless the question turns it off
+    search_cost: Decimal = Decimal(0)  # what their searches add to ``cost``: one search a call, planned
 
     @property
     def runnable(self) -> bool:
@@ -60,17 +70,22 @@ class PanelOption:
         calls = planned_calls(steps, len(members), judging=bool(judge_calls))
         families = sorted({p.family for p in members})
         seconds, measured = duration(panel, steps)
+        searching = searchers(panel)
+        # Each of their calls in the panel's rounds searches about once (Anthropic's may search more).
+        search_cost = per_voice * sum((p.price_search for p in searching), Decimal(0)) / 1000
         return cls(
             panel=panel,
             voices=len(members),
             families=families,
             calls=calls,
-            cost=cost,
+            cost=cost + search_cost,
             problems=problems(panel),
             warnings=panel.self_judging(),
             setup=unkeyed_provider(panel),
             seconds=seconds,
             measured=measured,
+            searching=tuple(p.name for p in searching),
+            search_cost=search_cost,
         )
 
 

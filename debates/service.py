@@ -48,8 +48,9 @@ def ask(
     user: User, *, source: str, reask_of: Question | None = None, runs_here: bool = False, **fields: Any
 ) -> Question:
     """Ask the panel: ``fields`` are the ask form's (text, context, panel, criticality, options,
-    debate, voices, protocol, moderator, deadline, force_panel, follow_up_of); a field left empty
-    takes the panel's setting. ``runs_here``: the caller runs it (the terminal), nothing is queued."""
+    debate, voices, protocol, moderator, deadline, force_panel, search, follow_up_of); a field left
+    empty takes the panel's setting (``search`` left out stays on: voices that may search do).
+    ``runs_here``: the caller runs it (the terminal), nothing is queued."""
     given = {name: value for name, value in fields.items() if value not in (None, "", [])}
     return submit(ask_form(user, given), user, source=source, reask_of=reask_of, runs_here=runs_here)
 

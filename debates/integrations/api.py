@@ -19,6 +19,7 @@ FIELDS: Fields = {
     "panel": (str, "a string"),
     "criticality": (str, "a string"),
     "force_panel": (bool, "true or false"),
+    "search": (bool, "true or false"),
     "options": (list, "a list of strings"),  # the form checks the items
     "debate": (str, "a string"),
     "follow_up_of": (int, "a question's number"),

@@ -85,12 +85,19 @@ async def ask_panel(
     deadline: Annotated[
         int | None, Field(description="Answer within this many seconds (20-3600); late voices are cut, and said so.")
     ] = None,
+    search: Annotated[
+        bool,
+        Field(
+            description="Voices whose panelist may search the web do so, and cite what they found (billed per "
+            "search); false: every answer rests on what the models know."
+        ),
+    ] = True,
     wait: Wait = True,
 ) -> CallToolResult:
     """Ask Teorema's panel a question: blind answers, an anonymised debate, a moderator's verdict.
     Returns the verdict, its confidence, the agreement, the dissent in short, the cost and the page's URL."""
     fields = {"text": question, "context": context, "panel": panel, "criticality": criticality}
-    fields |= {"debate": debate, "options": options, "deadline": deadline}
+    fields |= {"debate": debate, "options": options, "deadline": deadline, "search": search}
     user = await user_of(ctx)
     asked = await refusing(service.ask, user, source=Source.MCP, **fields)
     return await answered(ctx, user, asked.pk) if wait else await result(ctx, user, asked.pk)
