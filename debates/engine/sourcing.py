@@ -54,6 +54,7 @@ class Footnote:
     def as_dict(self) -> dict[str, Any]:
         """As the ledger and the API give it."""
         found = {"n": self.number, "name": self.name, "url": self.source.url, "quote": self.quote}
+        found["supports"] = list(self.passages)
         if self.source.document:
             found |= {"document": self.source.document, "page": self.source.page}
         return found
@@ -91,7 +92,7 @@ def passage(text: str, source: Source) -> str:
     start, end = max(0, min(source.start, len(text))), max(0, min(source.end, len(text)))
     ends = [m.end() for m in SENTENCE_END.finditer(text, 0, start) if m.end() <= start]
     first = ends[-1] if ends else 0
-    last = SENTENCE_END.search(text, max(end - 1, first))
+    last = next((m for m in SENTENCE_END.finditer(text, first) if m.end() >= max(end, first + 1)), None)
     return " ".join(text[first : last.end() if last else len(text)].split())
 
 

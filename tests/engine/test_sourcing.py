@@ -221,3 +221,9 @@ async def test_a_panel_that_does_not_search_reads_its_prompts_as_before(fake_pro
     prompts = " ".join(r.prompt for r in fake_provider.requests)
     assert "unsourced" not in prompts
     assert "Sources it cites" not in prompts
+
+
+def test_a_span_that_ends_with_its_sentence_supports_that_sentence_only():
+    text = "Water boils at 100 °C at sea level.[1] Higher up it boils lower."
+    (note,) = sourcing.footnotes([span(text, "Water boils at 100 °C at sea level.[1]", url=BOILING)], text)
+    assert note.passages == ("Water boils at 100 °C at sea level.[1]",)

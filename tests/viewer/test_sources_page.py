@@ -113,9 +113,9 @@ async def test_footnotes_reach_the_card_as_they_stream_and_stay_when_it_finishes
     assert "status-done" in final
 
 
-def test_the_finished_page_shows_footnotes_unsourced_voices_and_each_claims_sources(
-    client, alice, offline_panel, make_question
-):
+@pytest.fixture
+def sourced(alice, offline_panel, make_question):
+    """A finished question: A searched and cites a page, B searched and cites nothing."""
     roster = [
         {"seat": "p1", "label": "Panelist A", "name": "Alpha", "search": True},
         {"seat": "p2", "label": "Panelist B", "name": "Beta", "search": True},
@@ -140,8 +140,11 @@ def test_the_finished_page_shows_footnotes_unsourced_voices_and_each_claims_sour
         )
     question.ledger = ledgers.Ledger(entries).as_dict()
     question.save()
+    return question
 
-    page = page_of(client, alice, question)
+
+def test_the_finished_page_shows_footnotes_unsourced_voices_and_each_claims_sources(client, alice, sourced):
+    page = page_of(client, alice, sourced)
     assert 'id="v0-p1-fn-1"' in page
     assert "Unsourced: it searched the web but cites no source" in words(page)
     a1 = row(page, "A1")
@@ -152,3 +155,20 @@ def test_the_finished_page_shows_footnotes_unsourced_voices_and_each_claims_sour
     assert "1 of 3 sourced" in words(page)
     voices = words(page.split('<ul class="voices">', 1)[1].split("</ul>", 1)[0])
     assert re.fullmatch(r"Panelist A searched the web 1× Panelist B searched the web 1×", voices), voices
+
+
+def test_the_exports_give_each_voices_sources_and_each_claims_and_say_who_is_unsourced(client, alice, sourced):
+    client.force_login(alice)
+    markdown = client.get(f"/q/{sourced.pk}/export.md").content.decode()
+    assert f"**Sources:**\n\n1. [Boiling point](<{BOILING}>) — “water boils at 100 degrees”" in markdown
+    assert "*Unsourced: it cites no source for what it says.*" in markdown
+    assert "*answer · done · 0 in + 0 out tokens · $0.000000 · 1 web search*" in markdown
+    header = next(line for line in markdown.splitlines() if line.startswith("| Claim |"))
+    assert "| Falsified if | Sources |" in header
+    a1 = next(line for line in markdown.splitlines() if line.startswith("| A1 |"))
+    assert f"[1] [Boiling point](<{BOILING}>)" in a1
+    assert "| unsourced |" in next(line for line in markdown.splitlines() if line.startswith("| B1 |"))
+    exported = client.get(f"/q/{sourced.pk}/export.json").json()
+    a, b = exported["rounds"][0]["contributions"]
+    assert [note["url"] for note in a["sources"]] == [BOILING]
+    assert (a["unsourced"], b["unsourced"], b["sources"], b["searches"]) == (False, True, [], 1)

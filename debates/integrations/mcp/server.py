@@ -262,6 +262,8 @@ def in_words(found: dict[str, Any]) -> str:
         lines.append(f"**Error:** {found['error']}")
     if found["synthesis"]:
         lines += ["", found["synthesis"].strip()]
+    if cited := story.panel_sources_lines(found["sources"], found["searched"]):
+        lines += ["", *cited]
     return "\n".join(lines)
 
 
