@@ -184,6 +184,11 @@ class Panelist(models.Model):
         found = search_preset(provider.preset, provider.wire, provider.base_url)
         return found.search if found is not None else SearchTool.NONE
 
+    @property
+    def may_search(self) -> bool:
+        """It may search the web, on a provider that can."""
+        return self.search and self.search_tool != SearchTool.NONE
+
     def clean(self) -> None:
         if not self.search or not self.provider_id:
             return

@@ -12,7 +12,7 @@ from debates.engine.policy import small
 from debates.engine.protocols import Shape, Step, call_steps, plan, planned_calls
 from debates.models import Contribution, Outcome, Panel, Panelist, Protocol, Provider
 from debates.presets import Wire
-from debates.providers.base import SearchTool, Voice
+from debates.providers.base import Voice
 from debates.voices import endpoint_from_provider, voice_from_panelist
 
 # For the cost estimate shown before asking: a typical call's size, in tokens.
@@ -29,7 +29,7 @@ def searchers(panel: Panel) -> list[Panelist]:
     whose panelist may, on a provider that can, where the panel does not forbid it."""
     if panel.forbid_search:
         return []
-    return [p for p in panel.roster() if p.search and p.search_tool != SearchTool.NONE]
+    return [p for p in panel.roster() if p.may_search]
 
 
 @dataclass(frozen=True)

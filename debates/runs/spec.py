@@ -20,13 +20,13 @@ class RosterGone(Exception):
 
 def freeze_roster(question: Question) -> list[dict]:
     """The voices of this run with shuffled labels; later roster edits do not change it. A panel
-    seat searches the web when its panelist may, the question lets it and the panel does not
-    forbid it; the moderator and the judges never do (they weigh what the panel found)."""
+    seat searches the web when its panelist may (on a provider that can), the question lets it
+    and the panel does not forbid it; the moderator and the judges never do (they weigh what the panel found)."""
     panel = question.panel
     roster = panel.roster()
     searching = question.search and not panel.forbid_search
     entries = [
-        _entry(f"p{i}", label, panelist) | {"search": searching and panelist.search}
+        _entry(f"p{i}", label, panelist) | {"search": searching and panelist.may_search}
         for i, (panelist, label) in enumerate(zip(roster, shuffled_labels(len(roster)), strict=True), 1)
     ]
     entries.append(_entry("moderator", "Moderator", panel.moderator))
