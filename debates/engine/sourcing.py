@@ -22,6 +22,7 @@ SENTENCE_END = re.compile(r"[.!?](?:\[\d{1,3}\])*(?=\s|$)|\n")
 COVERED = 0.6  # the share of a claim's words a passage must hold to say the same
 MIN_SHARED = 2  # and at least this many of them
 MAX_QUOTE = 300  # characters of a quote shown in a prompt or a footnote
+CLAIM_LINE_EXTRA = 400  # what a claim's line holds besides its words: its number, tag, confidence, falsifier
 
 
 @dataclass(frozen=True)
@@ -137,13 +138,16 @@ def in_words(notes: Sequence[Footnote]) -> str:
 
 
 def _line_of(said: str, text: str) -> tuple[int, int] | None:
-    """Where the claim's own line is in the answer (its closing block), if its words are there as read."""
-    at = text.find(said[:80]) if said else -1
+    """Where the claim's own line is in the answer: the last line holding its words as read (its
+    closing block comes last), and only a line about as long as a claim's (never a paragraph of prose
+    that happens to hold them)."""
+    at = text.rfind(said[:80]) if said else -1
     if at < 0:
         return None
     start = text.rfind("\n", 0, at) + 1
     end = text.find("\n", at)
-    return start, len(text) if end < 0 else end
+    end = len(text) if end < 0 else end
+    return (start, end) if end - start <= len(said) + CLAIM_LINE_EXTRA else None
 
 
 def _names(said: str, note: Footnote) -> bool:

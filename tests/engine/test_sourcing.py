@@ -227,3 +227,14 @@ def test_a_span_that_ends_with_its_sentence_supports_that_sentence_only():
     text = "Water boils at 100 °C at sea level.[1] Higher up it boils lower."
     (note,) = sourcing.footnotes([span(text, "Water boils at 100 °C at sea level.[1]", url=BOILING)], text)
     assert note.passages == ("Water boils at 100 °C at sea level.[1]",)
+
+
+def test_a_claim_is_not_backed_by_every_citation_of_the_paragraph_that_states_it_in_passing():
+    text = (
+        "Water boils at 100 °C at sea level. "
+        + "Pressure falls with height, and the boiling point with it. " * 6
+        + "On Everest it boils near 70 °C.\n\nCLAIMS:\n1. [fact] Water boils at 100 °C at sea level | confidence: 90%\n"
+    )
+    everest = span(text, "On Everest it boils near 70 °C.", url="https://everest.example")
+    notes = sourcing.footnotes([span(text, "Water boils at 100 °C", url=BOILING), everest], text)
+    assert sourcing.backing(claim("Water boils at 100 °C at sea level"), text, notes) == [1]
