@@ -19,7 +19,6 @@ FIELDS: Fields = {
     "panel": (str, "a string"),
     "criticality": (str, "a string"),
     "force_panel": (bool, "true or false"),
-    "search": (bool, "true or false"),
     "options": (list, "a list of strings"),  # the form checks the items
     "debate": (str, "a string"),
     "follow_up_of": (int, "a question's number"),
@@ -27,6 +26,7 @@ FIELDS: Fields = {
     "protocol": (str, "a string"),
     "moderator": (str, "a panelist's name"),
     "deadline": (int, "a whole number of seconds"),
+    "search": (bool, "true or false"),
 }
 RETRY_FIELDS: Fields = {"without_failed": (bool, "true or false")}
 OUTCOME_FIELDS: Fields = {"outcome": (str, "a string"), "note": (str, "a string")}

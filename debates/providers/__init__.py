@@ -112,7 +112,7 @@ async def check(voice: Voice) -> str:
         models = "1 model" if len(listed) == 1 else f"{len(listed)} models"
         return f"{voice.endpoint.name} answered in {_ms_since(began)} ms: it lists {models}."
     attempt = _protocol(voice)
-    probe = replace(voice, max_tokens=1, temperature=0.0)
+    probe = replace(voice, max_tokens=1, temperature=0.0, search=False)  # a ping is worth no search
     deadline = asyncio.get_running_loop().time() + min(voice.endpoint.total_timeout, 60.0)
     began = time.perf_counter()
     try:
