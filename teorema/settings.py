@@ -2,7 +2,7 @@
 
 Local mode (the default) needs nothing installed: SQLite under ``data/``, the in-memory
 channel layer and cache, debates run inside the Daphne process. A team server sets
-``DATABASE_URL``, ``REDIS_URL`` and ``TEOREMA_PRODUCTION=1`` (see README, "Server setup").
+``DATABASE_URL``, ``REDIS_URL`` and ``TEOREMA_PRODUCTION=1`` (see docs/server.md).
 """
 
 import math
@@ -321,7 +321,7 @@ class TeoremaSettings(TypedDict):
 
 
 TEOREMA: TeoremaSettings = {
-    # Documented in README ("Limits"); the form and the API enforce them.
+    # Documented in docs/configuration.md ("Limits"); the form and the API enforce them.
     "MAX_QUESTION_CHARS": env_number("TEOREMA_MAX_QUESTION_CHARS", 8000, 1),
     "MAX_CONTEXT_CHARS": env_number("TEOREMA_MAX_CONTEXT_CHARS", 20000, 0),
     "QUESTIONS_PER_HOUR": env_number("TEOREMA_QUESTIONS_PER_HOUR", 30, 1),

@@ -77,7 +77,7 @@ async def ask(config: Config, bot: Bot, chat_id: int, text: str) -> None:
         await send(bot, chat_id, in_a_reply(refused))
         return
     log.info("Chat %s asked question %s.", chat_id, question.pk)
-    await send(bot, chat_id, f"Running… {config.link(question.pk)}")
+    await send(bot, chat_id, f"Running… {config.link(question.pk) or f'question #{question.pk}'}")
     watcher = asyncio.create_task(wait_and_answer(config, chat_id, question.pk))
     _watchers.add(watcher)  # a strong reference until it is done
     watcher.add_done_callback(_watchers.discard)
@@ -118,7 +118,9 @@ def result_text(config: Config, question_id: int) -> str:
     question = Question.objects.filter(pk=question_id, owner__username=SERVICE_USER).first()
     if question is None:
         return f"There is no question #{question_id} from Telegram."
-    link = f"[Open the debate]({config.link(question.pk)})"
+    link = (
+        f"[Open the debate]({url})" if (url := config.link(question.pk)) else f"/result {question.pk} sends it again."
+    )
     heading = f"**Question #{question.pk} · {question.get_status_display()}**"
     if not question.is_finished:
         return f"{heading}\n\nStill running ({question.phase or 'starting'}).\n\n{link}"
