@@ -7,6 +7,7 @@ file. Limits come from settings.TEOREMA (docs/attachments.md): counts and sizes 
 the limited child process.
 """
 
+import base64
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,48 @@ class Checked:
         return hashlib.sha256(self.data).hexdigest()
 
 
+def from_json(items: Any, field: str = FIELD) -> list[Upload]:
+    """Files as the JSON ways in send them: ``[{"name", "media_type", "data"}]``, the data base64."""
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise Refused("The attachments were not accepted.", Kind.INVALID, {field: [SHAPE]})
+    uploads, problems = [], []
+    for index, item in enumerate(items):
+        if not (isinstance(item, dict) and isinstance(item.get("name"), str) and isinstance(item.get("data"), str)):
+            problems.append(f"File {index + 1}: {SHAPE}")
+            continue
+        media_type = item.get("media_type") or ""
+        if not isinstance(media_type, str) or set(item) - {"name", "media_type", "data"}:
+            problems.append(f"File {index + 1}: {SHAPE}")
+            continue
+        try:
+            data = base64.b64decode(item["data"], validate=True)
+        except ValueError:
+            problems.append(f"{printable(item['name'])}: its data is not base64.")
+            continue
+        uploads.append(Upload(item["name"], media_type, data))
+    if problems:
+        raise Refused("The attachments were not accepted.", Kind.INVALID, {field: problems})
+    return uploads
+
+
+SHAPE = 'each file is an object {"name": "report.pdf", "media_type": "application/pdf", "data": "<base64>"}.'
+
+
+def from_data_uri(name: str, uri: str, field: str) -> Upload:
+    """A file sent as a ``data:<media type>;base64,<data>`` URI (OpenAI's image_url and file parts)."""
+    head, comma, data = uri.partition(",")
+    if not (head.startswith("data:") and head.endswith(";base64") and comma):
+        message = f"{field}: only a data: URI with base64 content is accepted (a link is never fetched)."
+        raise Refused(message, Kind.INVALID, {field: [message]})
+    try:
+        return Upload(name, head[5:-7], base64.b64decode(data, validate=True))
+    except ValueError:
+        message = f"{field}: the data URI's content is not base64."
+        raise Refused(message, Kind.INVALID, {field: [message]}) from None
+
+
 def limits() -> dict[str, Any]:
     teorema = settings.TEOREMA
     return {
@@ -70,6 +113,17 @@ def in_words() -> str:
     )
 
 
+def too_large(name: str, size: int) -> str:
+    """Why a file of ``size`` bytes is refused for its size alone ("" when it is not): a way in that
+    knows the size before it has the bytes (Telegram) says so without fetching them."""
+    most = settings.TEOREMA["ATTACHMENT_MAX_BYTES"]
+    return (
+        f"{printable(name)} is {filesizeformat(size)}; a file may be at most {filesizeformat(most)}."
+        if size > most
+        else ""
+    )
+
+
 def refuse(problems: list[str], kind: Kind = Kind.INVALID) -> Refused:
     message = "The attachments were not accepted." if len(problems) > 1 else problems[0]
     return Refused(message, kind, {FIELD: problems})
@@ -82,12 +136,7 @@ def check(uploads: list[Upload]) -> list[Checked]:
     found = limits()
     if len(uploads) > found["files"]:
         raise refuse([f"{len(uploads)} files were attached; at most {found['files']} are accepted."], Kind.TOO_LARGE)
-    most = filesizeformat(found["file_bytes"])
-    large = [
-        f"{printable(u.name)} is {filesizeformat(len(u.data))}; a file may be at most {most}."
-        for u in uploads
-        if len(u.data) > found["file_bytes"]
-    ]
+    large = [said for u in uploads if (said := too_large(u.name, len(u.data)))]
     total = sum(len(u.data) for u in uploads)
     if not large and total > found["total_bytes"]:
         large = [

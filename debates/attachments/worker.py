@@ -179,10 +179,8 @@ def text(data: bytes, task: dict, blobs: list[bytes]) -> dict:
         from charset_normalizer import from_bytes
 
         best = from_bytes(data).best() if len(data) >= SHORT_TEXT else None
-        if best is not None:
-            decoded = str(best)
-        else:  # too short to tell its encoding: Windows' Western one, the likeliest that is not UTF-8
-            decoded = data.decode("cp1252", "replace")
+        # Too short to tell its encoding: Windows' Western one, the likeliest that is not UTF-8.
+        decoded = str(best) if best is not None else data.decode("cp1252", "replace")
     if task["kind"] == "json":
         try:
             json.loads(decoded)

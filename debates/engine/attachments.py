@@ -44,20 +44,25 @@ class Attachment:
         return f"{self.name} p. {page}" if page else self.name
 
 
-def delivery(attachment: Attachment, voice: Voice) -> Delivery:
-    """How ``voice`` receives ``attachment``: natively where its model reads that kind, else as text
-    (an image, which has none, unseen)."""
-    if attachment.kind == IMAGE:
-        return Delivery.NATIVE if voice.vision else Delivery.UNSEEN
-    if attachment.kind == PDF and voice.pdf:
+def delivery(kind: str, vision: bool, pdf: bool) -> Delivery:
+    """How a voice whose model sees images (``vision``) and takes PDFs (``pdf``) receives a file of
+    ``kind``: natively where it reads that kind, else as text (an image, which has none, unseen). The
+    page and the exports say it from the frozen roster by the same rule."""
+    if kind == IMAGE:
+        return Delivery.NATIVE if vision else Delivery.UNSEEN
+    if kind == PDF and pdf:
         return Delivery.NATIVE
     return Delivery.TEXT
+
+
+def delivery_to(attachment: Attachment, voice: Voice) -> Delivery:
+    return delivery(attachment.kind, voice.vision, voice.pdf)
 
 
 def parts(attachments: tuple[Attachment, ...], voice: Voice) -> tuple[Part, ...]:
     """The native parts of ``voice``'s prompt, in the question's order."""
     return tuple(
-        Part(a.kind, a.name, a.media_type, a.data) for a in attachments if delivery(a, voice) == Delivery.NATIVE
+        Part(a.kind, a.name, a.media_type, a.data) for a in attachments if delivery_to(a, voice) == Delivery.NATIVE
     )
 
 

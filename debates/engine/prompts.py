@@ -8,7 +8,7 @@ from string import Template
 from typing import TYPE_CHECKING
 
 from debates.engine import dossier
-from debates.engine.attachments import IMAGE, PDF, Attachment, Delivery, delivery
+from debates.engine.attachments import IMAGE, PDF, Attachment, Delivery, delivery_to
 from debates.engine.events import ContributionResult
 from debates.engine.reading import closing
 from debates.engine.vocabulary import Method, StepKind
@@ -84,7 +84,7 @@ def attachments_block(files: tuple[Attachment, ...], voice: Voice) -> str:
         return ""
     listed, texts = [], []
     for attached in files:
-        how = delivery(attached, voice)
+        how = delivery_to(attached, voice)
         listed.append(f"- {attached.name} ({describe(attached)}): {HOW[how]}.")
         if how == Delivery.TEXT:
             texts.append(dossier.fence(attached.name, file_text(attached)))

@@ -51,7 +51,9 @@ class OpenAI:
 
     def files(self, body: dict) -> list[dict]:
         """The user messages' parts that are no text: ``image_url`` and ``file``."""
-        return [part for m in body.get("messages") or [] if m.get("role") == "user" for part in _files(m.get("content"))]
+        return [
+            part for m in body.get("messages") or [] if m.get("role") == "user" for part in _files(m.get("content"))
+        ]
 
     def json_output(self, body: dict) -> bool:
         return (body.get("response_format") or {}).get("type") in ("json_object", "json_schema")
@@ -117,7 +119,9 @@ class Anthropic:
 
     def files(self, body: dict) -> list[dict]:
         """The user messages' ``image`` and ``document`` blocks."""
-        return [part for m in body.get("messages") or [] if m.get("role") == "user" for part in _files(m.get("content"))]
+        return [
+            part for m in body.get("messages") or [] if m.get("role") == "user" for part in _files(m.get("content"))
+        ]
 
     def tool(self, body: dict) -> dict | None:
         """The tool the request forces the model to call (how a structure is asked for), if any."""
