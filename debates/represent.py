@@ -107,7 +107,7 @@ def represent(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
 def attachments(question: Question, base: str = "") -> list[dict[str, Any]]:
     """The files the panel read, with where to download each and how each voice (by label) received it."""
     found = shown.for_question(question)
-    return [shown.as_json(one, public_url(one.row.download_path(), base)) for one in found]
+    return [shown.as_json(one, public_url(one.download, base)) for one in found]
 
 
 def summary(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:

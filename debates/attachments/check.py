@@ -76,6 +76,11 @@ def from_json(items: Any, field: str = FIELD) -> list[Upload]:
     return uploads
 
 
+def from_form(uploaded: list[Any]) -> list[Upload]:
+    """Files as a multipart form sends them (the ask page, the follow-up form, the API)."""
+    return [Upload(f.name or "", f.content_type or "", f.read()) for f in uploaded]
+
+
 SHAPE = 'each file is an object {"name": "report.pdf", "media_type": "application/pdf", "data": "<base64>"}.'
 
 

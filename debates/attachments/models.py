@@ -52,10 +52,8 @@ class Attachment(models.Model):
         return FileKind(self.kind).label
 
     def download_path(self) -> str:
+        """Its download on its own question's page (a follow-up's page serves its thread's files too)."""
         return reverse("debates:attachment", args=[self.question_id, self.pk, self.name])
-
-    def thumbnail_path(self) -> str:
-        return reverse("debates:attachment_thumbnail", args=[self.question_id, self.pk])
 
     def as_attached(self) -> Attached:
         """The file as a run carries it: images and PDFs with their bytes (read from storage now), its text

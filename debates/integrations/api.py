@@ -8,7 +8,6 @@ from django.http import HttpRequest, JsonResponse
 
 from debates import service
 from debates.attachments import check as files
-from debates.attachments.check import Upload
 from debates.conversations import sharing
 from debates.integrations.endpoint import Fields, api_view, typed_body
 from debates.models import Source, Status
@@ -54,7 +53,7 @@ def create(request: HttpRequest) -> JsonResponse:
     ``attachments`` parts, the other fields as text)."""
     if request.content_type == "multipart/form-data":
         payload: dict = multipart_fields(request)
-        uploads = [Upload(f.name or "", f.content_type or "", f.read()) for f in request.FILES.getlist("attachments")]
+        uploads = files.from_form(request.FILES.getlist("attachments"))
     else:
         payload = typed_body(request, FIELDS, "The question was not accepted.")
         uploads = files.from_json(payload.pop("attachments", None))
