@@ -104,9 +104,10 @@ def represent(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
     }
 
 
-def attachments(question: Question, base: str = "") -> list[dict[str, Any]]:
-    """The files the panel read, with where to download each and how each voice (by label) received it."""
-    found = shown.for_question(question)
+def attachments(question: Question, base: str = "", token: str = "") -> list[dict[str, Any]]:
+    """The files the panel read, with where to download each (``token``: by the question's link) and how
+    each voice (by label) received it."""
+    found = shown.for_question(question, token=token)
     return [shown.as_json(one, public_url(one.download, base)) for one in found]
 
 

@@ -107,6 +107,6 @@ def history_page(questions: QuerySet[Question], number: str | None, per_page: in
     page = Paginator(threads, per_page).get_page(number)
     keys = [row["thread"] for row in page.object_list]
     grouped: dict[int, list[Question]] = defaultdict(list)
-    for question in keyed.filter(thread__in=keys).order_by("created_at", "id"):
+    for question in keyed.filter(thread__in=keys).order_by("created_at", "id").prefetch_related("attachments"):
         grouped[question.thread].append(question)
     return Page([Thread(grouped[key]) for key in keys], page.number, page.paginator)

@@ -56,3 +56,17 @@ def test_a_follow_up_page_lists_the_files_of_the_question_it_follows(client, ali
     client.force_login(alice)
     page = client.get(later.get_absolute_url()).content.decode()
     assert "r.pdf" in page and "from the question this one follows up" in page
+
+
+def test_history_the_exports_and_the_admin_list_the_files(client, alice, admin_user, offline_panel, no_runs):
+    question = service.ask(alice, source=Source.PAGE, text="Why?", attachments=[Upload("r.pdf", "", files.pdf(["a"]))])
+    row = Attachment.objects.get(question=question)
+    client.force_login(alice)
+    assert "with r.pdf" in client.get("/history/").content.decode()
+    markdown = client.get(f"/q/{question.pk}/export.md").content.decode()
+    assert f"- [r.pdf](http://testserver/q/{question.pk}/files/{row.pk}/r.pdf) (pdf, 1 pages" in markdown
+    exported = client.get(f"/q/{question.pk}/export.json").json()
+    assert [(f["name"], f["sha256"]) for f in exported["attachments"]] == [("r.pdf", row.sha256)]
+    client.force_login(admin_user)
+    admin = client.get(f"/admin/debates/question/{question.pk}/change/").content.decode()
+    assert f'href="/q/{question.pk}/files/{row.pk}/r.pdf" download>r.pdf</a>' in admin
