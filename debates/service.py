@@ -195,6 +195,8 @@ def panel_entry(option: PanelOption) -> dict[str, Any]:
         "estimated_cost": f"{option.cost:.4f}",
         "estimated_seconds": round(option.seconds, 1),
         "estimate_from_history": option.measured,
+        "sees_images": option.sees_images,
+        "reads_pdf": option.reads_pdf,
         "demo": option.demo,
     }
 

@@ -73,7 +73,18 @@
       problem.textContent = found.join(" ");
       problem.hidden = !found.length;
       box.classList.toggle("over", found.length > 0);
+      warnBlind();
     };
+    // An image, and a panel none of whose voices can see one: said before sending (readiness.py words it).
+    const blind = box.querySelector(".attach-blind");
+    const warnBlind = () => {
+      const panel = form.querySelector("input[name=panel]:checked");
+      const said = panel ? panel.dataset.blind : "";
+      const images = files.some((file) => file.type.startsWith("image/"));
+      blind.textContent = images && said ? said : "";
+      blind.hidden = !blind.textContent;
+    };
+    form.addEventListener("change", (event) => { if (event.target.name === "panel") warnBlind(); });
     const add = (given) => { files = files.concat([...given]); sync(); };
 
     input.addEventListener("change", () => add(input.files));

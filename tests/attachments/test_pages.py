@@ -32,7 +32,8 @@ def test_a_refused_file_is_said_on_the_form_and_nothing_is_asked(client, alice, 
     response = client.post("/", {"text": "Summarise", "panel": "offline", "attachments": [fake]})
     assert response.status_code == 400
     assert "report.pdf is a ZIP archive: archives are not accepted" in response.content.decode()
-    assert no_runs == [] and not Question.objects.exists()
+    assert no_runs == []
+    assert not Question.objects.exists()
 
 
 def test_the_question_page_lists_each_file_with_its_thumbnail_and_download(client, alice, offline_panel, no_runs):
@@ -55,7 +56,8 @@ def test_a_follow_up_page_lists_the_files_of_the_question_it_follows(client, ali
     later = service.follow_up(alice, first.pk, source=Source.PAGE, text="And in Europe?")
     client.force_login(alice)
     page = client.get(later.get_absolute_url()).content.decode()
-    assert "r.pdf" in page and "from the question this one follows up" in page
+    assert "r.pdf" in page
+    assert "from the question this one follows up" in page
 
 
 def test_history_the_exports_and_the_admin_list_the_files(client, alice, admin_user, offline_panel, no_runs):
@@ -70,3 +72,13 @@ def test_history_the_exports_and_the_admin_list_the_files(client, alice, admin_u
     client.force_login(admin_user)
     admin = client.get(f"/admin/debates/question/{question.pk}/change/").content.decode()
     assert f'href="/q/{question.pk}/files/{row.pk}/r.pdf" download>r.pdf</a>' in admin
+
+
+def test_the_panels_say_how_many_voices_see_images_and_warn_when_none_does(alice, offline_panel):
+    [entry] = service.panels()
+    assert (entry["sees_images"], entry["reads_pdf"]) == (0, 0)
+    member = offline_panel.roster()[0]
+    member.model = "gpt-4o"
+    member.save()
+    [entry] = service.panels()
+    assert entry["sees_images"] == 1

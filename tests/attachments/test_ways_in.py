@@ -71,7 +71,8 @@ def test_bad_files_in_json_are_refused_with_the_field(client, alice, offline_pan
 
     assert response.status_code == 400
     assert words in " ".join(response.json()["fields"]["attachments"])
-    assert no_runs == [] and not Question.objects.exists()
+    assert no_runs == []
+    assert not Question.objects.exists()
 
 
 def test_a_file_is_downloaded_as_an_attachment_by_its_asker_and_a_404_for_anyone_else(
@@ -114,7 +115,7 @@ def test_the_cli_attaches_files_by_path(alice, offline_panel, tmp_path):
 
 
 def test_the_cli_names_a_file_it_cannot_read(alice, offline_panel, tmp_path):
-    with pytest.raises(CommandError, match="Cannot attach .*missing.pdf: No such file or directory"):
+    with pytest.raises(CommandError, match=r"Cannot attach .*missing\.pdf: No such file or directory"):
         call_command("ask", "Why?", "--attach", str(tmp_path / "missing.pdf"))
     assert not Question.objects.exists()
 

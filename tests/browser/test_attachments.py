@@ -70,6 +70,7 @@ def test_files_are_dropped_and_pasted_then_listed_on_the_debate_page(provider_se
         True
     ] * 3, shown
     assert page.locator(".ask .attach-chip img.attach-preview").count() == 1
+    assert page.inner_text(".ask .attach-blind").startswith("No voice of this panel can see images")
     page.click("button[aria-label='Remove notes.md']")
     assert [chip.split(" ")[0] for chip in chips(page)] == ["q3-report.pdf", "pasted-image-1.png"]
     assert page.evaluate("() => document.querySelector('#id_attachments').files.length") == 2
