@@ -64,23 +64,3 @@ def parts(attachments: tuple[Attachment, ...], voice: Voice) -> tuple[Part, ...]
     return tuple(
         Part(a.kind, a.name, a.media_type, a.data) for a in attachments if delivery_to(a, voice) == Delivery.NATIVE
     )
-
-
-def tokens(attachment: Attachment, how: Delivery, wire: str) -> int:
-    """About how many input tokens one prompt spends on ``attachment``, as the providers count them:
-    an image by its pixels (Anthropic's width × height / 750, OpenAI's 512-pixel tiles, Gemini's 258
-    per 768-pixel tile), a native PDF by its pages (text and a picture of each), text at four
-    characters a token."""
-    if how == Delivery.UNSEEN:
-        return 0
-    if how == Delivery.TEXT:
-        return -(-len(attachment.text) // 4)
-    if attachment.kind == PDF:
-        pages = attachment.pages or 1
-        return 258 * pages if wire == "gemini" else 1500 * pages
-    width, height = attachment.width or 1, attachment.height or 1
-    if wire == "anthropic":
-        return -(-width * height // 750)
-    if wire == "gemini":
-        return 258 * max(1, -(-width // 768)) * max(1, -(-height // 768))
-    return 85 + 170 * -(-width // 512) * -(-height // 512)
