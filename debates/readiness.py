@@ -38,6 +38,18 @@ class PanelOption:
     setup: Provider | None  # the provider to give a key to, when that is what stops it
     seconds: float  # the run's expected duration
     measured: bool  # from the voices' past calls (else a guess)
+    sees_images: int = 0  # voices whose model reads an image natively
+    reads_pdf: int = 0  # voices whose model takes a PDF as a document
+
+    @property
+    def blind_to_images(self) -> str:
+        """The warning an asker attaching an image gets before sending, when no voice can see one."""
+        if self.sees_images:
+            return ""
+        return (
+            "No voice of this panel can see images: each is told an image is attached that it cannot see. "
+            "Pick a panel with a vision model, or describe the image in words."
+        )
 
     @property
     def runnable(self) -> bool:
@@ -60,6 +72,7 @@ class PanelOption:
         calls = planned_calls(steps, len(members), judging=bool(judge_calls))
         families = sorted({p.family for p in members})
         seconds, measured = duration(panel, steps)
+        sights = [p.sight() for p in members]
         return cls(
             panel=panel,
             voices=len(members),
@@ -71,6 +84,8 @@ class PanelOption:
             setup=unkeyed_provider(panel),
             seconds=seconds,
             measured=measured,
+            sees_images=sum(sight.vision for sight in sights),
+            reads_pdf=sum(sight.pdf for sight in sights),
         )
 
 

@@ -27,6 +27,7 @@ def endpoint_from_provider(provider: Provider) -> Endpoint:
 
 def voice_from_panelist(panelist: Panelist) -> Voice:
     """A call-ready snapshot of a Panelist row and its provider."""
+    sight = panelist.sight()
     return Voice(
         name=panelist.name,
         model=panelist.model,
@@ -35,4 +36,6 @@ def voice_from_panelist(panelist: Panelist) -> Voice:
         max_tokens=panelist.max_tokens,
         price_in=Decimal(panelist.price_in),
         price_out=Decimal(panelist.price_out),
+        vision=sight.vision,
+        pdf=sight.pdf,
     )

@@ -224,8 +224,13 @@ STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns on every start when it is m
 # Local mode serves static files straight from the app folders (no collectstatic step);
 # production serves the collected, hashed copies (`manage.py collectstatic`).
 WHITENOISE_USE_FINDERS = not PRODUCTION
+# Attachments (debates/attachments/) go to the default storage: files under DATA_DIR by default; a
+# server may name any Django storage backend (django-storages' S3, say, configured by its own settings).
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": {
+        "BACKEND": os.environ.get("TEOREMA_FILE_STORAGE", "django.core.files.storage.FileSystemStorage"),
+        "OPTIONS": {"location": str(DATA_DIR / "files")} if not os.environ.get("TEOREMA_FILE_STORAGE") else {},
+    },
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
         if PRODUCTION
@@ -318,6 +323,14 @@ class TeoremaSettings(TypedDict):
     LOCAL_SERVERS: dict[str, str]
     DATASETS_DIR: str
     PUBLIC_URL: str
+    ATTACHMENTS_MAX_FILES: int
+    ATTACHMENT_MAX_BYTES: int
+    ATTACHMENTS_MAX_BYTES: int
+    ATTACHMENT_MAX_PAGES: int
+    ATTACHMENT_MAX_PIXELS: int
+    ATTACHMENT_IMAGE_SIDE: int
+    ATTACHMENT_TEXT_CHARS: int
+    ATTACHMENT_SECONDS: float
 
 
 TEOREMA: TeoremaSettings = {
@@ -353,12 +366,36 @@ TEOREMA: TeoremaSettings = {
     # The site's address, for links made outside a request (the CLI, Telegram, stdio MCP); none
     # set, such a link is left out rather than guessed.
     "PUBLIC_URL": env_url("TEOREMA_PUBLIC_URL"),
+    # Attachments (docs/attachments.md): refused in words past these, before anything is stored.
+    "ATTACHMENTS_MAX_FILES": env_number("TEOREMA_ATTACHMENTS_MAX_FILES", 5, 0),
+    "ATTACHMENT_MAX_BYTES": env_number("TEOREMA_ATTACHMENT_MAX_MB", 20, 1) * 2**20,
+    "ATTACHMENTS_MAX_BYTES": env_number("TEOREMA_ATTACHMENTS_MAX_MB", 50, 1) * 2**20,
+    "ATTACHMENT_MAX_PAGES": env_number("TEOREMA_ATTACHMENT_MAX_PAGES", 100, 1),
+    # Decoded pixels of one image (a decompression bomb is refused before it is decoded), and the
+    # longest side an image keeps once re-encoded (what every model and viewer gets).
+    "ATTACHMENT_MAX_PIXELS": env_number("TEOREMA_ATTACHMENT_MAX_PIXELS", 40_000_000, 1),
+    "ATTACHMENT_IMAGE_SIDE": env_number("TEOREMA_ATTACHMENT_IMAGE_SIDE", 2048, 64),
+    # The text a voice that reads a file as text gets of it, at most (the rest is cut, and said).
+    "ATTACHMENT_TEXT_CHARS": env_number("TEOREMA_ATTACHMENT_TEXT_CHARS", 200_000, 1000),
+    # Reading one file in the limited child process (debates/attachments/sandbox.py).
+    "ATTACHMENT_SECONDS": env_number("TEOREMA_ATTACHMENT_SECONDS", 30.0, 1, float),
 }
 
 # Request size limits (docs/api.md): 1 MiB for the rest of a form plus the longest question and
 # context with every character escaped (12 bytes each at worst: %F0%9F%A4%94, or \ud83e\udd14 in
 # JSON), so they never refuse a question the form accepts; a larger request gets a 400 that says so.
-DATA_UPLOAD_MAX_MEMORY_SIZE = 2**20 + 12 * (TEOREMA["MAX_QUESTION_CHARS"] + TEOREMA["MAX_CONTEXT_CHARS"])
+if TEOREMA["ATTACHMENTS_MAX_BYTES"] < TEOREMA["ATTACHMENT_MAX_BYTES"]:
+    raise ImproperlyConfigured(
+        "TEOREMA_ATTACHMENTS_MAX_MB (a question's attachments together) must be at least "
+        "TEOREMA_ATTACHMENT_MAX_MB (one file)."
+    )
+
+# Attachments sent as base64 in JSON (the API, /v1, MCP over HTTP) take 4/3 of their size on top.
+DATA_UPLOAD_MAX_MEMORY_SIZE = (
+    2**20
+    + 12 * (TEOREMA["MAX_QUESTION_CHARS"] + TEOREMA["MAX_CONTEXT_CHARS"])
+    + TEOREMA["ATTACHMENTS_MAX_BYTES"] * 4 // 3
+)
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000  # the ask form has 6; the admin's largest forms stay far below
 
 # Debates run outside the request either way, through django.tasks. Local mode runs them on

@@ -7,6 +7,7 @@ from django import template
 from django.utils.safestring import SafeString
 
 from debates import render
+from debates.attachments import check as files
 from debates.live import claims, story
 from debates.models import Method
 
@@ -66,3 +67,9 @@ def claim_ledger(
     """``{% claim_ledger debate.ledger debate.reveal debate.synthesis.stances as ledger %}``: the ledger as
     the page draws it (the live state has no reveal and no synthesis: they come once the run is over)."""
     return claims.view(ledger, reveal or (), moderator) if ledger else None
+
+
+@register.simple_tag
+def attach_limits() -> dict:
+    """The attachment limits, for the picker's own checks and the words shown before sending."""
+    return files.limits() | {"words": files.in_words()}

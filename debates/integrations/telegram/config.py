@@ -67,7 +67,7 @@ class Config:
 
     def bot(self) -> Bot:
         """A Bot for ``async with``: one per event loop, as its HTTP client is bound to the loop."""
-        return Bot(self.token, base_url=f"{self.api_base}/bot")
+        return Bot(self.token, base_url=f"{self.api_base}/bot", base_file_url=f"{self.api_base}/file/bot")
 
     def __repr__(self) -> str:  # a Config in a traceback or a log line must not show the token
         return f"Config(chat_ids={sorted(self.allowed_chat_ids)}, api_base={self.api_base!r})"
