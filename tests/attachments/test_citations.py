@@ -18,7 +18,7 @@ CITED = """Revenue fell because churn doubled in Europe.
 ANSWER: churn in Europe
 CLAIMS:
 1. [fact] Churn doubled in Europe (report.pdf p. 2) | confidence: 80% | falsified if: report.pdf p. 2 shows flat churn
-2. [inference] The churn explains most of the 4% fall | confidence: 60% | falsified if: new sales fell more than churn rose
+2. [inference] The churn explains most of the 4% fall | confidence: 60% | falsified if: sales fell more than churn
 """
 
 
