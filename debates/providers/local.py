@@ -25,6 +25,7 @@ from typing import Any
 
 from debates.engine.reading.text import repeats
 from debates.providers.base import Chunk, Fault, Message, ProviderError, Queued, Started, Usage, Voice
+from debates.providers.mojibake import Mend
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_ID = "smollm2-135m-instruct"  # the one model this wire lists (the default roster names it so)
@@ -267,7 +268,7 @@ def _generate(voice: Voice, messages: list[Message], emit: Callable[[Any], None]
                 repeat_penalty=REPEAT_PENALTY,
                 stop=STOP,
             )
-            tokens_out, finish, pending, written = 0, "", "", ""
+            tokens_out, finish, pending, written, mend = 0, "", "", "", Mend()
             due = time.monotonic()  # the first piece goes at once: it is when the answer starts to show
             with closing(parts):
                 for part in parts:
@@ -276,18 +277,18 @@ def _generate(voice: Voice, messages: list[Message], emit: Callable[[Any], None]
                     choice = part["choices"][0]
                     if text := choice["delta"].get("content"):
                         tokens_out += 1  # llama.cpp streams one token per chunk
-                        pending += text
+                        pending += mend(text)
                         written += text
                         if text.rstrip()[-1:] in (".", "!", "?") and repeats(written) >= LOOP_STOP:
                             finish = "stop"  # a loop: what follows would be the same sentence again
                             break
                         # Later pieces wait: waking the loop for every token steals CPU from llama.cpp's
                         # threads, and a few tokens per wake-up is still far finer than the page's refresh.
-                        if (now := time.monotonic()) >= due:
+                        if pending and (now := time.monotonic()) >= due:
                             emit(pending)
                             pending, due = "", now + EMIT_INTERVAL
                     finish = choice["finish_reason"] or finish
-            if pending:
+            if pending := pending + mend.rest():
                 emit(pending)
             # The context now holds the prompt and the answer, as the real tokenizer counted them.
             tokens_in = max(llm.n_tokens - tokens_out, 0)
