@@ -101,7 +101,7 @@ def test_a_bad_number_stops_startup_with_its_name(tmp_path: Path) -> None:
 
 
 def test_the_embedded_models_threads_come_from_the_environment(tmp_path: Path) -> None:
-    show = "from debates.providers import local; print(local.THREADS)"
+    show = "from debates.providers import threads; print(threads.THREADS)"
     shown = manage("shell", "--no-imports", "-c", show, env={"TEOREMA_LOCAL_THREADS": "2"}, data_dir=tmp_path)
 
     assert shown.stdout.strip() == str(min(2, len(os.sched_getaffinity(0))))

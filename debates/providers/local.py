@@ -6,16 +6,11 @@ ones at most every ``EMIT_INTERVAL``. Generations take turns (the ``Line``) beca
 context is not thread-safe, and a call waiting for its turn says where it stands (``Queued``),
 then when it starts (``Started``), so nobody mistakes the wait for thinking.
 
-llama.cpp computes on ``THREADS`` threads, one core fewer than the process may use: its threads
-meet at a barrier after every operation and wait for each other there, so a thread that another
-process has pushed off its core stalls the rest, who spin meanwhile. One generation of 100 tokens
-beside a busy loop on two cores took 4.4 s on two threads (5.4 s of CPU) and 1.5 s on one.
+How many threads it computes on is ``threads``' to say.
 """
 
 import asyncio
 import atexit
-import logging
-import os
 import threading
 import time
 from collections.abc import AsyncGenerator, Callable, Iterator
@@ -24,6 +19,7 @@ from importlib import resources
 from typing import Any
 
 from debates.engine.reading.text import repeats
+from debates.providers import threads
 from debates.providers.base import Chunk, Fault, Message, ProviderError, Queued, Started, Usage, Voice
 from debates.providers.mojibake import Mend
 
@@ -41,36 +37,6 @@ N_CTX = 4096
 TEMPLATE_TOKENS = 8  # ChatML markers around each message
 ELLIPSIS = "[…] "
 EMIT_INTERVAL = 0.04  # seconds
-
-log = logging.getLogger(__name__)
-
-
-def cores() -> int:
-    """The cores this process may run on (a container's CPU set, not the machine's count)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
-def default_threads() -> int:
-    """One core fewer than the process may use, and at least one: the web server keeps a core."""
-    return max(1, cores() - 1)
-
-
-THREADS = default_threads()
-
-
-def configure(threads: int) -> None:
-    """Set the threads the model computes on (0: the default), at most one per core, saying so when
-    a setting asks for more (threads beyond the cores only wait for each other)."""
-    global THREADS
-    available = cores()
-    if threads > available:
-        log.warning(
-            "TEOREMA_LOCAL_THREADS=%d is more than the %d cores this process may use: the embedded model runs on %d.",
-            threads,
-            available,
-            available,
-        )
-    THREADS = min(threads, available) if threads else default_threads()
 
 
 class Line:
@@ -113,6 +79,7 @@ class Line:
 _model: Any = None
 _load_lock = threading.Lock()
 _line = Line()
+_neighbours = threads.Neighbours()
 
 
 @contextmanager
@@ -161,8 +128,8 @@ def model() -> Any:
                 _model = Llama(
                     model_path=str(path),
                     n_ctx=N_CTX,
-                    n_threads=THREADS,
-                    n_threads_batch=THREADS,
+                    n_threads=threads.THREADS,
+                    n_threads_batch=threads.THREADS,
                     last_n_tokens_size=REPEAT_WINDOW,
                     verbose=False,
                 )
@@ -252,6 +219,7 @@ def _generate(voice: Voice, messages: list[Message], emit: Callable[[Any], None]
             if not mine:
                 return
             llm = model()
+            llm._ctx.set_n_threads(threads.THREADS, threads.prompt_threads(_neighbours.look()))
             fitted, max_tokens = fit_to_context(
                 lambda text: llm.tokenize(text.encode(), add_bos=False, special=False),
                 lambda tokens: llm.detokenize(tokens).decode("utf-8", "ignore"),

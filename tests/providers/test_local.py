@@ -5,9 +5,9 @@ from dataclasses import replace
 
 import pytest
 
-from debates.providers import local, stream
+from debates.providers import local, stream, threads
 from debates.providers.base import Chunk, Endpoint, Message, Voice
-from tests.providers.helpers import collect, completion
+from tests.providers.helpers import Context, collect, completion
 
 
 def chars(text: str) -> list[int]:
@@ -43,30 +43,6 @@ def test_prompts_that_fit_are_left_alone():
     assert local.fit_to_context(chars, unchars, messages, 50) == (messages, 50)
 
 
-@pytest.mark.parametrize(("cpus", "threads"), [(1, 1), (2, 1), (4, 3), (16, 15)])
-def test_the_embedded_model_leaves_one_core_to_the_web_server(monkeypatch, cpus: int, threads: int):
-    monkeypatch.setattr(local.os, "sched_getaffinity", lambda _pid: set(range(cpus)))
-
-    assert local.default_threads() == threads
-
-
-def test_threads_come_from_the_setting_and_never_outnumber_the_cores(monkeypatch, caplog):
-    monkeypatch.setattr(local.os, "sched_getaffinity", lambda _pid: {0, 1})
-    monkeypatch.setattr(local, "THREADS", local.THREADS)
-
-    local.configure(2)
-    assert local.THREADS == 2
-    local.configure(0)
-    assert local.THREADS == 1
-    assert not caplog.records
-
-    local.configure(8)
-    assert local.THREADS == 2
-    assert caplog.messages == [
-        "TEOREMA_LOCAL_THREADS=8 is more than the 2 cores this process may use: the embedded model runs on 2."
-    ]
-
-
 @pytest.fixture
 def local_voice() -> Voice:
     pytest.importorskip("llama_cpp")
@@ -84,7 +60,7 @@ async def test_the_local_model_streams_real_tokens_with_real_counts(local_voice)
     assert done.tokens_estimated is False
     assert done.text.strip()
     assert done.finish_reason in {"stop", "length"}
-    assert local.model().context_params.n_threads == local.model().context_params.n_threads_batch == local.THREADS
+    assert local.model().context_params.n_threads == threads.THREADS
 
 
 @pytest.mark.local_model
@@ -132,6 +108,7 @@ class LoopingModel:
 
     def __init__(self) -> None:
         self.asked: dict = {}
+        self._ctx = Context()
 
     def tokenize(self, text: bytes, **_options) -> list[int]:
         return list(text)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from debates.providers import local, stream
 from debates.providers.base import Chunk, Endpoint, Message, Voice
-from tests.providers.helpers import collect, completion, text_of
+from tests.providers.helpers import Context, collect, completion, text_of
 from tests.waiting import wait_for
 
 QUESTION = [Message("user", "Shard or replicate?")]
@@ -38,6 +38,7 @@ class ScriptedModel:
         self.tokens, self.hold_at, self.pauses = tokens, hold_at, iter(pauses)
         self.go = threading.Event()
         self.finished = threading.Event()  # the generation ran out of tokens or was closed
+        self._ctx = Context()
 
     def tokenize(self, text: bytes, add_bos: bool = False, special: bool = False) -> list[int]:
         return list(text)
