@@ -108,7 +108,8 @@ def plain_cpu_buffers() -> Iterator[None]:
 
 
 def model() -> Any:
-    """The process's one llama.cpp model, loaded on first use."""
+    """The process's one llama.cpp model, loaded on first use, set to the threads that the next
+    generation may read its prompt on (``threads.prompt_threads``)."""
     global _model
     with _load_lock:
         if _model is None:
@@ -135,6 +136,7 @@ def model() -> Any:
                 )
             # Free it before interpreter teardown, when llama_cpp's own globals are already gone.
             atexit.register(_model.close)
+        _model._ctx.set_n_threads(threads.THREADS, threads.prompt_threads(_neighbours.look()))
         return _model
 
 
@@ -219,7 +221,6 @@ def _generate(voice: Voice, messages: list[Message], emit: Callable[[Any], None]
             if not mine:
                 return
             llm = model()
-            llm._ctx.set_n_threads(threads.THREADS, threads.prompt_threads(_neighbours.look()))
             fitted, max_tokens = fit_to_context(
                 lambda text: llm.tokenize(text.encode(), add_bos=False, special=False),
                 lambda tokens: llm.detokenize(tokens).decode("utf-8", "ignore"),

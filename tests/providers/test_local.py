@@ -7,7 +7,7 @@ import pytest
 
 from debates.providers import local, stream, threads
 from debates.providers.base import Chunk, Endpoint, Message, Voice
-from tests.providers.helpers import Context, collect, completion
+from tests.providers.helpers import collect, completion
 
 
 def chars(text: str) -> list[int]:
@@ -108,7 +108,6 @@ class LoopingModel:
 
     def __init__(self) -> None:
         self.asked: dict = {}
-        self._ctx = Context()
 
     def tokenize(self, text: bytes, **_options) -> list[int]:
         return list(text)

@@ -77,7 +77,7 @@ def test_each_generation_reads_its_prompt_on_the_threads_the_neighbours_leave(tw
     looks = iter([None, 0.0, 1.2])  # the first generation, then an idle machine, then a busy loop
     monkeypatch.setattr(local._neighbours, "look", lambda: next(looks))
     model = ScriptedModel(["Shard."])
-    monkeypatch.setattr(local, "model", lambda: model)
+    monkeypatch.setattr(local, "_model", model)  # as if loaded: model() sets its threads each time
     voice = Voice("Local", "smollm2-135m", Endpoint(name="Embedded", wire="local", total_timeout=60), max_tokens=50)
 
     for _ in range(3):
