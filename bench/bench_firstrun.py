@@ -8,15 +8,16 @@ synthesis (no judge call: the engine skips it on a small model). Measured per ru
 the process's start to its exit, and the CPU time (user + system) of that process and its
 children, from ``os.wait4``; the tokens in and out and the calls are read from the question's
 stored contributions. "busy" runs the same command while another process spins on one core
-(``while True: pass``), started before and killed after it. The conditions alternate run by run
-(idle, busy, idle, …) so that a change in the machine's load meets both alike; the load average
-is printed at each run's start. Reported: each run, then the median of --runs per condition and
-the ratio busy / idle of the medians.
+(``while True: pass``), started before and killed after it. With --threads, each value is a
+TEOREMA_LOCAL_THREADS to compare ("default": the app's own choice). The runs alternate (each
+setting idle, then busy, then the next setting, round after round) so that a change in the
+machine's load meets them alike; the load average is printed at each run's start. Reported: each
+run, then the median of --runs per setting and condition, and the ratio busy / idle of the medians.
 
 The model samples at temperature 0.7 (0.3 for the moderator), so the tokens differ from run to
 run: compare seconds with the tokens beside them.
 
-Usage: python bench/bench_firstrun.py [--runs 3] [--threads N] [--conditions idle busy]
+Usage: python bench/bench_firstrun.py [--runs 3] [--threads default 2 …] [--conditions idle busy]
 """
 
 import argparse
@@ -42,6 +43,7 @@ TOKENS = (
 
 @dataclass(frozen=True)
 class Run:
+    threads: str
     condition: str
     wall: float
     cpu: float
@@ -53,42 +55,44 @@ class Run:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=3, help="runs per condition (the median is reported)")
-    parser.add_argument("--threads", help="TEOREMA_LOCAL_THREADS for the runs (default: the app's own default)")
+    parser.add_argument("--runs", type=int, default=3, help="runs per setting and condition (the median is reported)")
+    parser.add_argument(
+        "--threads", nargs="+", default=["default"], help='TEOREMA_LOCAL_THREADS values ("default": unset)'
+    )
     parser.add_argument("--conditions", nargs="+", choices=["idle", "busy"], default=["idle", "busy"])
     args = parser.parse_args()
     env = {**os.environ, "TEOREMA_DATA_DIR": tempfile.mkdtemp(prefix="teorema-firstrun-"), "LOG_LEVEL": "WARNING"}
-    env.pop("DATABASE_URL", None)
-    env.pop("REDIS_URL", None)
-    if args.threads is not None:
-        env["TEOREMA_LOCAL_THREADS"] = args.threads
+    for name in ("DATABASE_URL", "REDIS_URL", "TEOREMA_LOCAL_THREADS"):
+        env.pop(name, None)
     manage("migrate", "-v0", env=env)
     manage("bootstrap", env=env | {"TEOREMA_ADMIN_PASSWORD": "bench"})
-    print(f"{os.cpu_count()} cores; TEOREMA_LOCAL_THREADS={env.get('TEOREMA_LOCAL_THREADS', '(default)')}")
-    print(f'question: "{QUESTION}"')
+    print(f"{os.cpu_count()} cores; " + f'question: "{QUESTION}"')
     runs = []
     for _ in range(args.runs):
-        for condition in args.conditions:
-            run = ask(condition, env)
-            runs.append(run)
-            print(
-                f"  {run.condition:<4}  {run.wall:6.1f} s wall  {run.cpu:6.1f} s CPU  "
-                f"{run.tokens_in:5} in  {run.tokens_out:4} out  {run.calls} calls  {run.status}",
-                flush=True,
-            )
-    medians = {}
+        for threads in args.threads:
+            setting = env if threads == "default" else env | {"TEOREMA_LOCAL_THREADS": threads}
+            for condition in args.conditions:
+                run = ask(threads, condition, setting)
+                runs.append(run)
+                print(
+                    f"  threads {run.threads:<7}  {run.condition:<4}  {run.wall:6.1f} s wall  {run.cpu:6.1f} s CPU  "
+                    f"{run.tokens_in:5} in  {run.tokens_out:4} out  {run.calls} calls  {run.status}",
+                    flush=True,
+                )
     print(f"\nmedian of {args.runs}")
-    for condition in args.conditions:
-        mine = [r for r in runs if r.condition == condition]
-        medians[condition] = statistics.median(r.wall for r in mine)
-        cpu = statistics.median(r.cpu for r in mine)
-        out = statistics.median(r.tokens_out for r in mine)
-        print(
-            f"  {condition:<4}  {medians[condition]:6.1f} s wall  {cpu:6.1f} s CPU  {out:5.0f} tokens out"
-            f"  ({cpu / out * 1000:.0f} ms of CPU a token out)"
-        )
-    if len(medians) == 2:
-        print(f"  busy / idle: {medians['busy'] / medians['idle']:.2f}× wall")
+    for threads in args.threads:
+        medians = {}
+        for condition in args.conditions:
+            mine = [r for r in runs if (r.threads, r.condition) == (threads, condition)]
+            medians[condition] = statistics.median(r.wall for r in mine)
+            cpu = statistics.median(r.cpu for r in mine)
+            out = statistics.median(r.tokens_out for r in mine)
+            print(
+                f"  threads {threads:<7}  {condition:<4}  {medians[condition]:6.1f} s wall  {cpu:6.1f} s CPU"
+                f"  {out:5.0f} tokens out  ({cpu / out * 1000:.0f} ms of CPU a token out)"
+            )
+        if len(medians) == 2:
+            print(f"  threads {threads:<7}  busy / idle: {medians['busy'] / medians['idle']:.2f}× wall")
 
 
 def manage(*command: str, env: dict[str, str]) -> str:
@@ -100,11 +104,11 @@ def manage(*command: str, env: dict[str, str]) -> str:
     return done.stdout
 
 
-def ask(condition: str, env: dict[str, str]) -> Run:
+def ask(threads: str, condition: str, env: dict[str, str]) -> Run:
     """One ``manage.py ask``, its wall and CPU time, and what its question stored."""
     neighbour = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if condition == "busy" else None
     try:
-        print(f"  (load average {os.getloadavg()[0]:.2f})", end="", flush=True)
+        print(f"  (load {os.getloadavg()[0]:.1f})", end="", flush=True)
         began = time.monotonic()
         child = subprocess.Popen(
             [sys.executable, "manage.py", "ask", QUESTION, "--panel", "local"],
@@ -120,7 +124,7 @@ def ask(condition: str, env: dict[str, str]) -> Run:
             neighbour.kill()
             neighbour.wait()
     status, tokens_in, tokens_out, calls = json.loads(manage("shell", "--no-imports", "-c", TOKENS, env=env))
-    return Run(condition, wall, usage.ru_utime + usage.ru_stime, status, tokens_in, tokens_out, calls)
+    return Run(threads, condition, wall, usage.ru_utime + usage.ru_stime, status, tokens_in, tokens_out, calls)
 
 
 if __name__ == "__main__":
