@@ -199,6 +199,21 @@ def duration(panel: Panel, steps: list[Step]) -> tuple[float, bool]:
     return panel_steps * max(local, remote) + solo_steps * seconds(panel.moderator) + judged, bool(measured)
 
 
+def expected_seconds(panel: Panel) -> float:
+    """How long a run on this panel usually takes: the ask page's estimate, which a running
+    question's page counts down from."""
+    return duration(panel, plan_of(panel))[0]
+
+
+def time_left(elapsed: float, expected: float, done: int, planned: int) -> float:
+    """Seconds a running debate still needs: the estimate less the time gone, or, when the run is
+    slower than its estimate, the calls left at the pace of the calls done so far (0: nothing to say)."""
+    if done >= planned:
+        return 0.0
+    pace = elapsed / done * (planned - done) if done else 0.0
+    return max(expected - elapsed, pace, 0.0)
+
+
 def runnable_default() -> Panel | None:
     """The panel the form starts on: the default if it can run, else the first that can, else the default
     (whose refusal then says what to fix)."""

@@ -320,6 +320,7 @@ class TeoremaSettings(TypedDict):
     RETRY_BASE_SECONDS: float
     RETRY_MAX_SECONDS: float
     RETRY_AFTER_CAP_SECONDS: float
+    LOCAL_THREADS: int
     LOCAL_SERVERS: dict[str, str]
     DATASETS_DIR: str
     PUBLIC_URL: str
@@ -352,6 +353,8 @@ TEOREMA: TeoremaSettings = {
     "RETRY_BASE_SECONDS": env_number("TEOREMA_RETRY_BASE_SECONDS", 1.0, 0, float),
     "RETRY_MAX_SECONDS": env_number("TEOREMA_RETRY_MAX_SECONDS", 20.0, 0, float),
     "RETRY_AFTER_CAP_SECONDS": env_number("TEOREMA_RETRY_AFTER_CAP_SECONDS", 60.0, 0, float),
+    # The embedded model's threads; 0: one core fewer than the process may use (providers/local.py).
+    "LOCAL_THREADS": env_number("TEOREMA_LOCAL_THREADS", 0, 0),
     # Local model servers the ask page looks for on their default ports (debates/discover.py);
     # off on a production server, where loopback is not the user's machine.
     "LOCAL_SERVERS": {

@@ -86,7 +86,7 @@ def test_default_roster_is_a_local_trio_of_methods_on_smollm2() -> None:
     voices = panel.roster()
     assert [v.method for v in voices] == ["first_principles", "outside_view", "counter_evidence"]
     assert {v.model for v in [*voices, panel.moderator]} == {"smollm2-135m-instruct"}
-    assert all(v.max_tokens <= 300 and v.provider.wire == "local" for v in voices)
+    assert all(v.max_tokens <= 200 and v.provider.wire == "local" for v in voices)
 
 
 def test_the_default_roster_imports_without_a_warning() -> None:

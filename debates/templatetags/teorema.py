@@ -1,12 +1,14 @@
 """Template filters of the viewer: sanitised markdown, durations in words, method labels, the claim ledger."""
 
+import time
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
+from typing import Any
 
 from django import template
 from django.utils.safestring import SafeString
 
-from debates import render
+from debates import readiness, render
 from debates.attachments import check as files
 from debates.live import claims, story
 from debates.models import Method
@@ -44,6 +46,19 @@ def about(seconds: float) -> str:
     if seconds < 60:
         return f"about {max(5, round(seconds / 5) * 5)} s"
     return f"about {round(seconds / 60)} min"
+
+
+@register.filter
+def time_left(debate: Any) -> str:
+    """A running debate's time left in words ("about 40 s left"), as of now; "" once it is over or
+    when nothing can be said. ``debate``: a snapshot's Debate or the live state, which both carry
+    ``finished``, ``totals`` and ``panel_run``."""
+    totals = debate.totals
+    if debate.finished or not totals.started:
+        return ""
+    planned = debate.panel_run.get("calls_planned", 0)
+    left = readiness.time_left(time.time() - totals.started, totals.expected, totals.calls, planned)
+    return f"{about(left)} left" if left else ""
 
 
 @register.filter
