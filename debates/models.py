@@ -17,6 +17,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from debates import crypto
+
+# A question's attached files, likewise (debates/attachments/).
+from debates.attachments.models import Attachment as Attachment
 from debates.engine.events import ContributionResult
 from debates.engine.vocabulary import (
     FINISHED,
@@ -37,8 +40,9 @@ from debates.evaluation.models import Evaluation as Evaluation
 from debates.evaluation.models import EvaluationItem as EvaluationItem
 from debates.labelled import Labelled
 from debates.presets import PRESETS, Wire, search_preset
-from debates.providers import base
+from debates.providers import base, catalog
 from debates.providers.base import SearchTool
+from debates.providers.catalog import Sight
 from debates.providers.openai import SEARCH_MODEL
 
 ZERO = Decimal("0")
@@ -169,6 +173,19 @@ class Panelist(models.Model):
         help_text="What the provider bills for its web searches (see docs/sources.md): the estimate and the "
         "cost of each answer count them.",
     )
+    sees_images = models.BooleanField(
+        "sees images",
+        null=True,
+        blank=True,
+        help_text="Whether the model reads images natively. Empty: guessed from the model's name.",
+    )
+    reads_pdf = models.BooleanField(
+        "reads PDFs",
+        null=True,
+        blank=True,
+        help_text="Whether the provider takes a PDF as a document for this model. Empty: guessed from the model's "
+        "name and provider; otherwise it gets the PDF's text, page by page.",
+    )
     enabled = models.BooleanField(default=True)
 
     class Meta:
@@ -208,6 +225,15 @@ class Panelist(models.Model):
                     "“may search the web” off."
                 }
             )
+
+    def sight(self) -> Sight:
+        """What this voice reads natively: its own setting, else the catalog's guess from its model."""
+        preset = PRESETS.get(self.provider.preset)
+        base_url = self.provider.base_url or (preset.base_url if preset else "")
+        guessed = catalog.sight(self.model, self.provider.wire, base_url)
+        vision = guessed.vision if self.sees_images is None else self.sees_images
+        pdf = guessed.pdf if self.reads_pdf is None else self.reads_pdf
+        return Sight(vision=vision, pdf=pdf)
 
 
 class PanelQuerySet(models.QuerySet["Panel"]):

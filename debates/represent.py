@@ -7,6 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.urls import reverse
 
+from debates.attachments import shown
 from debates.live import snapshot, story
 from debates.models import Question
 
@@ -104,7 +105,15 @@ def represent(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
         "cost": str(q.cost),
         "created_at": q.created_at.isoformat(),
         "finished_at": q.finished_at.isoformat() if q.finished_at else None,
+        "attachments": attachments(q, base),
     }
+
+
+def attachments(question: Question, base: str = "", token: str = "") -> list[dict[str, Any]]:
+    """The files the panel read, with where to download each (``token``: by the question's link) and how
+    each voice (by label) received it."""
+    found = shown.for_question(question, token=token)
+    return [shown.as_json(one, public_url(one.download, base)) for one in found]
 
 
 def summary(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:

@@ -32,6 +32,7 @@ def voice_from_panelist(panelist: Panelist) -> Voice:
     """A call-ready snapshot of a Panelist row and its provider (searching as the panelist may: a run
     narrows it to its question and panel, runs.spec)."""
     endpoint = endpoint_from_provider(panelist.provider)
+    sight = panelist.sight()
     return Voice(
         name=panelist.name,
         model=panelist.model,
@@ -42,4 +43,6 @@ def voice_from_panelist(panelist: Panelist) -> Voice:
         price_out=Decimal(panelist.price_out),
         search=panelist.search and endpoint.search != SearchTool.NONE,
         price_search=Decimal(panelist.price_search),
+        vision=sight.vision,
+        pdf=sight.pdf,
     )

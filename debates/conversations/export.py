@@ -19,7 +19,7 @@ from debates.live import claims, snapshot, story
 from debates.live.state import read_state
 from debates.models import Question, VerdictOutcome
 from debates.render import MARKDOWN
-from debates.represent import represent
+from debates.represent import attachments, represent
 from debates.track import outcomes
 
 FORMATS = {"md": "text/markdown; charset=utf-8", "json": "application/json"}
@@ -80,6 +80,7 @@ def by_link(request: HttpRequest, question: Question, data: dict[str, Any]) -> d
     link = request.build_absolute_uri(sharing.link_path(question))
     # The shared page shows no judgement of the verdict: neither does its export.
     data |= {"url": link, "follow_up_of": None, "reask_of": None, "outcome": None}
+    data["attachments"] = attachments(question, request.build_absolute_uri("/"), token=question.share_token)
     return sharing.without_cost(data) if question.hide_cost else data
 
 
@@ -113,6 +114,7 @@ def markdown(data: dict[str, Any]) -> str:
     out += thread_part(data["thread"])
     out += ["## Question", "", data["text"], ""]
     out += ["## Context", "", data["context"], ""] if data["context"] else []
+    out += files_part(data["attachments"])
     out += [f"**{data['status'].capitalize()}:** {data['error']}", ""] if data["error"] else []
     out += verdict_part(data)
     out += consensus_part(data["consensus"])
@@ -125,6 +127,29 @@ def markdown(data: dict[str, Any]) -> str:
     totals = f"{data['calls']} calls · {data['tokens_in'] + data['tokens_out']} tokens in + out"
     out += ["## Totals", "", f"{totals} · ${data['cost']}" if "cost" in data else totals, ""]
     return "\n".join(out)
+
+
+def files_part(files: list[dict[str, Any]]) -> list[str]:
+    """The files the panel read, each a link to its download, with how each voice received it."""
+    if not files:
+        return []
+    said = {"native": "natively", "text": "as text", "unseen": "could not see it"}
+    lines = ["## Files", ""]
+    for found in files:
+        facts = ", ".join(
+            part
+            for part in (
+                found["kind"],
+                f"{found['pages']} pages" if found["pages"] else "",
+                f"{found['width']} × {found['height']} px" if found["width"] else "",
+                f"{found['size']:,} bytes",
+            )
+            if part
+        )
+        voices = "; ".join(f"{label} {said[how]}" for label, how in found["voices"].items())
+        name = found["name"].replace("[", "\\[").replace("]", "\\]")
+        lines.append(f"- [{name}]({found['url']}) ({facts}){f' · {voices}' if voices else ''}")
+    return [*lines, ""]
 
 
 def demoted(text: str, level: int) -> str:

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from debates.engine import agreement as agreements
-from debates.engine import calls, dossier, judging, prompts, sourcing
+from debates.engine import attachments, calls, dossier, judging, prompts, sourcing
 from debates.engine import ledger as ledgers
 from debates.engine.clock import Clock
 from debates.engine.consensus import Consensus
@@ -112,6 +112,7 @@ class Run:
         )
         if voice.search:
             messages = prompts.searching(messages)
+        messages = prompts.with_parts(messages, attachments.parts(self.spec.attachments, voice))
         tally = calls.Tally(replace(seat, voice=voice), step.index, step.kind, messages)
         try:
             async with asyncio.timeout_at(self.clock.until(step.kind)):
@@ -167,7 +168,7 @@ class Run:
             prompts.messages(
                 "basis",
                 seat.method,
-                brief=self.brief(),
+                brief=self.brief(seat),
                 label=seat.label,
                 before=before or "(your earlier answer)",
                 after=after or "(your new answer)",
@@ -289,7 +290,7 @@ class Run:
         result = await self.one(
             replace(step, kind=StepKind.AGREEMENT),
             judge,
-            judging.messages(self.brief(), voices, claims, self.spec.all_names()),
+            judging.messages(self.brief(judge), voices, claims, self.spec.all_names()),
         )
         self.judgements[step.index] = result
         reading = judgements.read(result.text, list(latest)) if result.ok else f"its call failed ({result.error})"
@@ -335,8 +336,12 @@ class Run:
         result = self.results.get(step.index, {}).get(seat.key) if step else None
         return prompts.dossier_of([result], self.spec.all_names()) if result else "(no answer)"
 
-    def brief(self) -> str:
-        return prompts.brief(self.spec.question, self.spec.context, self.grounding, self.restated)
+    def brief(self, seat: Seat) -> str:
+        """The brief as ``seat``'s voice reads it: the question's files natively where its model reads
+        them, else as their text (``Run.one`` sends the native parts)."""
+        spec = self.spec
+        files = prompts.attachments_block(spec.attachments, seat.voice)
+        return prompts.brief(spec.question, spec.context, self.grounding, self.restated, files)
 
     def panel_steps(self) -> list[Step]:
         """Every panel step that produced accepted results, in order: what the moderator reads."""

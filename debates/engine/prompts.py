@@ -1,16 +1,18 @@
 """The one place that decides what a prompt contains: template files in ``debates/prompts/``."""
 
 from collections.abc import Iterable
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any
 
 from debates.engine import dossier, sourcing
+from debates.engine.attachments import IMAGE, PDF, Attachment, Delivery, delivery_to
 from debates.engine.events import ContributionResult
 from debates.engine.reading import closing
 from debates.engine.vocabulary import Method, StepKind
-from debates.providers.base import Message
+from debates.providers.base import Message, Part, Voice
 
 if TYPE_CHECKING:
     from debates.engine.ledger import DissentCheck, Ledger
@@ -42,9 +44,10 @@ def render(name: str, **values: str) -> str:
     return template(name).substitute(**values).strip() + "\n"
 
 
-def brief(question: str, context: str = "", grounding: str = "", restated: str = "") -> str:
+def brief(question: str, context: str = "", grounding: str = "", restated: str = "", files: str = "") -> str:
     """The self-contained brief every voice gets: the asker's question and context, the
-    facilitator's restatement of them when it wrote one, verified facts."""
+    facilitator's restatement of them when it wrote one, the attached files as this voice gets them
+    (``attachments_block``), verified facts."""
     context_block = f"\n# Context\n{context.strip()}\n" if context.strip() else ""
     if restated.strip():
         context_block += (
@@ -57,7 +60,60 @@ def brief(question: str, context: str = "", grounding: str = "", restated: str =
         if grounding.strip()
         else ""
     )
-    return render("brief", question=question.strip(), context_block=context_block, grounding_block=grounding_block)
+    return render(
+        "brief",
+        question=question.strip(),
+        context_block=context_block,
+        attachments_block=files,
+        grounding_block=grounding_block,
+    )
+
+
+HOW = {
+    Delivery.NATIVE: "attached to this message: read it there",
+    Delivery.TEXT: "its text follows, page by page where it has pages",
+    Delivery.UNSEEN: "attached, but your model cannot see images: do not guess what it shows; say where it would "
+    "change your answer",
+}
+
+
+def attachments_block(files: tuple[Attachment, ...], voice: Voice) -> str:
+    """The asker's files as ``voice`` gets them: each named with what it is and how it reaches this voice,
+    then the text of those it reads as text, fenced, a PDF's with its pages marked ("[report.pdf p. 4]")."""
+    if not files:
+        return ""
+    listed, texts = [], []
+    for attached in files:
+        how = delivery_to(attached, voice)
+        listed.append(f"- {attached.name} ({describe(attached)}): {HOW[how]}.")
+        if how == Delivery.TEXT:
+            texts.append(dossier.fence(attached.name, file_text(attached)))
+    heading = "# Attachments (the asker's files: cite them by name and page, as in “report.pdf p. 4”)"
+    return "\n" + "\n".join([heading, *listed]) + "\n" + "".join(f"\n{text}\n" for text in texts)
+
+
+def describe(attached: Attachment) -> str:
+    """What a file is, in a few words: "PDF, 12 pages", "image, 800 × 600 pixels"."""
+    if attached.kind == IMAGE:
+        return f"image, {attached.width} × {attached.height} pixels"
+    if attached.pages:
+        return f"{attached.kind.upper()}, {attached.pages} page{'s' if attached.pages != 1 else ''}"
+    return "Word document" if attached.kind == "docx" else attached.kind
+
+
+def file_text(attached: Attachment) -> str:
+    """A file's text, each page of a PDF under its citation ("[report.pdf p. 4]")."""
+    if attached.kind != PDF:
+        return attached.text
+    return "\n\n".join(f"[{attached.citation(n)}]\n{text}" for n, text in enumerate(attached.page_texts, 1))
+
+
+def with_parts(messages: list[Message], parts: tuple[Part, ...]) -> list[Message]:
+    """The prompt with the files this voice reads natively beside its user message (every prompt's user
+    message carries the brief that names them)."""
+    if not parts:
+        return messages
+    return [replace(m, parts=parts) if m.role == "user" else m for m in messages]
 
 
 ROLES = ("panelist", "moderator", "facilitator", "tiebreaker", "judge")

@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass, replace
 
+from debates.engine.attachments import Attachment
 from debates.engine.vocabulary import Criticality, DebateMode, FailurePolicy, Method, Protocol
 from debates.providers.base import Voice
 
@@ -64,6 +65,7 @@ class RunSpec:
     facilitator_brief: bool = False  # the facilitator restates the question as a brief before the panel
     deadline: float | None = None  # seconds the asker gave for the answer, from the run's start
     synthesis_time: float | None = None  # what the moderator's synthesis usually takes, in seconds, if known
+    attachments: tuple[Attachment, ...] = ()  # the question's files and its thread's, in order
 
     @property
     def judging_seat(self) -> Seat:

@@ -24,7 +24,7 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 MARKS = {"waiting": "·", "streaming": "…", "retrying": "↻", Outcome.DONE: "✓"}  # any other end: ✗
 DEMO = (
     "These answers come from the embedded demo model (SmolLM2-135M, no key needed): they show how a debate "
-    "runs, not what a real panel would conclude. Add a provider's key (README, “Providers”) for real answers."
+    "runs, not what a real panel would conclude. Add a provider's key (docs/providers.md) for real answers."
 )
 
 

@@ -187,7 +187,7 @@ def build(question_id: int, state: LiveState | None) -> Debate:
         panel_run=live.panel_run or question.panel_run,
         consensus=live.consensus or question.consensus,
         ledger=live.ledger or question.ledger,
-        totals=Totals.stored(question),
+        totals=Totals.stored(question, expected=live.totals.expected),
         synthesis=getattr(question, "synthesis", None),  # None: the run has not written one
         reveal=list(revealed.values()),
         complete=complete,

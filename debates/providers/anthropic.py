@@ -1,10 +1,11 @@
 """Anthropic Messages: the system prompt travels apart, the answer arrives as typed events."""
 
+import base64
 import json
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from debates.providers.base import STOP, TRUNCATED, Chunk, Cited, Message, Source, Usage, Voice, split_system
+from debates.providers.base import STOP, TRUNCATED, Chunk, Cited, Message, Part, Source, Usage, Voice, split_system
 from debates.providers.client import decode_json, ended_early, post_sse
 from debates.providers.faults import status_error
 
@@ -30,6 +31,21 @@ ERROR_STATUS = {
 # The server-side web search tool, and how many searches one answer may make at most.
 WEB_SEARCH = "web_search_20250305"
 MAX_SEARCHES = 5
+
+
+def block(given: Part) -> dict[str, Any]:
+    """An ``image`` block, or a PDF as a ``document`` block titled with its name, each base64."""
+    source = {"type": "base64", "media_type": given.media_type, "data": base64.b64encode(given.data).decode()}
+    if given.kind == "image":
+        return {"type": "image", "source": source}
+    return {"type": "document", "source": source, "title": given.name, "citations": {"enabled": True}}
+
+
+def content(message: Message) -> str | list[dict[str, Any]]:
+    """Plain text, or the files' blocks then the text (Anthropic advises files before the question)."""
+    if not message.parts:
+        return message.content
+    return [*(block(p) for p in message.parts), {"type": "text", "text": message.content}]
 
 
 def search_tool() -> dict[str, Any]:
@@ -109,7 +125,7 @@ async def attempt(
         "model": voice.model,
         "max_tokens": voice.max_tokens,
         "temperature": voice.temperature,
-        "messages": [{"role": m.role, "content": m.content} for m in conversation],
+        "messages": [{"role": m.role, "content": content(m)} for m in conversation],
         "stream": True,
     }
     if system:

@@ -64,12 +64,27 @@ class Voice:
     structure: Structure | None = None  # a JSON Schema the reply must follow
     search: bool = False  # this call may search the web, with the endpoint's own tool
     price_search: Decimal = Decimal("0")  # $ per 1,000 searches, where the provider bills them
+    # What the model reads natively besides text (the roster freezes both: providers/catalog.py's
+    # guess from the model's id, or the panelist's own setting); else it gets a file's text.
+    vision: bool = False
+    pdf: bool = False
+
+
+@dataclass(frozen=True)
+class Part:
+    """A file sent as the wire's own part beside a message's text: an image, or a PDF document."""
+
+    kind: str  # "image" | "pdf"
+    name: str
+    media_type: str
+    data: bytes = field(repr=False)
 
 
 @dataclass(frozen=True)
 class Message:
     role: str  # "system" | "user" | "assistant"
     content: str
+    parts: tuple[Part, ...] = ()  # sent before the text, each wire in its own shape
 
 
 def split_system(messages: list[Message]) -> tuple[str, list[Message]]:

@@ -1,6 +1,7 @@
 """Google Gemini generateContent, streamed as SSE. The key goes in a header, never in the URL
 (URLs end up in logs)."""
 
+import base64
 import json
 import re
 from collections.abc import AsyncGenerator
@@ -54,6 +55,14 @@ def response_schema(schema: Any) -> Any:
         elif key in ("items", "enum", "required", "description", "nullable", "maxItems", "minItems", "format"):
             converted[key] = response_schema(value)
     return converted
+
+
+def parts(message: Message) -> list[dict[str, Any]]:
+    """The files as ``inline_data`` (an image or a PDF, base64), then the text."""
+    inline = [
+        {"inline_data": {"mime_type": p.media_type, "data": base64.b64encode(p.data).decode()}} for p in message.parts
+    ]
+    return [*inline, {"text": message.content}]
 
 
 def grounding_sources(metadata: dict[str, Any], text: str) -> list[Source]:
@@ -116,9 +125,7 @@ async def attempt(
     endpoint = voice.endpoint
     system, conversation = split_system(messages)
     body: dict[str, Any] = {  # the request as JSON
-        "contents": [
-            {"role": "model" if m.role == "assistant" else "user", "parts": [{"text": m.content}]} for m in conversation
-        ],
+        "contents": [{"role": "model" if m.role == "assistant" else "user", "parts": parts(m)} for m in conversation],
         "generationConfig": {
             "temperature": voice.temperature,
             "maxOutputTokens": output_budget(voice.model, voice.max_tokens),

@@ -1,6 +1,7 @@
 """OpenAI chat completions, and every server that speaks it (DeepSeek, Mistral, xAI, Perplexity,
 OpenRouter, Ollama, vLLM, LM Studio, llama.cpp server)."""
 
+import base64
 import json
 import re
 from collections.abc import AsyncGenerator
@@ -14,6 +15,7 @@ from debates.providers.base import (
     Chunk,
     Cited,
     Message,
+    Part,
     SearchTool,
     Source,
     Usage,
@@ -122,6 +124,22 @@ def response_format(voice: Voice) -> dict[str, Any] | None:
     return None
 
 
+def part(given: Part) -> dict[str, Any]:
+    """An image as an ``image_url`` data URI (OpenAI, Ollama, vLLM, LM Studio, llama.cpp server); a PDF
+    as a ``file`` part with its name (OpenAI's models that read PDFs)."""
+    uri = f"data:{given.media_type};base64,{base64.b64encode(given.data).decode()}"
+    if given.kind == "image":
+        return {"type": "image_url", "image_url": {"url": uri}}
+    return {"type": "file", "file": {"filename": given.name, "file_data": uri}}
+
+
+def content(message: Message) -> str | list[dict[str, Any]]:
+    """Plain text, or the files' parts then the text."""
+    if not message.parts:
+        return message.content
+    return [*(part(p) for p in message.parts), {"type": "text", "text": message.content}]
+
+
 async def attempt(
     voice: Voice, messages: list[Message], deadline: float
 ) -> AsyncGenerator[Chunk | Cited | Usage, None]:
@@ -130,7 +148,7 @@ async def attempt(
     headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
     body: dict[str, Any] = {  # the request as JSON
         "model": voice.model,
-        "messages": [{"role": m.role, "content": m.content} for m in messages],
+        "messages": [{"role": m.role, "content": content(m)} for m in messages],
         **sampling(voice),
         **search_fields(voice),
         "stream": True,

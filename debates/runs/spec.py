@@ -40,6 +40,7 @@ def freeze_roster(question: Question) -> list[dict]:
 
 
 def _entry(seat: str, label: str, panelist: Panelist) -> dict:
+    sight = panelist.sight()  # frozen with the roster: which voice saw which file stays as it was
     return {
         "seat": seat,
         "label": label,
@@ -49,6 +50,8 @@ def _entry(seat: str, label: str, panelist: Panelist) -> dict:
         "family": panelist.family,
         "provider": panelist.provider.name,
         "method": panelist.method,
+        "vision": sight.vision,
+        "pdf": sight.pdf,
     }
 
 
@@ -69,7 +72,13 @@ def spec_for(question: Question) -> RunSpec:
         if panelist is None:
             raise RosterGone(f"{entry['label']} ({entry['name']}) was deleted from the roster; the run cannot go on.")
         voice = voice_from_panelist(panelist)
-        voice = replace(voice, model=entry["model"], search=voice.search and entry.get("search", False))
+        voice = replace(
+            voice,
+            model=entry["model"],
+            search=voice.search and entry.get("search", False),
+            vision=entry.get("vision", False),
+            pdf=entry.get("pdf", False),
+        )
         seats[entry["seat"]] = Seat(
             entry["seat"],
             entry["label"],
@@ -84,6 +93,7 @@ def spec_for(question: Question) -> RunSpec:
     return RunSpec(
         question=question.text,
         context=threads.context_for(question),  # a follow-up's carries the verdict it follows
+        attachments=tuple(row.as_attached() for row in threads.attachments_for(question)),
         protocol=Protocol(panel.protocol),
         seats=tuple(s for k, s in seats.items() if k.startswith("p")),
         moderator=seats["moderator"],

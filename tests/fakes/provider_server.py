@@ -51,7 +51,9 @@ A ``Script`` has:
     finishReason "MAX_TOKENS"); any other string is sent as it is.
 
 Every request is recorded in ``server.requests`` (method, path, query, headers, JSON body, model,
-time, and ``json_output``: whether it asked for the wire's JSON mode), every listing in
+time, ``json_output``: whether it asked for the wire's JSON mode, and ``files``: the user turns' parts
+that are no text, exactly as the wire sent them: OpenAI ``image_url`` and ``file``, Anthropic
+``image`` and ``document``, Gemini ``inline_data``), every listing in
 ``server.listings`` (no body, no model); ``server.in_flight`` and ``server.max_in_flight`` count
 concurrent requests.
 
@@ -97,6 +99,7 @@ class FakeRequest:
     number: int  # 1 for the first request to this model
     json_output: bool = False  # asked for a JSON object (OpenAI response_format, Gemini responseMimeType)
     schema: dict | None = None  # the JSON Schema asked for (OpenAI json_schema, Gemini responseSchema, Anthropic tool)
+    files: list[dict] = field(default_factory=list)  # the user turns' parts that are no text, exactly as received
     at: float = field(default_factory=time.monotonic)
 
     @property
@@ -268,6 +271,7 @@ class FakeProviderServer(ThreadedServer):
             number,
             wire.json_output(body),
             wire.schema(body),
+            wire.files(body),
         )
         self.requests.append(fake)
         self.in_flight += 1

@@ -69,6 +69,13 @@ def _text(content: Any) -> str:
     return "".join(block.get("text", "") for block in content or () if isinstance(block, dict))
 
 
+def _files(content: Any) -> list[dict]:
+    """The blocks of a message's content that are no text (images, documents, files), exactly as sent."""
+    if isinstance(content, str):
+        return []
+    return [block for block in content or () if isinstance(block, dict) and block.get("type", "") != "text"]
+
+
 class OpenAI:
     name = "openai"
     FINISH = {"stop": "stop", "length": "length"}
@@ -78,6 +85,12 @@ class OpenAI:
         system = "\n\n".join(_text(m.get("content")) for m in turns if m.get("role") == "system")
         messages = [(m["role"], _text(m.get("content"))) for m in turns if m.get("role") != "system"]
         return Parsed(body.get("model", ""), system, messages, bool(body.get("stream")))
+
+    def files(self, body: dict) -> list[dict]:
+        """The user messages' parts that are no text: ``image_url`` and ``file``."""
+        return [
+            part for m in body.get("messages") or [] if m.get("role") == "user" for part in _files(m.get("content"))
+        ]
 
     def json_output(self, body: dict) -> bool:
         return (body.get("response_format") or {}).get("type") in ("json_object", "json_schema")
@@ -172,6 +185,12 @@ class Anthropic:
     def parse(self, body: dict) -> Parsed:
         messages = [(m["role"], _text(m.get("content"))) for m in body.get("messages") or []]
         return Parsed(body.get("model", ""), _text(body.get("system", "")), messages, bool(body.get("stream")))
+
+    def files(self, body: dict) -> list[dict]:
+        """The user messages' ``image`` and ``document`` blocks."""
+        return [
+            part for m in body.get("messages") or [] if m.get("role") == "user" for part in _files(m.get("content"))
+        ]
 
     def tool(self, body: dict) -> dict | None:
         """The tool the request forces the model to call (how a structure is asked for), if any."""
@@ -343,6 +362,16 @@ class Gemini:
         parts = lambda node: "".join(p.get("text", "") for p in (node or {}).get("parts") or ())  # noqa: E731
         messages = [("assistant" if c.get("role") == "model" else "user", parts(c)) for c in body.get("contents") or []]
         return Parsed(model, parts(body.get("systemInstruction")), messages, method == "streamGenerateContent")
+
+    def files(self, body: dict) -> list[dict]:
+        """The user turns' parts that are no text (``inline_data``)."""
+        return [
+            part
+            for content in body.get("contents") or []
+            if content.get("role") != "model"
+            for part in content.get("parts") or ()
+            if "text" not in part
+        ]
 
     def head(
         self, model: str, usage: tuple[int, int] | None, body: dict, sources: tuple[Cite, ...] = (), answer: str = ""

@@ -29,7 +29,7 @@ def perplexity_searches(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("debates", "0014_question_source")]
+    dependencies = [("debates", "0015_attachments")]
 
     operations = [
         migrations.RenameField("contribution", "citations", "sources"),
