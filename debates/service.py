@@ -10,6 +10,7 @@ ignore.
 """
 
 import asyncio
+from contextlib import nullcontext
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -92,7 +93,7 @@ def submit(
     checked = files.check(attachments or [])
     if user is not None and (wait := ratelimit.take(user.pk)):
         raise Refused(ratelimit.refusal(wait), Kind.RATE_LIMITED, retry_after=wait)
-    with transaction.atomic():
+    with transaction.atomic() if checked else nullcontext():  # the question and its files, or neither
         question = form.save(owner=user, source=source, reask_of=reask_of)
         store.save(question.pk, checked)
     if not runs_here:
