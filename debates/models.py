@@ -39,9 +39,11 @@ from debates.engine.vocabulary import (
 from debates.evaluation.models import Evaluation as Evaluation
 from debates.evaluation.models import EvaluationItem as EvaluationItem
 from debates.labelled import Labelled
-from debates.presets import PRESETS, Wire
-from debates.providers import catalog
+from debates.presets import PRESETS, Wire, search_preset
+from debates.providers import base, catalog
+from debates.providers.base import SearchTool
 from debates.providers.catalog import Sight
+from debates.providers.openai import SEARCH_MODEL
 
 ZERO = Decimal("0")
 # A deadline, in seconds: under 20 s no panel can answer and be synthesised; over an hour is no deadline.
@@ -155,6 +157,22 @@ class Panelist(models.Model):
         default=ZERO,
         validators=[MinValueValidator(ZERO)],
     )
+    search = models.BooleanField(
+        "may search the web",
+        default=False,
+        help_text="Its answers may search the web with the provider's own tool (OpenAI's search models, "
+        "Anthropic's web search, Gemini's Google Search grounding, Perplexity, OpenRouter's web plugin); "
+        "what it cites is shown under each answer. A question or a panel can still turn it off.",
+    )
+    price_search = models.DecimalField(
+        "$ per 1,000 searches",
+        max_digits=10,
+        decimal_places=4,
+        default=ZERO,
+        validators=[MinValueValidator(ZERO)],
+        help_text="What the provider bills for its web searches (see docs/sources.md): the estimate and the "
+        "cost of each answer count them.",
+    )
     sees_images = models.BooleanField(
         "sees images",
         null=True,
@@ -175,6 +193,38 @@ class Panelist(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def search_tool(self) -> SearchTool:
+        """How its provider searches the web (NONE: it cannot)."""
+        provider = self.provider
+        found = search_preset(provider.preset, provider.wire, provider.base_url)
+        return found.search if found is not None else SearchTool.NONE
+
+    @property
+    def may_search(self) -> bool:
+        """It may search the web, on a provider that can."""
+        return self.search and self.search_tool != SearchTool.NONE
+
+    def clean(self) -> None:
+        if not self.search or not self.provider_id:
+            return
+        if self.search_tool == SearchTool.NONE:
+            raise ValidationError(
+                {
+                    "search": f"{self.provider.name} has no web search Teorema can ask for: turn “may search the "
+                    "web” off, or seat a model of a provider that has one (OpenAI's search models, Anthropic, "
+                    "Gemini, Perplexity, OpenRouter)."
+                }
+            )
+        if self.search_tool == SearchTool.OPENAI and not SEARCH_MODEL.search(self.model):
+            raise ValidationError(
+                {
+                    "search": f"OpenAI searches the web in Chat Completions only with its search models "
+                    f"(gpt-5-search-api, gpt-4o-search-preview…), not {self.model}: pick one of them, or turn "
+                    "“may search the web” off."
+                }
+            )
 
     def sight(self) -> Sight:
         """What this voice reads natively: its own setting, else the catalog's guess from its model."""
@@ -280,6 +330,12 @@ class Panel(models.Model):
     is_default = models.BooleanField(default=False)
     ad_hoc = models.BooleanField(
         default=False, help_text="Made for the voices an asker picked for one question: not offered on the ask page."
+    )
+    forbid_search = models.BooleanField(
+        "forbid web search",
+        default=False,
+        help_text="No voice of this panel searches the web, whatever its panelist may do (the answers rest on "
+        "what the models know; no search is billed).",
     )
 
     objects = PanelQuerySet.as_manager()
@@ -390,6 +446,10 @@ class Question(models.Model):
         default=True,
         help_text="SymPy computes the question's maths for the panel first; off when the panel itself is measured "
         "(an evaluation), since the verified fact would hand every voice the answer.",
+    )
+    search = models.BooleanField(
+        default=True,
+        help_text="Voices whose panelist may search the web do so for this question (unless its panel forbids it).",
     )
     options = models.JSONField(
         default=list, blank=True, help_text="Vote: the decisions to choose from (empty: the panel's options, if any)."
@@ -524,7 +584,7 @@ class Round(models.Model):
 
 # A Contribution row holds every field of the engine's ContributionResult; the round is a row of its own.
 RESULT_FIELDS = tuple(f.name for f in dataclasses.fields(ContributionResult) if f.name != "round")
-LIST_FIELDS = ("citations", "flags", "attempts")  # tuples in the frozen result, JSON lists in the row
+LIST_FIELDS = ("flags", "attempts")  # tuples in the frozen result, JSON lists in the row
 
 
 class Contribution(models.Model):
@@ -547,7 +607,10 @@ class Contribution(models.Model):
     confidence = models.FloatField(null=True, blank=True)
     reasoning = models.TextField(blank=True)
     error = models.TextField(blank=True)
-    citations = models.JSONField(default=list, blank=True)
+    sources = models.JSONField(
+        default=list, blank=True, help_text="What it cites or looked up (providers.base.Source, as stored)"
+    )
+    searches = models.PositiveIntegerField(default=0, help_text="Web searches the provider made for it")
     flags = models.JSONField(default=list, blank=True, help_text="e.g. sycophancy, estimated tokens")
     attempts = models.JSONField(
         default=list, blank=True, help_text="One entry per provider attempt: error and latency."
@@ -572,13 +635,20 @@ class Contribution(models.Model):
     def fields_of(result: ContributionResult) -> dict:
         """The row's fields from the engine's result (all but the round), by the dataclass's own fields."""
         values = {name: getattr(result, name) for name in RESULT_FIELDS}
-        return values | {name: list(values[name]) for name in LIST_FIELDS}
+        return (
+            values
+            | {name: list(values[name]) for name in LIST_FIELDS}
+            | {"sources": [source.as_dict() for source in result.sources]}
+        )
 
     def as_result(self) -> ContributionResult:
         """The stored contribution as the engine replays it on resume."""
         values = {name: getattr(self, name) for name in RESULT_FIELDS}
         return ContributionResult(
-            round=self.round.index, **values | {name: tuple(values[name]) for name in LIST_FIELDS}
+            round=self.round.index,
+            **values
+            | {name: tuple(values[name]) for name in LIST_FIELDS}
+            | {"sources": tuple(base.Source.from_dict(stored) for stored in self.sources)},
         )
 
 

@@ -24,6 +24,14 @@ def call_cost(panelist: Panelist) -> Decimal:
     return (ESTIMATE_IN * panelist.price_in + out * panelist.price_out) / 1_000_000
 
 
+def searchers(panel: Panel) -> list[Panelist]:
+    """The panel's voices that search the web in its rounds (unless a question turns it off): those
+    whose panelist may, on a provider that can, where the panel does not forbid it."""
+    if panel.forbid_search:
+        return []
+    return [p for p in panel.roster() if p.may_search]
+
+
 @dataclass(frozen=True)
 class PanelOption:
     """A panel as the ask page shows it: what it runs and roughly what it costs."""
@@ -38,6 +46,8 @@ class PanelOption:
     setup: Provider | None  # the provider to give a key to, when that is what stops it
     seconds: float  # the run's expected duration
     measured: bool  # from the voices' past calls (else a guess)
+    searching: tuple[str, ...] = ()  # the voices that search the web, unless the question turns it off
+    search_cost: Decimal = Decimal(0)  # what their searches add to ``cost``: one search a call, planned
     sees_images: int = 0  # voices whose model reads an image natively
     reads_pdf: int = 0  # voices whose model takes a PDF as a document
 
@@ -72,18 +82,23 @@ class PanelOption:
         calls = planned_calls(steps, len(members), judging=bool(judge_calls))
         families = sorted({p.family for p in members})
         seconds, measured = duration(panel, steps)
+        searching = searchers(panel)
+        # Each of their calls in the panel's rounds searches about once (Anthropic's may search more).
+        search_cost = per_voice * sum((p.price_search for p in searching), Decimal(0)) / 1000
         sights = [p.sight() for p in members]
         return cls(
             panel=panel,
             voices=len(members),
             families=families,
             calls=calls,
-            cost=cost,
+            cost=cost + search_cost,
             problems=problems(panel),
             warnings=panel.self_judging(),
             setup=unkeyed_provider(panel),
             seconds=seconds,
             measured=measured,
+            searching=tuple(p.name for p in searching),
+            search_cost=search_cost,
             sees_images=sum(sight.vision for sight in sights),
             reads_pdf=sum(sight.pdf for sight in sights),
         )

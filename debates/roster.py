@@ -56,7 +56,10 @@ PANELISTS = Table(
     "panelist",
     Panelist,
     required=("name", "provider", "model", "family"),
-    fields=("name", "model", "family", "method", "temperature", "max_tokens", "price_in", "price_out", "enabled"),
+    fields=(
+        *("name", "model", "family", "method", "temperature", "max_tokens", "price_in", "price_out"),
+        *("search", "price_search", "enabled"),
+    ),
     refs=("provider",),
 )
 PANELS = Table(
@@ -67,7 +70,7 @@ PANELS = Table(
     fields=(
         *("name", "slug", "description", "protocol", "rounds", "debate", "merge_critique", "revote_on_dissent"),
         *("failure_policy", "quorum", "default_criticality", "is_default", "options", "facilitator_brief"),
-        "deadline",
+        *("deadline", "forbid_search"),
     ),
     refs=("members", *Panel.JUDGES),
 )

@@ -59,9 +59,10 @@ def ask(
     **fields: Any,
 ) -> Question:
     """Ask the panel: ``fields`` are the ask form's (text, context, panel, criticality, options,
-    debate, voices, protocol, moderator, deadline, force_panel, follow_up_of); a field left empty
-    takes the panel's setting. ``attachments``: the files (name, declared media type, bytes), checked
-    before anything is stored. ``runs_here``: the caller runs it (the terminal), nothing is queued."""
+    debate, voices, protocol, moderator, deadline, force_panel, search, follow_up_of); a field left
+    empty takes the panel's setting (``search`` left out stays on: voices that may search do).
+    ``attachments``: the files (name, declared media type, bytes), checked before anything is
+    stored. ``runs_here``: the caller runs it (the terminal), nothing is queued."""
     given = {name: value for name, value in fields.items() if value not in (None, "", [])}
     form = ask_form(user, given)
     return submit(form, user, source=source, reask_of=reask_of, runs_here=runs_here, attachments=attachments)

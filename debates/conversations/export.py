@@ -280,6 +280,7 @@ def ledger_part(data: dict[str, Any]) -> list[str]:
             "Status",
             "Text",
             "Falsified if",
+            *(["Sources"] if view.sourcing else []),
             *(v.label for v in view.voices),
         )
         rows = [
@@ -291,6 +292,7 @@ def ledger_part(data: dict[str, Any]) -> list[str]:
                 c.status,
                 c.text,
                 c.falsifier,
+                *([claim_sources(c)] if view.sourcing else []),
                 *(f"{x.start.words} → {x.end.words}" if x.moved else x.end.words for x in c.cells),
             ]
             for c in view.claims
@@ -305,6 +307,12 @@ def ledger_part(data: dict[str, Any]) -> list[str]:
     return out
 
 
+def claim_sources(claim: claims.Claim) -> str:
+    """What a claim rests on, in its row: its author's footnotes, or unsourced."""
+    cited = [story.cited({"n": s.number, "name": s.name, "url": s.url}) for s in claim.sources]
+    return "; ".join(f"[{s.number}] {line}" for s, line in zip(claim.sources, cited, strict=True)) or "unsourced"
+
+
 def rounds_part(data: dict[str, Any]) -> list[str]:
     """Each round, each voice's contribution whole (its headings under the voice's); once revealed, who it was."""
     names = {who["label"]: who["name"] for who in data["identities"]}
@@ -315,6 +323,7 @@ def rounds_part(data: dict[str, Any]) -> list[str]:
             facts = [c["kind"], c["status"], f"{c['tokens_in']} in + {c['tokens_out']} out tokens"]
             facts += [f"${c['cost']}"] if c.get("cost") is not None else []
             facts += [f"confidence {c['confidence']:.2f}"] if c.get("confidence") is not None else []
+            facts += [f"{c['searches']} web search{'es' if c['searches'] != 1 else ''}"] if c.get("searches") else []
             out += [f"### {story.who(c['label'], names.get(c['label'], ''))}", "", f"*{' · '.join(facts)}*", ""]
             out += [f"**Decision:** {c['decision']}", ""] if c["decision"] else []
             out += [f"**Flags:** {'; '.join(c['flags'])}", ""] if c.get("flags") else []
@@ -322,6 +331,7 @@ def rounds_part(data: dict[str, Any]) -> list[str]:
                 out += ["The synthesis is under “Synthesis” below.", ""]
             else:
                 out += [demoted(c["text"], 4) if c["text"] else c["error"] or "(no text)", ""]
+                out += [*cited, ""] if (cited := story.sources_lines(c["sources"], c["unsourced"])) else []
     return out
 
 

@@ -5,9 +5,9 @@ from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from string import Template
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from debates.engine import dossier
+from debates.engine import dossier, sourcing
 from debates.engine.attachments import IMAGE, PDF, Attachment, Delivery, delivery_to
 from debates.engine.events import ContributionResult
 from debates.engine.reading import closing
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 # Bump when a template changes meaning; recorded with each run.
-PROMPTS_VERSION = 4
+PROMPTS_VERSION = 5
 
 METHODS: dict[str, str] = {
     Method.NONE: "",
@@ -130,6 +130,14 @@ def messages(step: str, method: str = Method.NONE, role: str = "panelist", **val
     return [Message("system", system), Message("user", render(step, **values))]
 
 
+def searching(messages: list[Message]) -> list[Message]:
+    """A call that may search the web: its system prompt says how to cite what it finds."""
+    note = render("search")
+    if messages and messages[0].role == "system":
+        return [Message("system", f"{messages[0].content}\n{note}"), *messages[1:]]
+    return [Message("system", note), *messages]
+
+
 def options_block(options: tuple[str, ...]) -> str:
     """The vote prompts' ``$options_block``: "" without options, else the list to copy from."""
     if not options:
@@ -145,9 +153,30 @@ def dossier_of(
     results: Iterable[ContributionResult], names: Iterable[str], exclude: str = "", rotation: int = 0
 ) -> str:
     """Contributions as a dossier: each one's text with its claims numbered by label, scrubbed and
-    fenced, in the order of a reader at ``rotation`` (``exclude``: the reader's own seat)."""
-    entries = [(r.label, closing.with_claims(r.text, r.ledger)) for r in results if r.seat != exclude]
-    return dossier.dossier(entries, names, rotation=rotation)
+    fenced, in the order of a reader at ``rotation`` (``exclude``: the reader's own seat). Where
+    some of them cite sources, each one's are listed under it (numbered as its footnotes), each
+    claim marked sourced or unsourced, and a voice that cites nothing is said to."""
+    shown = [r for r in results if r.seat != exclude]
+    if not any(sourcing.footnotes(r.sources) for r in shown):
+        return dossier.dossier(
+            [(r.label, closing.with_claims(r.text, r.ledger)) for r in shown], names, rotation=rotation
+        )
+    return dossier.dossier([(r.label, with_sources(r)) for r in shown], names, rotation=rotation)
+
+
+def with_sources(result: ContributionResult) -> str:
+    """One contribution for the dossier with its claims' sources and the pages it cites."""
+    record = dict(result.ledger)
+    if "claims" in record:
+        record["claims"] = [c | {"text": c["text"] + _backing(c)} for c in record["claims"]]
+    notes = sourcing.footnotes(result.sources, result.text)
+    cited = f"Sources it cites:\n{sourcing.in_words(notes)}" if notes else "It cites no source."
+    return f"{closing.with_claims(result.text, record)}\n\n{cited}"
+
+
+def _backing(claim: dict[str, Any]) -> str:
+    numbers = claim.get("sources") or []
+    return f" [sources {', '.join(str(n) for n in numbers)}]" if numbers else " [unsourced]"
 
 
 DECIDE = """Decide whether this question deserves the panel. Judge by the STAKES — what a wrong answer
@@ -227,9 +256,18 @@ def block(title: str, lines: list[str]) -> str:
 def ledger_block(ledger: "Ledger") -> str:
     """The claim ledger in words, for the synthesis prompt; "" when it holds nothing."""
     text = ledger.for_moderator()
-    return (
+    found = (
         f"\nThe claim ledger (read by the program from the panelists' closing blocks; build the audit "
         f"trail of attacks accepted and rejected from it, and check it against the text):\n{text}\n"
         if text
         else ""
     )
+    return found + (SOURCED if ledger.sourcing else "")
+
+
+SOURCED = """
+Sources: some panelists searched the web; each claim above is marked sourced (with the pages it rests
+on) or unsourced, and each answer lists the pages it cites. Weigh a sourced claim above an unsourced
+one, but check that a page says what it is cited for. In the Verdict, say which of its points rest
+on no source.
+"""

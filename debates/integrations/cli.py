@@ -102,6 +102,8 @@ class Printer:
             self.write(self.style.ERROR(spoken.error or spoken.status))
         if (spoken.shown or spoken.text).strip():
             self.write((spoken.shown or spoken.text).strip())
+        if cited := story.sources_lines(spoken.notes, spoken.unsourced):
+            self.write("\n".join(cited))
 
     def show_status(self) -> None:
         """What is under way, between the printed contributions (a terminal only: in a pipe or a

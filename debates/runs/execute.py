@@ -17,6 +17,7 @@ from debates.engine import run as engine
 from debates.engine.context import Prior
 from debates.engine.events import (
     ContributionChunk,
+    ContributionCited,
     ContributionFinished,
     ContributionQueued,
     ContributionRetrying,
@@ -128,7 +129,9 @@ def lane_of(event: Event) -> tuple[int, str] | None:
     """The voice an event is about, or None for an event about the whole run."""
     if isinstance(event, ContributionFinished):
         return event.result.round, event.result.seat
-    if isinstance(event, ContributionChunk | ContributionStarted | ContributionQueued | ContributionRetrying):
+    if isinstance(
+        event, ContributionChunk | ContributionCited | ContributionStarted | ContributionQueued | ContributionRetrying
+    ):
         return event.round, event.seat
     return None
 

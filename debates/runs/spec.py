@@ -19,11 +19,14 @@ class RosterGone(Exception):
 
 
 def freeze_roster(question: Question) -> list[dict]:
-    """The voices of this run with shuffled labels; later roster edits do not change it."""
+    """The voices of this run with shuffled labels; later roster edits do not change it. A panel
+    seat searches the web when its panelist may (on a provider that can), the question lets it
+    and the panel does not forbid it; the moderator and the judges never do (they weigh what the panel found)."""
     panel = question.panel
     roster = panel.roster()
+    searching = question.search and not panel.forbid_search
     entries = [
-        _entry(f"p{i}", label, panelist)
+        _entry(f"p{i}", label, panelist) | {"search": searching and panelist.may_search}
         for i, (panelist, label) in enumerate(zip(roster, shuffled_labels(len(roster)), strict=True), 1)
     ]
     entries.append(_entry("moderator", "Moderator", panel.moderator))
@@ -68,9 +71,11 @@ def spec_for(question: Question) -> RunSpec:
         panelist = panelists.get(entry["panelist_id"])
         if panelist is None:
             raise RosterGone(f"{entry['label']} ({entry['name']}) was deleted from the roster; the run cannot go on.")
+        voice = voice_from_panelist(panelist)
         voice = replace(
-            voice_from_panelist(panelist),
+            voice,
             model=entry["model"],
+            search=voice.search and entry.get("search", False),
             vision=entry.get("vision", False),
             pdf=entry.get("pdf", False),
         )

@@ -10,6 +10,7 @@ from django.utils.safestring import SafeString
 
 from debates import readiness, render
 from debates.attachments import check as files
+from debates.engine import sourcing
 from debates.live import claims, story
 from debates.models import Method
 
@@ -20,6 +21,24 @@ register = template.Library()
 def markdown(text: str) -> SafeString:
     """Untrusted model text → sanitised HTML (see debates/render.py)."""
     return render.markdown(text)
+
+
+@register.filter
+def site(url: str) -> str:
+    """A cited page's site, as people name it ("nature.com")."""
+    return sourcing.site(url)
+
+
+@register.filter
+def link(url: str) -> str:
+    """A cited page's address where the page may link to it (http or https), else ""."""
+    return sourcing.link(url)
+
+
+@register.filter
+def searches_of(ledger: Mapping | None, label: str) -> int:
+    """The web searches the ledger counts for a voice (0: none)."""
+    return int(((ledger or {}).get("searched") or {}).get(label, 0))
 
 
 @register.filter

@@ -85,6 +85,7 @@ async def test_anthropic_gets_an_image_block_and_a_document_block(debated):
             "type": "document",
             "source": {"type": "base64", "media_type": "application/pdf", "data": b64(REPORT)},
             "title": "report.pdf",
+            "citations": {"enabled": True},  # a claim resting on a page comes back as its source
         },
     ]
 

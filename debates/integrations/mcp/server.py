@@ -94,13 +94,20 @@ async def ask_panel(
     deadline: Annotated[
         int | None, Field(description="Answer within this many seconds (20-3600); late voices are cut, and said so.")
     ] = None,
+    search: Annotated[
+        bool,
+        Field(
+            description="Voices whose panelist may search the web do so, and cite what they found (billed per "
+            "search); false: every answer rests on what the models know."
+        ),
+    ] = True,
     attachments: Files = [],  # noqa: B006 (the SDK copies a default into each call's arguments)
     wait: Wait = True,
 ) -> CallToolResult:
     """Ask Teorema's panel a question: blind answers, an anonymised debate, a moderator's verdict.
     Returns the verdict, its confidence, the agreement, the dissent in short, the cost and the page's URL."""
     fields = {"text": question, "context": context, "panel": panel, "criticality": criticality}
-    fields |= {"debate": debate, "options": options, "deadline": deadline}
+    fields |= {"debate": debate, "options": options, "deadline": deadline, "search": search}
     user = await user_of(ctx)
     asked = await refusing(
         lambda: service.ask(user, source=Source.MCP, attachments=files.from_json(attachments), **fields)
@@ -278,6 +285,8 @@ def in_words(found: dict[str, Any]) -> str:
         lines.append(f"**Error:** {found['error']}")
     if found["synthesis"]:
         lines += ["", found["synthesis"].strip()]
+    if cited := story.panel_sources_lines(found["sources"], found["searched"]):
+        lines += ["", *cited]
     return "\n".join(lines)
 
 

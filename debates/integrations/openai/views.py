@@ -66,6 +66,7 @@ OPTIONS: dict[str, tuple[type, str]] = {
     "deadline": (int, "a whole number of seconds"),
     "options": (list, "a list of strings"),
     "force_panel": (bool, "true or false"),
+    "search": (bool, "true or false"),
     "context": (str, "a string"),
 }
 FORMAT_HEADER = "X-Teorema-Reasoning"  # the reasoning format, for a client that can set a header only

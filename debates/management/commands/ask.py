@@ -41,6 +41,12 @@ class Command(BaseCommand):
         parser.add_argument("--context", default="", help="optional context for the panel")
         parser.add_argument("--force-panel", action="store_true", help="always run the full panel (no triage)")
         parser.add_argument(
+            "--no-search",
+            action="store_false",
+            dest="search",
+            help="no voice searches the web for this question (by default those whose panelist may, do)",
+        )
+        parser.add_argument(
             "--voice",
             action="append",
             default=[],
@@ -164,6 +170,7 @@ class Command(BaseCommand):
             "criticality": options["criticality"],
             "context": options["context"],
             "force_panel": options["force_panel"],
+            "search": options["search"],
             "options": options["choices"],
             "debate": options["debate"],
             "voices": options["voices"],
