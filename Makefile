@@ -7,7 +7,7 @@ PORT ?= 8000
 # llama-cpp-python compiles from source (about 5 minutes on 2 cores, once).
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: run setup test lint format bench clean
+.PHONY: run setup test lint format bench docs clean
 
 $(VENV)/bin/python:
 	"$$(scripts/find-python)" -m venv $(VENV)
@@ -34,14 +34,19 @@ test: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/mkdocs build --strict --quiet --site-dir "$$(mktemp -d)"
 	$(VENV)/bin/pytest
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
+docs: $(VENV)/.installed-dev
+	$(VENV)/bin/mkdocs build --strict
+	@echo "The reference is in site/index.html (or: $(VENV)/bin/mkdocs serve)."
+
 bench: $(VENV)/.installed-dev
 	for script in bench/bench_*.py; do $(PY) $$script || exit 1; done
 
 clean:
-	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) staticfiles site .pytest_cache .ruff_cache .mypy_cache

@@ -156,8 +156,8 @@ def serve(config: dict, port: int, report: Path) -> None:
         return wrapped
 
     def ending(tail):
-        def wrapped(model, usage, citations, finish, body):
-            events = tail(model, usage, citations, finish, body)
+        def wrapped(model, usage, sources, finish, body, *rest):
+            events = tail(model, usage, sources, finish, body, *rest)
             if run := tag_of(body):  # the events are written at once, as soon as this returns
                 ended[run] = time.time()
             return events

@@ -13,8 +13,8 @@ class DebatesConfig(AppConfig):
     verbose_name = "Debates"
 
     def ready(self) -> None:
-        # The provider layer knows nothing of Django: it is handed its retry policy here.
-        from debates.providers import retry
+        # The provider layer knows nothing of Django: it is handed its retry policy and threads here.
+        from debates.providers import retry, threads
 
         limits = settings.TEOREMA
         retry.POLICY = retry.RetryPolicy(
@@ -22,6 +22,7 @@ class DebatesConfig(AppConfig):
             max_seconds=limits["RETRY_MAX_SECONDS"],
             retry_after_cap=limits["RETRY_AFTER_CAP_SECONDS"],
         )
+        threads.configure(limits["LOCAL_THREADS"])
         connection_created.connect(owner_only, dispatch_uid="teorema-sqlite-owner-only")
         request_finished.connect(close_request_connections, dispatch_uid="teorema-close-request-connections")
         from django.tasks.signals import task_enqueued

@@ -34,6 +34,23 @@ MAX_OPTIONS, MAX_OPTION_CHARS = 26, 200
 MAX_VOICES = 26
 
 
+class Kept(forms.CheckboxInput):
+    """A checkbox whose absence is no answer: a client that leaves it out keeps the field's default
+    (the page sends "false" before it, so that unticked says off)."""
+
+    def value_from_datadict(self, data: Any, files: Any, name: str) -> Any:
+        return super().value_from_datadict(data, files, name) if name in data else None
+
+
+class OnUnlessOff(forms.BooleanField):
+    """A switch that is on unless the asker turns it off (``false``, ``0``, or unticked on the page)."""
+
+    widget = Kept
+
+    def to_python(self, value: Any) -> bool:
+        return True if value is None else super().to_python(value)
+
+
 class OptionsField(forms.Field):
     """A list of decisions edited as one per line."""
 
@@ -214,6 +231,13 @@ class AskForm(ReadableForm):
         error_messages={"invalid_choice": "There is no enabled panelist “%(value)s” to moderate."},
     )
     force_panel = forms.BooleanField(label="Always run the full panel", required=False)
+    search = OnUnlessOff(
+        label="Let voices search the web",
+        required=False,
+        initial=True,
+        help_text="Voices whose panelist may search do so with their provider's own search tool, and cite what "
+        "they found (each search is billed). Off: every answer rests on what the models know.",
+    )
     debate = forms.ChoiceField(
         choices=[("", "The panel's setting"), *DebateMode.choices()],
         required=False,
@@ -311,6 +335,7 @@ class AskForm(ReadableForm):
             context=data["context"],
             criticality=data["criticality"] or panel.default_criticality,
             force_panel=data["force_panel"],
+            search=data["search"],
             options=data["options"],
             debate=data["debate"],
             deadline=data["deadline"],

@@ -17,6 +17,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from debates import crypto
+
+# A question's attached files, likewise (debates/attachments/).
+from debates.attachments.models import Attachment as Attachment
 from debates.engine.events import ContributionResult
 from debates.engine.vocabulary import (
     FINISHED,
@@ -36,7 +39,11 @@ from debates.engine.vocabulary import (
 from debates.evaluation.models import Evaluation as Evaluation
 from debates.evaluation.models import EvaluationItem as EvaluationItem
 from debates.labelled import Labelled
-from debates.presets import PRESETS, Wire
+from debates.presets import PRESETS, Wire, search_preset
+from debates.providers import base, catalog
+from debates.providers.base import SearchTool
+from debates.providers.catalog import Sight
+from debates.providers.openai import SEARCH_MODEL
 
 ZERO = Decimal("0")
 # A deadline, in seconds: under 20 s no panel can answer and be synthesised; over an hour is no deadline.
@@ -150,6 +157,35 @@ class Panelist(models.Model):
         default=ZERO,
         validators=[MinValueValidator(ZERO)],
     )
+    search = models.BooleanField(
+        "may search the web",
+        default=False,
+        help_text="Its answers may search the web with the provider's own tool (OpenAI's search models, "
+        "Anthropic's web search, Gemini's Google Search grounding, Perplexity, OpenRouter's web plugin); "
+        "what it cites is shown under each answer. A question or a panel can still turn it off.",
+    )
+    price_search = models.DecimalField(
+        "$ per 1,000 searches",
+        max_digits=10,
+        decimal_places=4,
+        default=ZERO,
+        validators=[MinValueValidator(ZERO)],
+        help_text="What the provider bills for its web searches (see docs/sources.md): the estimate and the "
+        "cost of each answer count them.",
+    )
+    sees_images = models.BooleanField(
+        "sees images",
+        null=True,
+        blank=True,
+        help_text="Whether the model reads images natively. Empty: guessed from the model's name.",
+    )
+    reads_pdf = models.BooleanField(
+        "reads PDFs",
+        null=True,
+        blank=True,
+        help_text="Whether the provider takes a PDF as a document for this model. Empty: guessed from the model's "
+        "name and provider; otherwise it gets the PDF's text, page by page.",
+    )
     enabled = models.BooleanField(default=True)
 
     class Meta:
@@ -157,6 +193,47 @@ class Panelist(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def search_tool(self) -> SearchTool:
+        """How its provider searches the web (NONE: it cannot)."""
+        provider = self.provider
+        found = search_preset(provider.preset, provider.wire, provider.base_url)
+        return found.search if found is not None else SearchTool.NONE
+
+    @property
+    def may_search(self) -> bool:
+        """It may search the web, on a provider that can."""
+        return self.search and self.search_tool != SearchTool.NONE
+
+    def clean(self) -> None:
+        if not self.search or not self.provider_id:
+            return
+        if self.search_tool == SearchTool.NONE:
+            raise ValidationError(
+                {
+                    "search": f"{self.provider.name} has no web search Teorema can ask for: turn “may search the "
+                    "web” off, or seat a model of a provider that has one (OpenAI's search models, Anthropic, "
+                    "Gemini, Perplexity, OpenRouter)."
+                }
+            )
+        if self.search_tool == SearchTool.OPENAI and not SEARCH_MODEL.search(self.model):
+            raise ValidationError(
+                {
+                    "search": f"OpenAI searches the web in Chat Completions only with its search models "
+                    f"(gpt-5-search-api, gpt-4o-search-preview…), not {self.model}: pick one of them, or turn "
+                    "“may search the web” off."
+                }
+            )
+
+    def sight(self) -> Sight:
+        """What this voice reads natively: its own setting, else the catalog's guess from its model."""
+        preset = PRESETS.get(self.provider.preset)
+        base_url = self.provider.base_url or (preset.base_url if preset else "")
+        guessed = catalog.sight(self.model, self.provider.wire, base_url)
+        vision = guessed.vision if self.sees_images is None else self.sees_images
+        pdf = guessed.pdf if self.reads_pdf is None else self.reads_pdf
+        return Sight(vision=vision, pdf=pdf)
 
 
 class PanelQuerySet(models.QuerySet["Panel"]):
@@ -253,6 +330,12 @@ class Panel(models.Model):
     is_default = models.BooleanField(default=False)
     ad_hoc = models.BooleanField(
         default=False, help_text="Made for the voices an asker picked for one question: not offered on the ask page."
+    )
+    forbid_search = models.BooleanField(
+        "forbid web search",
+        default=False,
+        help_text="No voice of this panel searches the web, whatever its panelist may do (the answers rest on "
+        "what the models know; no search is billed).",
     )
 
     objects = PanelQuerySet.as_manager()
@@ -368,6 +451,10 @@ class Question(models.Model):
         default=True,
         help_text="SymPy checks the computations each round states before the next round reads them (with "
         "grounding on). Off for the runs started before the checks existed, whose rounds keep their indices.",
+    )
+    search = models.BooleanField(
+        default=True,
+        help_text="Voices whose panelist may search the web do so for this question (unless its panel forbids it).",
     )
     options = models.JSONField(
         default=list, blank=True, help_text="Vote: the decisions to choose from (empty: the panel's options, if any)."
@@ -502,7 +589,7 @@ class Round(models.Model):
 
 # A Contribution row holds every field of the engine's ContributionResult; the round is a row of its own.
 RESULT_FIELDS = tuple(f.name for f in dataclasses.fields(ContributionResult) if f.name != "round")
-LIST_FIELDS = ("citations", "flags", "attempts")  # tuples in the frozen result, JSON lists in the row
+LIST_FIELDS = ("flags", "attempts")  # tuples in the frozen result, JSON lists in the row
 
 
 class Contribution(models.Model):
@@ -525,7 +612,10 @@ class Contribution(models.Model):
     confidence = models.FloatField(null=True, blank=True)
     reasoning = models.TextField(blank=True)
     error = models.TextField(blank=True)
-    citations = models.JSONField(default=list, blank=True)
+    sources = models.JSONField(
+        default=list, blank=True, help_text="What it cites or looked up (providers.base.Source, as stored)"
+    )
+    searches = models.PositiveIntegerField(default=0, help_text="Web searches the provider made for it")
     flags = models.JSONField(default=list, blank=True, help_text="e.g. sycophancy, estimated tokens")
     attempts = models.JSONField(
         default=list, blank=True, help_text="One entry per provider attempt: error and latency."
@@ -550,13 +640,20 @@ class Contribution(models.Model):
     def fields_of(result: ContributionResult) -> dict:
         """The row's fields from the engine's result (all but the round), by the dataclass's own fields."""
         values = {name: getattr(result, name) for name in RESULT_FIELDS}
-        return values | {name: list(values[name]) for name in LIST_FIELDS}
+        return (
+            values
+            | {name: list(values[name]) for name in LIST_FIELDS}
+            | {"sources": [source.as_dict() for source in result.sources]}
+        )
 
     def as_result(self) -> ContributionResult:
         """The stored contribution as the engine replays it on resume."""
         values = {name: getattr(self, name) for name in RESULT_FIELDS}
         return ContributionResult(
-            round=self.round.index, **values | {name: tuple(values[name]) for name in LIST_FIELDS}
+            round=self.round.index,
+            **values
+            | {name: tuple(values[name]) for name in LIST_FIELDS}
+            | {"sources": tuple(base.Source.from_dict(stored) for stored in self.sources)},
         )
 
 

@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
+from debates.attachments import shown
 from debates.conversations import page as conversations
 from debates.live import snapshot
 from debates.live.layer import broadcasts_stay_in_process
@@ -27,6 +28,7 @@ def render_question(request: HttpRequest, asked: Question, status: int = 200, **
         "debate": debate,
         "can_cancel": debate.live and can_act,
         "outcome_form": bound.get("outcome_form"),
+        "files": shown.for_question(asked, debate.names),
         **live_context(debate),
         **conversations.question_context(request, asked, **bound),
     }

@@ -24,6 +24,14 @@ def call_cost(panelist: Panelist) -> Decimal:
     return (ESTIMATE_IN * panelist.price_in + out * panelist.price_out) / 1_000_000
 
 
+def searchers(panel: Panel) -> list[Panelist]:
+    """The panel's voices that search the web in its rounds (unless a question turns it off): those
+    whose panelist may, on a provider that can, where the panel does not forbid it."""
+    if panel.forbid_search:
+        return []
+    return [p for p in panel.roster() if p.may_search]
+
+
 @dataclass(frozen=True)
 class PanelOption:
     """A panel as the ask page shows it: what it runs and roughly what it costs."""
@@ -38,6 +46,20 @@ class PanelOption:
     setup: Provider | None  # the provider to give a key to, when that is what stops it
     seconds: float  # the run's expected duration
     measured: bool  # from the voices' past calls (else a guess)
+    searching: tuple[str, ...] = ()  # the voices that search the web, unless the question turns it off
+    search_cost: Decimal = Decimal(0)  # what their searches add to ``cost``: one search a call, planned
+    sees_images: int = 0  # voices whose model reads an image natively
+    reads_pdf: int = 0  # voices whose model takes a PDF as a document
+
+    @property
+    def blind_to_images(self) -> str:
+        """The warning an asker attaching an image gets before sending, when no voice can see one."""
+        if self.sees_images:
+            return ""
+        return (
+            "No voice of this panel can see images: each is told an image is attached that it cannot see. "
+            "Pick a panel with a vision model, or describe the image in words."
+        )
 
     @property
     def runnable(self) -> bool:
@@ -60,17 +82,25 @@ class PanelOption:
         calls = planned_calls(steps, len(members), judging=bool(judge_calls))
         families = sorted({p.family for p in members})
         seconds, measured = duration(panel, steps)
+        searching = searchers(panel)
+        # Each of their calls in the panel's rounds searches about once (Anthropic's may search more).
+        search_cost = per_voice * sum((p.price_search for p in searching), Decimal(0)) / 1000
+        sights = [p.sight() for p in members]
         return cls(
             panel=panel,
             voices=len(members),
             families=families,
             calls=calls,
-            cost=cost,
+            cost=cost + search_cost,
             problems=problems(panel),
             warnings=panel.self_judging(),
             setup=unkeyed_provider(panel),
             seconds=seconds,
             measured=measured,
+            searching=tuple(p.name for p in searching),
+            search_cost=search_cost,
+            sees_images=sum(sight.vision for sight in sights),
+            reads_pdf=sum(sight.pdf for sight in sights),
         )
 
 
@@ -182,6 +212,21 @@ def duration(panel: Panel, steps: list[Step]) -> tuple[float, bool]:
     panel_steps, solo_steps = call_steps(steps, judging=False)
     judged = judge_calls_of(panel, steps) * seconds(judge)
     return panel_steps * max(local, remote) + solo_steps * seconds(panel.moderator) + judged, bool(measured)
+
+
+def expected_seconds(panel: Panel) -> float:
+    """How long a run on this panel usually takes: the ask page's estimate, which a running
+    question's page counts down from."""
+    return duration(panel, plan_of(panel))[0]
+
+
+def time_left(elapsed: float, expected: float, done: int, planned: int) -> float:
+    """Seconds a running debate still needs: the estimate less the time gone, or, when the run is
+    slower than its estimate, the calls left at the pace of the calls done so far (0: nothing to say)."""
+    if done >= planned:
+        return 0.0
+    pace = elapsed / done * (planned - done) if done else 0.0
+    return max(expected - elapsed, pace, 0.0)
 
 
 def runnable_default() -> Panel | None:

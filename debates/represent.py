@@ -7,6 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.urls import reverse
 
+from debates.attachments import shown
 from debates.live import snapshot, story
 from debates.models import Question
 
@@ -40,6 +41,7 @@ def represent(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
         "protocol": q.panel.protocol,
         "criticality": q.criticality,
         "force_panel": q.force_panel,
+        "search": q.search,
         "options": q.options,
         "debate": q.debate or q.panel.debate,
         "deadline": q.deadline or q.panel.deadline,
@@ -71,6 +73,10 @@ def represent(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
                         "flags": c.flags,
                         "change": c.change or None,
                         "closing": c.record or None,  # its closing block as read: answer, claims, attacks…
+                        "sources": [note.as_dict() for note in c.footnotes],  # what it cites, numbered
+                        "looked_up": [{"url": s.url, "title": s.title} for s in c.looked_up],
+                        "unsourced": c.unsourced,  # it could search, or did, and cites nothing
+                        "searches": c.searches,
                         "tokens_in": c.tokens_in,
                         "tokens_out": c.tokens_out,
                         "cost": str(c.cost) if c.cost is not None else None,
@@ -99,7 +105,15 @@ def represent(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
         "cost": str(q.cost),
         "created_at": q.created_at.isoformat(),
         "finished_at": q.finished_at.isoformat() if q.finished_at else None,
+        "attachments": attachments(q, base),
     }
+
+
+def attachments(question: Question, base: str = "", token: str = "") -> list[dict[str, Any]]:
+    """The files the panel read, with where to download each (``token``: by the question's link) and how
+    each voice (by label) received it."""
+    found = shown.for_question(question, token=token)
+    return [shown.as_json(one, public_url(one.download, base)) for one in found]
 
 
 def summary(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
@@ -128,6 +142,10 @@ def summary(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
         "agreement": story.agreement(debate.ledger, debate.consensus),
         "dissent": dissent,
         "synthesis": debate.synthesis_text,  # as people read it: no line a program reads, labels named
+        "sources": story.panel_sources(
+            [(c.label, [note.as_dict() for note in c.footnotes]) for r in debate.rounds for c in r.cards]
+        ),
+        "searched": (debate.ledger or {}).get("searched", {}),  # label -> its web searches
         "error": q.error,
         "identities": [{"voice": label, **model_of(voice)} for label, voice in who.items()],
         "calls": q.calls,

@@ -3,7 +3,7 @@
 Entries are upserted by name and keys left out take the model's default, so a file says
 everything about what it names and a second import changes nothing. A file never holds a
 secret: a key is named by ``api_key_env``; keys stored (encrypted) in the admin are kept.
-The format is documented field by field in README.md, "Roster as code".
+The format is documented field by field in docs/roster.md.
 """
 
 import difflib
@@ -56,7 +56,10 @@ PANELISTS = Table(
     "panelist",
     Panelist,
     required=("name", "provider", "model", "family"),
-    fields=("name", "model", "family", "method", "temperature", "max_tokens", "price_in", "price_out", "enabled"),
+    fields=(
+        *("name", "model", "family", "method", "temperature", "max_tokens", "price_in", "price_out"),
+        *("search", "price_search", "enabled"),
+    ),
     refs=("provider",),
 )
 PANELS = Table(
@@ -67,7 +70,7 @@ PANELS = Table(
     fields=(
         *("name", "slug", "description", "protocol", "rounds", "debate", "merge_critique", "revote_on_dissent"),
         *("failure_policy", "quorum", "default_criticality", "is_default", "options", "facilitator_brief"),
-        "deadline",
+        *("deadline", "forbid_search"),
     ),
     refs=("members", *Panel.JUDGES),
 )
@@ -408,7 +411,7 @@ def _preset_value(preset: Any, name: str) -> str:
 def export_roster() -> str:
     """The roster as TOML that import_roster reads back unchanged. No key is ever written."""
     document = tomlkit.document()
-    document.add(tomlkit.comment('Teorema roster (format: README.md, "Roster as code").'))
+    document.add(tomlkit.comment("Teorema roster (format: docs/roster.md)."))
     entries: dict[str, list[tomlkit.items.Table]] = {table.key: [] for table in TABLES}
     for provider in Provider.objects.all():
         preset = PRESETS.get(provider.preset)

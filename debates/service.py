@@ -10,15 +10,20 @@ ignore.
 """
 
 import asyncio
+from contextlib import nullcontext
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.cache import cache
+from django.db import transaction
 from django.db.models import QuerySet
 from django.forms import Form
 
 from debates import ratelimit, represent
+from debates.attachments import check as files
+from debates.attachments import store
+from debates.attachments.check import Upload
 from debates.conversations import sharing
 from debates.forms import AskForm
 from debates.live import snapshot
@@ -45,32 +50,52 @@ def ask_form(user: User, data: Any = None) -> AskForm:
 
 
 def ask(
-    user: User, *, source: str, reask_of: Question | None = None, runs_here: bool = False, **fields: Any
+    user: User,
+    *,
+    source: str,
+    reask_of: Question | None = None,
+    runs_here: bool = False,
+    attachments: list[Upload] | None = None,
+    **fields: Any,
 ) -> Question:
     """Ask the panel: ``fields`` are the ask form's (text, context, panel, criticality, options,
-    debate, voices, protocol, moderator, deadline, force_panel, follow_up_of); a field left empty
-    takes the panel's setting. ``runs_here``: the caller runs it (the terminal), nothing is queued."""
+    debate, voices, protocol, moderator, deadline, force_panel, search, follow_up_of); a field left
+    empty takes the panel's setting (``search`` left out stays on: voices that may search do).
+    ``attachments``: the files (name, declared media type, bytes), checked before anything is
+    stored. ``runs_here``: the caller runs it (the terminal), nothing is queued."""
     given = {name: value for name, value in fields.items() if value not in (None, "", [])}
-    return submit(ask_form(user, given), user, source=source, reask_of=reask_of, runs_here=runs_here)
+    form = ask_form(user, given)
+    return submit(form, user, source=source, reask_of=reask_of, runs_here=runs_here, attachments=attachments)
 
 
 def follow_up(user: User, question_id: int, *, source: str, **fields: Any) -> Question:
-    """Ask a follow-up of a question ``user`` may read: the panel gets its verdict and disputed points."""
+    """Ask a follow-up of a question ``user`` may read: the panel gets its verdict and disputed points,
+    and reads the thread's files beside any new ones."""
     return ask(user, source=source, follow_up_of=question_id, **fields)
 
 
 def submit(
-    form: AskForm, user: User, *, source: str = Source.PAGE, reask_of: Question | None = None, runs_here: bool = False
+    form: AskForm,
+    user: User,
+    *,
+    source: str = Source.PAGE,
+    reask_of: Question | None = None,
+    runs_here: bool = False,
+    attachments: list[Upload] | None = None,
 ) -> Question:
     """Start the question of a filled-in ask form (the page keeps the form to show it again):
-    its checks, one of the hour's submissions, the save, the run queued (unless ``runs_here``)."""
+    its checks and its files' (refused in words before anything is stored or any model is called),
+    one of the hour's submissions, the save, the run queued (unless ``runs_here``)."""
     if isinstance(user, AnonymousUser):
         raise Refused("Sign in to ask: a question is its asker's.", Kind.UNAUTHENTICATED)
     if not form.is_valid():
         raise Refused("The question was not accepted.", Kind.INVALID, field_errors(form))
+    checked = files.check(attachments or [])
     if user is not None and (wait := ratelimit.take(user.pk)):
         raise Refused(ratelimit.refusal(wait), Kind.RATE_LIMITED, retry_after=wait)
-    question = form.save(owner=user, source=source, reask_of=reask_of)
+    with transaction.atomic() if checked else nullcontext():  # the question and its files, or neither
+        question = form.save(owner=user, source=source, reask_of=reask_of)
+        store.save(question.pk, checked)
     if not runs_here:
         tasks.submit(question)
     return question
@@ -172,6 +197,8 @@ def panel_entry(option: PanelOption) -> dict[str, Any]:
         "estimated_cost": f"{option.cost:.4f}",
         "estimated_seconds": round(option.seconds, 1),
         "estimate_from_history": option.measured,
+        "sees_images": option.sees_images,
+        "reads_pdf": option.reads_pdf,
         "demo": option.demo,
     }
 

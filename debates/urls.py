@@ -1,6 +1,7 @@
 from django.urls import path
 
 from debates import views
+from debates.attachments import views as attachments
 from debates.conversations import views as conversations
 from debates.evaluation import views as evaluations
 from debates.integrations import api
@@ -20,7 +21,11 @@ urlpatterns = [
     path("q/<int:pk>/ask-again/", conversations.ask_again, name="ask_again"),
     path("q/<int:pk>/share/", conversations.share, name="share"),
     path("q/<int:pk>/export.<str:fmt>", conversations.download, name="export"),
+    path("q/<int:pk>/files/<int:file_id>/thumbnail", attachments.thumbnail, name="attachment_thumbnail"),
+    path("q/<int:pk>/files/<int:file_id>/<str:name>", attachments.download, name="attachment"),
     path("s/<slug:token>/", conversations.shared, name="shared"),
+    path("s/<slug:token>/files/<int:file_id>/thumbnail", attachments.shared_thumbnail, name="shared_thumbnail"),
+    path("s/<slug:token>/files/<int:file_id>/<str:name>", attachments.shared_download, name="shared_attachment"),
     path("s/<slug:token>/export.<str:fmt>", conversations.shared_download, name="shared_export"),
     path("history/", views.history, name="history"),
     path("models/", track.models_page, name="models"),

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 
 from debates import discover, service
 from debates.access import visible_question
+from debates.attachments import check as files
 from debates.conversations.threads import history_page
 from debates.examples import EXAMPLES
 from debates.live import snapshot
@@ -30,7 +31,8 @@ def ask(request: HttpRequest) -> HttpResponse:
     status = 200
     if request.method == "POST":
         try:
-            return redirect(service.submit(form, request.user))
+            uploads = files.from_form(request.FILES.getlist("attachments"))
+            return redirect(service.submit(form, request.user, attachments=uploads))
         except Refused as refused:
             status = shown_on(form, refused)
     options = panel_options()
@@ -51,9 +53,12 @@ def ask(request: HttpRequest) -> HttpResponse:
 
 
 def shown_on(form: Form, refused: Refused) -> int:
-    """A refusal shown on the form it refuses: the form's own errors, else the refusal's words at
-    its top; the HTTP status to answer with."""
-    if refused.kind != Kind.INVALID:
+    """A refusal shown on the form it refuses: the form's own errors, what is wrong with its files,
+    else the refusal's words at its top; the HTTP status to answer with."""
+    outside = [word for name, words in refused.fields.items() if name not in form.fields for word in words]
+    for word in outside:
+        form.add_error(None, word)
+    if refused.kind != Kind.INVALID and not outside:
         form.add_error(None, refused.message)
     return refused.status
 

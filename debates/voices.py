@@ -5,34 +5,44 @@ nothing of the database; this is where the two meet."""
 from decimal import Decimal
 
 from debates.models import Panelist, Provider
-from debates.presets import PRESETS
-from debates.providers.base import Endpoint, Voice
+from debates.presets import PRESETS, search_preset
+from debates.providers.base import Endpoint, SearchTool, Voice
 
 
 def endpoint_from_provider(provider: Provider) -> Endpoint:
     """A call-ready snapshot of a Provider row (key decrypted, preset defaults applied)."""
     preset = PRESETS.get(provider.preset)
+    wire = provider.wire or (preset.wire.value if preset else "")
+    base_url = provider.base_url or (preset.base_url if preset else "")
+    searching = search_preset(provider.preset, wire, base_url)
     return Endpoint(
         name=provider.name,
-        wire=provider.wire or (preset.wire.value if preset else ""),
-        base_url=provider.base_url or (preset.base_url if preset else ""),
+        wire=wire,
+        base_url=base_url,
         api_key=provider.api_key,
         connect_timeout=provider.connect_timeout,
         stall_timeout=provider.stall_timeout,
         total_timeout=provider.total_timeout,
         max_retries=provider.max_retries,
-        citations=bool(preset and preset.citations),
+        search=searching.search if searching else SearchTool.NONE,
     )
 
 
 def voice_from_panelist(panelist: Panelist) -> Voice:
-    """A call-ready snapshot of a Panelist row and its provider."""
+    """A call-ready snapshot of a Panelist row and its provider (searching as the panelist may: a run
+    narrows it to its question and panel, runs.spec)."""
+    endpoint = endpoint_from_provider(panelist.provider)
+    sight = panelist.sight()
     return Voice(
         name=panelist.name,
         model=panelist.model,
-        endpoint=endpoint_from_provider(panelist.provider),
+        endpoint=endpoint,
         temperature=panelist.temperature,
         max_tokens=panelist.max_tokens,
         price_in=Decimal(panelist.price_in),
         price_out=Decimal(panelist.price_out),
+        search=panelist.search and endpoint.search != SearchTool.NONE,
+        price_search=Decimal(panelist.price_search),
+        vision=sight.vision,
+        pdf=sight.pdf,
     )

@@ -2,7 +2,7 @@
 
 Local mode (the default) needs nothing installed: SQLite under ``data/``, the in-memory
 channel layer and cache, debates run inside the Daphne process. A team server sets
-``DATABASE_URL``, ``REDIS_URL`` and ``TEOREMA_PRODUCTION=1`` (see README, "Server setup").
+``DATABASE_URL``, ``REDIS_URL`` and ``TEOREMA_PRODUCTION=1`` (see docs/server.md).
 """
 
 import math
@@ -224,8 +224,13 @@ STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns on every start when it is m
 # Local mode serves static files straight from the app folders (no collectstatic step);
 # production serves the collected, hashed copies (`manage.py collectstatic`).
 WHITENOISE_USE_FINDERS = not PRODUCTION
+# Attachments (debates/attachments/) go to the default storage: files under DATA_DIR by default; a
+# server may name any Django storage backend (django-storages' S3, say, configured by its own settings).
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": {
+        "BACKEND": os.environ.get("TEOREMA_FILE_STORAGE", "django.core.files.storage.FileSystemStorage"),
+        "OPTIONS": {"location": str(DATA_DIR / "files")} if not os.environ.get("TEOREMA_FILE_STORAGE") else {},
+    },
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
         if PRODUCTION
@@ -315,13 +320,22 @@ class TeoremaSettings(TypedDict):
     RETRY_BASE_SECONDS: float
     RETRY_MAX_SECONDS: float
     RETRY_AFTER_CAP_SECONDS: float
+    LOCAL_THREADS: int
     LOCAL_SERVERS: dict[str, str]
     DATASETS_DIR: str
     PUBLIC_URL: str
+    ATTACHMENTS_MAX_FILES: int
+    ATTACHMENT_MAX_BYTES: int
+    ATTACHMENTS_MAX_BYTES: int
+    ATTACHMENT_MAX_PAGES: int
+    ATTACHMENT_MAX_PIXELS: int
+    ATTACHMENT_IMAGE_SIDE: int
+    ATTACHMENT_TEXT_CHARS: int
+    ATTACHMENT_SECONDS: float
 
 
 TEOREMA: TeoremaSettings = {
-    # Documented in README ("Limits"); the form and the API enforce them.
+    # Documented in docs/configuration.md ("Limits"); the form and the API enforce them.
     "MAX_QUESTION_CHARS": env_number("TEOREMA_MAX_QUESTION_CHARS", 8000, 1),
     "MAX_CONTEXT_CHARS": env_number("TEOREMA_MAX_CONTEXT_CHARS", 20000, 0),
     "QUESTIONS_PER_HOUR": env_number("TEOREMA_QUESTIONS_PER_HOUR", 30, 1),
@@ -339,6 +353,8 @@ TEOREMA: TeoremaSettings = {
     "RETRY_BASE_SECONDS": env_number("TEOREMA_RETRY_BASE_SECONDS", 1.0, 0, float),
     "RETRY_MAX_SECONDS": env_number("TEOREMA_RETRY_MAX_SECONDS", 20.0, 0, float),
     "RETRY_AFTER_CAP_SECONDS": env_number("TEOREMA_RETRY_AFTER_CAP_SECONDS", 60.0, 0, float),
+    # The embedded model's threads; 0: one core fewer than the process may use (providers/local.py).
+    "LOCAL_THREADS": env_number("TEOREMA_LOCAL_THREADS", 0, 0),
     # Local model servers the ask page looks for on their default ports (debates/discover.py);
     # off on a production server, where loopback is not the user's machine.
     "LOCAL_SERVERS": {
@@ -353,12 +369,36 @@ TEOREMA: TeoremaSettings = {
     # The site's address, for links made outside a request (the CLI, Telegram, stdio MCP); none
     # set, such a link is left out rather than guessed.
     "PUBLIC_URL": env_url("TEOREMA_PUBLIC_URL"),
+    # Attachments (docs/attachments.md): refused in words past these, before anything is stored.
+    "ATTACHMENTS_MAX_FILES": env_number("TEOREMA_ATTACHMENTS_MAX_FILES", 5, 0),
+    "ATTACHMENT_MAX_BYTES": env_number("TEOREMA_ATTACHMENT_MAX_MB", 20, 1) * 2**20,
+    "ATTACHMENTS_MAX_BYTES": env_number("TEOREMA_ATTACHMENTS_MAX_MB", 50, 1) * 2**20,
+    "ATTACHMENT_MAX_PAGES": env_number("TEOREMA_ATTACHMENT_MAX_PAGES", 100, 1),
+    # Decoded pixels of one image (a decompression bomb is refused before it is decoded), and the
+    # longest side an image keeps once re-encoded (what every model and viewer gets).
+    "ATTACHMENT_MAX_PIXELS": env_number("TEOREMA_ATTACHMENT_MAX_PIXELS", 40_000_000, 1),
+    "ATTACHMENT_IMAGE_SIDE": env_number("TEOREMA_ATTACHMENT_IMAGE_SIDE", 2048, 64),
+    # The text a voice that reads a file as text gets of it, at most (the rest is cut, and said).
+    "ATTACHMENT_TEXT_CHARS": env_number("TEOREMA_ATTACHMENT_TEXT_CHARS", 200_000, 1000),
+    # Reading one file in the limited child process (debates/attachments/sandbox.py).
+    "ATTACHMENT_SECONDS": env_number("TEOREMA_ATTACHMENT_SECONDS", 30.0, 1, float),
 }
 
 # Request size limits (docs/api.md): 1 MiB for the rest of a form plus the longest question and
 # context with every character escaped (12 bytes each at worst: %F0%9F%A4%94, or \ud83e\udd14 in
 # JSON), so they never refuse a question the form accepts; a larger request gets a 400 that says so.
-DATA_UPLOAD_MAX_MEMORY_SIZE = 2**20 + 12 * (TEOREMA["MAX_QUESTION_CHARS"] + TEOREMA["MAX_CONTEXT_CHARS"])
+if TEOREMA["ATTACHMENTS_MAX_BYTES"] < TEOREMA["ATTACHMENT_MAX_BYTES"]:
+    raise ImproperlyConfigured(
+        "TEOREMA_ATTACHMENTS_MAX_MB (a question's attachments together) must be at least "
+        "TEOREMA_ATTACHMENT_MAX_MB (one file)."
+    )
+
+# Attachments sent as base64 in JSON (the API, /v1, MCP over HTTP) take 4/3 of their size on top.
+DATA_UPLOAD_MAX_MEMORY_SIZE = (
+    2**20
+    + 12 * (TEOREMA["MAX_QUESTION_CHARS"] + TEOREMA["MAX_CONTEXT_CHARS"])
+    + TEOREMA["ATTACHMENTS_MAX_BYTES"] * 4 // 3
+)
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000  # the ask form has 6; the admin's largest forms stay far below
 
 # Debates run outside the request either way, through django.tasks. Local mode runs them on

@@ -27,6 +27,16 @@ def fast_password_hasher(settings) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def file_storage(settings, tmp_path: Path) -> Path:
+    """Attachments go to this test's own folder, never to the developer's data directory."""
+    location = tmp_path / "files"
+    settings.STORAGES = settings.STORAGES | {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": str(location)}}
+    }
+    return location
+
+
 # The users the viewer, evaluation and track-record tests share.
 @pytest.fixture
 def alice(db):

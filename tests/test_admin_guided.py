@@ -395,3 +395,29 @@ def test_the_ask_page_offers_the_new_panel(
 
     assert "My first panel" in page
     assert 'value="my-first-panel"' in page
+
+
+def test_add_as_a_panelist_offers_web_search_at_the_providers_price_where_it_has_one(
+    admin_client: Client, fake_provider: FakeProviderServer
+) -> None:
+    anthropic = Provider(name="Claude's", wire="anthropic", base_url=fake_provider.base_url("anthropic"))
+    anthropic.set_api_key(KEY)
+    anthropic.save()
+    fake_provider.models = ["claude-sonnet-4-5"]
+
+    page = admin_client.get(url("add_panelist", anthropic, "?model=claude-sonnet-4-5")).content.decode()
+    assert 'name="search"' in page
+    assert 'name="price_search" value="10"' in page
+    admin_client.post(
+        url("add_panelist", anthropic, "?model=claude-sonnet-4-5"),
+        panelist_form("claude-sonnet-4-5", search="on", price_search="10"),
+    )
+    claude = Panelist.objects.get(model="claude-sonnet-4-5")
+    assert (claude.search, claude.price_search) == (True, 10)
+
+
+def test_a_provider_without_web_search_offers_none(
+    admin_client: Client, fake_provider: FakeProviderServer, provider: Provider
+) -> None:
+    page = admin_client.get(url("add_panelist", provider, "?model=model-beta")).content.decode()
+    assert 'name="search"' not in page

@@ -100,6 +100,15 @@ def test_a_bad_number_stops_startup_with_its_name(tmp_path: Path) -> None:
     assert "TEOREMA_LEASE_SECONDS='soon' is not a number." in result.stderr
 
 
+def test_the_embedded_models_threads_come_from_the_environment(tmp_path: Path) -> None:
+    show = "from debates.providers import threads; print(threads.THREADS)"
+    shown = manage("shell", "--no-imports", "-c", show, env={"TEOREMA_LOCAL_THREADS": "2"}, data_dir=tmp_path)
+
+    assert shown.stdout.strip() == str(min(2, len(os.sched_getaffinity(0))))
+    refused = manage("check", env={"TEOREMA_LOCAL_THREADS": "two"}, data_dir=tmp_path)
+    assert "TEOREMA_LOCAL_THREADS='two' is not an integer." in refused.stderr
+
+
 def test_local_secrets_are_generated_outside_the_repository(tmp_path: Path) -> None:
     result = manage("check", env={}, data_dir=tmp_path)
 

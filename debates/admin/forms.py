@@ -13,7 +13,7 @@ from django.utils.text import slugify
 from debates.engine.vocabulary import Protocol
 from debates.forms import OptionsField
 from debates.models import ZERO, Membership, Panel, Panelist, Provider
-from debates.presets import PRESETS, Wire
+from debates.presets import PRESETS, Wire, search_preset
 from debates.providers.catalog import family
 
 
@@ -117,7 +117,7 @@ class PanelForm(forms.ModelForm):
         fields = [
             *("name", "slug", "description", "protocol", "is_default", "moderator", "tie_breaker"),
             *("fallback_moderator", "rounds", "merge_critique", "revote_on_dissent", "failure_policy", "quorum"),
-            *("default_criticality", "options", "debate", "judge", "facilitator_brief", "deadline"),
+            *("default_criticality", "options", "debate", "judge", "facilitator_brief", "deadline", "forbid_search"),
         ]
 
     def clean_is_default(self) -> bool:
@@ -138,22 +138,36 @@ class HumanDecisionForm(forms.Form):
     )
 
 
+PRICES = ("price_in", "price_out", "price_search")
+
+
 class PanelistFromModelForm(forms.ModelForm):
     """A panelist on a model the provider lists: the name and family come prefilled, prices are optional."""
 
     class Meta:
         model = Panelist
-        fields = ["model", "name", "family", "method", "price_in", "price_out"]
+        fields = ["model", "name", "family", "method", "price_in", "price_out", "search", "price_search"]
         widgets = {"model": forms.TextInput(attrs={"readonly": True})}
 
     def __init__(self, *args: Any, provider: Provider, listed: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.provider, self.listed = provider, listed
+        self.instance.provider = provider  # the model's clean reads it: whether it can search
         model = self.initial.get("model", "")
         self.initial.update(name=f"{model} ({provider.name})"[:80], family=family(model))
-        for price in ("price_in", "price_out"):
+        for price in PRICES:
             self.fields[price].required = False
             self.fields[price].help_text = "Optional: it makes the cost shown before asking right."
+        searching = search_preset(provider.preset, provider.wire, provider.base_url)
+        if searching is None:  # nothing to offer: the model's clean would refuse it
+            del self.fields["search"], self.fields["price_search"]
+        else:
+            self.initial["price_search"] = searching.search_price  # the provider's published price, to check
+            self.fields[
+                "price_search"
+            ].help_text = (
+                f"{searching.label} bills its web searches (see docs/sources.md): this is its published price."
+            )
 
     def clean_model(self) -> str:
         model = self.cleaned_data["model"]
@@ -173,14 +187,10 @@ class PanelistFromModelForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         super().clean()
         data = self.cleaned_data
-        for price in ("price_in", "price_out"):
-            if data.get(price) is None and price not in self.errors:
+        for price in PRICES:
+            if price in self.fields and data.get(price) is None and price not in self.errors:
                 data[price] = ZERO
         return data
-
-    def save(self, commit: bool = True) -> Panelist:
-        self.instance.provider = self.provider
-        return super().save(commit)
 
 
 def seat(panelist: Panelist, panel: Panel) -> Membership:

@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from debates.admin.forms import HumanDecisionForm
-from debates.models import Contribution, Evaluation, Question, Round, Status
+from debates.models import Attachment, Contribution, Evaluation, Question, Round, Status
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -29,6 +29,17 @@ class ReadOnlyInline(admin.TabularInline):
 
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
+
+
+class AttachmentInline(ReadOnlyInline):
+    """The question's files: what each is and a link to it (downloaded, never shown inline)."""
+
+    model = Attachment
+    fields = readonly_fields = ("position", "download", "kind", "media_type", "size", "pages", "width", "height")
+
+    @admin.display(description="file")
+    def download(self, row: Attachment) -> str:
+        return format_html('<a href="{}" download>{}</a>', row.download_path(), row.name)
 
 
 class RoundTotals(TypedDict):
@@ -117,7 +128,7 @@ class QuestionAdmin(admin.ModelAdmin):
     list_select_related = ["panel", "owner"]
     search_fields = ["text"]
     date_hierarchy = "created_at"
-    inlines = [RoundInline]
+    inlines = [AttachmentInline, RoundInline]
     readonly_fields = ["contributions_table", "synthesis_text"]
     fieldsets = [
         (None, {"fields": ["text", "context", "panel", "owner", "criticality", "status", "phase", "error"]}),

@@ -93,9 +93,9 @@ class PanelistAdmin(admin.ModelAdmin):
 
     list_display = [
         *("name", "provider", "model", "family", "method", "temperature", "max_tokens"),
-        *("price_in", "price_out", "enabled"),
+        *("price_in", "price_out", "search", "enabled"),
     ]
-    list_filter = ["provider", "family", "method", "enabled"]
+    list_filter = ["provider", "family", "method", "search", "enabled"]
     list_select_related = ["provider"]
     search_fields = ["name", "model", "family"]
 
@@ -125,7 +125,7 @@ class PanelAdmin(admin.ModelAdmin):
             {
                 "fields": [
                     *("rounds", "debate", "merge_critique", "revote_on_dissent", "failure_policy", "quorum"),
-                    *("default_criticality", "options", "facilitator_brief", "deadline"),
+                    *("default_criticality", "options", "facilitator_brief", "deadline", "forbid_search"),
                 ]
             },
         ),

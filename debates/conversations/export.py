@@ -19,7 +19,7 @@ from debates.live import claims, snapshot, story
 from debates.live.state import read_state
 from debates.models import Question, VerdictOutcome
 from debates.render import MARKDOWN
-from debates.represent import represent
+from debates.represent import attachments, represent
 from debates.track import outcomes
 
 FORMATS = {"md": "text/markdown; charset=utf-8", "json": "application/json"}
@@ -80,6 +80,7 @@ def by_link(request: HttpRequest, question: Question, data: dict[str, Any]) -> d
     link = request.build_absolute_uri(sharing.link_path(question))
     # The shared page shows no judgement of the verdict: neither does its export.
     data |= {"url": link, "follow_up_of": None, "reask_of": None, "outcome": None}
+    data["attachments"] = attachments(question, request.build_absolute_uri("/"), token=question.share_token)
     return sharing.without_cost(data) if question.hide_cost else data
 
 
@@ -113,6 +114,7 @@ def markdown(data: dict[str, Any]) -> str:
     out += thread_part(data["thread"])
     out += ["## Question", "", data["text"], ""]
     out += ["## Context", "", data["context"], ""] if data["context"] else []
+    out += files_part(data["attachments"])
     out += [f"**{data['status'].capitalize()}:** {data['error']}", ""] if data["error"] else []
     out += verdict_part(data)
     out += consensus_part(data["consensus"])
@@ -125,6 +127,29 @@ def markdown(data: dict[str, Any]) -> str:
     totals = f"{data['calls']} calls · {data['tokens_in'] + data['tokens_out']} tokens in + out"
     out += ["## Totals", "", f"{totals} · ${data['cost']}" if "cost" in data else totals, ""]
     return "\n".join(out)
+
+
+def files_part(files: list[dict[str, Any]]) -> list[str]:
+    """The files the panel read, each a link to its download, with how each voice received it."""
+    if not files:
+        return []
+    said = {"native": "natively", "text": "as text", "unseen": "could not see it"}
+    lines = ["## Files", ""]
+    for found in files:
+        facts = ", ".join(
+            part
+            for part in (
+                found["kind"],
+                f"{found['pages']} pages" if found["pages"] else "",
+                f"{found['width']} × {found['height']} px" if found["width"] else "",
+                f"{found['size']:,} bytes",
+            )
+            if part
+        )
+        voices = "; ".join(f"{label} {said[how]}" for label, how in found["voices"].items())
+        name = found["name"].replace("[", "\\[").replace("]", "\\]")
+        lines.append(f"- [{name}]({found['url']}) ({facts}){f' · {voices}' if voices else ''}")
+    return [*lines, ""]
 
 
 def demoted(text: str, level: int) -> str:
@@ -255,6 +280,7 @@ def ledger_part(data: dict[str, Any]) -> list[str]:
             "Status",
             "Text",
             "Falsified if",
+            *(["Sources"] if view.sourcing else []),
             *(v.label for v in view.voices),
         )
         rows = [
@@ -266,6 +292,7 @@ def ledger_part(data: dict[str, Any]) -> list[str]:
                 c.status,
                 c.text,
                 c.falsifier,
+                *([claim_sources(c)] if view.sourcing else []),
                 *(f"{x.start.words} → {x.end.words}" if x.moved else x.end.words for x in c.cells),
             ]
             for c in view.claims
@@ -291,6 +318,12 @@ def checks_part(found: tuple[claims.Checked, ...]) -> list[str]:
     return ["### Numbers checked between rounds", "", *lines, ""]
 
 
+def claim_sources(claim: claims.Claim) -> str:
+    """What a claim rests on, in its row: its author's footnotes, or unsourced."""
+    cited = [story.cited({"n": s.number, "name": s.name, "url": s.url}) for s in claim.sources]
+    return "; ".join(f"[{s.number}] {line}" for s, line in zip(claim.sources, cited, strict=True)) or "unsourced"
+
+
 def rounds_part(data: dict[str, Any]) -> list[str]:
     """Each round, each voice's contribution whole (its headings under the voice's); once revealed, who it was."""
     names = {who["label"]: who["name"] for who in data["identities"]}
@@ -301,6 +334,7 @@ def rounds_part(data: dict[str, Any]) -> list[str]:
             facts = [c["kind"], c["status"], f"{c['tokens_in']} in + {c['tokens_out']} out tokens"]
             facts += [f"${c['cost']}"] if c.get("cost") is not None else []
             facts += [f"confidence {c['confidence']:.2f}"] if c.get("confidence") is not None else []
+            facts += [f"{c['searches']} web search{'es' if c['searches'] != 1 else ''}"] if c.get("searches") else []
             out += [f"### {story.who(c['label'], names.get(c['label'], ''))}", "", f"*{' · '.join(facts)}*", ""]
             out += [f"**Decision:** {c['decision']}", ""] if c["decision"] else []
             out += [f"**Flags:** {'; '.join(c['flags'])}", ""] if c.get("flags") else []
@@ -308,6 +342,7 @@ def rounds_part(data: dict[str, Any]) -> list[str]:
                 out += ["The synthesis is under “Synthesis” below.", ""]
             else:
                 out += [demoted(c["text"], 4) if c["text"] else c["error"] or "(no text)", ""]
+                out += [*cited, ""] if (cited := story.sources_lines(c["sources"], c["unsourced"])) else []
     return out
 
 

@@ -13,7 +13,7 @@ from django.db.models.functions import Coalesce
 
 from debates.engine import prompts
 from debates.engine.reading import synthesis
-from debates.models import Question, Status, Synthesis
+from debates.models import Attachment, Question, Status, Synthesis
 
 # A follow-up builds on a verdict: a run that failed or was cancelled has none to build on.
 FOLLOWABLE = (Status.DONE, Status.ANSWERED, Status.NEEDS_REVIEW)
@@ -77,6 +77,14 @@ def ancestors(question: Question) -> list[Question]:
     return chain[::-1]
 
 
+def attachments_for(question: Question) -> list[Attachment]:
+    """The files a question's panel reads: its thread's, the earliest question's first, then its own
+    (a follow-up is about the same contract, log or chart as the question it follows)."""
+    chain = [*(q.pk for q in ancestors(question)), question.pk]
+    rows = Attachment.objects.filter(question_id__in=chain)
+    return sorted(rows, key=lambda row: (chain.index(row.question_id), row.position))
+
+
 @dataclass(frozen=True)
 class Thread:
     """One History row: the thread's questions this reader sees, the first one first."""
@@ -99,6 +107,6 @@ def history_page(questions: QuerySet[Question], number: str | None, per_page: in
     page = Paginator(threads, per_page).get_page(number)
     keys = [row["thread"] for row in page.object_list]
     grouped: dict[int, list[Question]] = defaultdict(list)
-    for question in keyed.filter(thread__in=keys).order_by("created_at", "id"):
+    for question in keyed.filter(thread__in=keys).order_by("created_at", "id").prefetch_related("attachments"):
         grouped[question.thread].append(question)
     return Page([Thread(grouped[key]) for key in keys], page.number, page.paginator)

@@ -12,6 +12,9 @@ from django.views.decorators.http import require_POST
 
 from debates import service
 from debates.access import visible_question
+from debates.attachments import check as files
+from debates.attachments import shown
+from debates.attachments.check import Upload
 from debates.conversations import export, page, sharing
 from debates.forms import AskForm
 from debates.live import snapshot
@@ -31,25 +34,33 @@ def follow_up(request: HttpRequest, pk: int) -> HttpResponse:
     asked = visible_question(request, pk)
     data = request.POST.copy()
     data["follow_up_of"] = str(asked.pk)
-    return submit(request, asked, service.ask_form(request.user, data), "followup_form")
+    uploads = files.from_form(request.FILES.getlist("attachments"))
+    return submit(request, asked, service.ask_form(request.user, data), "followup_form", attachments=uploads)
 
 
 @login_required
 @require_POST
 def ask_again(request: HttpRequest, pk: int) -> HttpResponse:
-    """The same question (text, context, options, settings) on the panel picked: a new question."""
+    """The same question (text, context, options, settings, files) on the panel picked: a new question."""
     asked = visible_question(request, pk)
     same = {"text": asked.text, "context": asked.context, "criticality": asked.criticality, "options": asked.options}
     same |= {"force_panel": asked.force_panel, "debate": asked.debate, "panel": request.POST.get("panel", "")}
-    return submit(request, asked, service.ask_form(request.user, same), "reask_form", reask_of=asked)
+    again = [Upload(row.name, row.media_type, row.file.read()) for row in asked.attachments.all()]
+    form = service.ask_form(request.user, same)
+    return submit(request, asked, form, "reask_form", reask_of=asked, attachments=again)
 
 
 def submit(
-    request: HttpRequest, asked: Question, form: AskForm, name: str, reask_of: Question | None = None
+    request: HttpRequest,
+    asked: Question,
+    form: AskForm,
+    name: str,
+    reask_of: Question | None = None,
+    attachments: list[Upload] | None = None,
 ) -> HttpResponse:
     """Start the new question and open it, or show ``asked`` again with the form's errors."""
     try:
-        return redirect(service.submit(form, request.user, reask_of=reask_of))
+        return redirect(service.submit(form, request.user, reask_of=reask_of, attachments=attachments))
     except Refused as refused:
         return render_question(request, asked, status=shown_on(form, refused), **{name: form})
 
@@ -73,7 +84,9 @@ def share(request: HttpRequest, pk: int) -> HttpResponse:
 def shared(request: HttpRequest, token: str) -> HttpResponse:
     """The read-only page a link opens, signed in or not: no asker, no forms, no cost if hidden."""
     asked = sharing.by_link(token)
-    context = {"debate": snapshot.build(asked.pk, read_state(asked.pk)), **page.link_context(asked)}
+    debate = snapshot.build(asked.pk, read_state(asked.pk))
+    files = shown.for_question(asked, debate.names, token=token)
+    context = {"debate": debate, "files": files, **page.link_context(asked)}
     return unlisted(render(request, "debates/shared.html", context))
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from debates import providers
 from debates.engine.events import (
     ContributionChunk,
+    ContributionCited,
     ContributionFinished,
     ContributionQueued,
     ContributionResult,
@@ -27,11 +28,13 @@ from debates.engine.vocabulary import Outcome, StepKind
 from debates.providers.base import (
     Attempt,
     Chunk,
+    Cited,
     Completion,
     Message,
     ProviderError,
     Queued,
     Retrying,
+    Source,
     Spent,
     Started,
 )
@@ -56,8 +59,10 @@ class Tally:
     tokens_out: int = 0
     estimated: bool = False
     cost: Decimal = Decimal("0")
+    searches: int = 0  # web searches billed, every try's
     queued_ms: int = 0  # waiting for a shared model: not the voice's latency
     partial: str = ""  # what the try under way has streamed
+    cited: list[Source] = field(default_factory=list)  # the sources it has named so far
 
     def add(self, attempts: tuple[Attempt, ...], completion: Completion | None = None) -> None:
         self.attempts += [
@@ -67,6 +72,7 @@ class Tally:
         ]
         if completion is not None:
             self.spend(Spent(completion.tokens_in, completion.tokens_out, completion.tokens_estimated, completion.cost))
+            self.searches += completion.searches
 
     def spend(self, spent: Spent) -> None:
         self.tokens_in += spent.tokens_in
@@ -74,6 +80,7 @@ class Tally:
         self.estimated = self.estimated or spent.estimated
         self.cost += spent.cost
         self.partial = ""
+        self.cited = []
 
     def result(self, status: Outcome, **fields: Any) -> ContributionResult:
         return ContributionResult(
@@ -87,6 +94,7 @@ class Tally:
             tokens_out=self.tokens_out,
             tokens_estimated=self.estimated,
             cost=self.cost,
+            searches=self.searches,
             latency_ms=max(int((time.monotonic() - self.started) * 1000) - self.queued_ms, 0),
             **fields,
         )
@@ -94,10 +102,10 @@ class Tally:
     def stopped(self, why: str) -> ContributionResult:
         """The call as it stood when it was stopped: its text so far, and what that text cost (estimated:
         usage comes at a stream's end)."""
-        text = self.partial
+        text, cited = self.partial, tuple(self.cited)
         if text:
             self.spend(providers.spend(self.seat.voice, self.messages, text, None))
-        return self.result(Outcome.CANCELLED, text=text, error=why)
+        return self.result(Outcome.CANCELLED, text=text, error=why, sources=cited)
 
 
 async def call(
@@ -115,7 +123,7 @@ async def call(
     seat, round_index, kind = tally.seat, tally.round, tally.kind
     prompt = providers.estimate_tokens(sum(len(m.content) for m in tally.messages))
     meter = Meter(prompt, seat.voice.price_in, seat.voice.price_out)
-    started = ContributionStarted(round_index, seat.key, seat.label, kind, meter)
+    started = ContributionStarted(round_index, seat.key, seat.label, kind, meter, seat.voice.search)
     await sink.emit(started)
     for gate_try in range(1, GATE_TRIES + 1):
         streamed = False
@@ -125,6 +133,9 @@ async def call(
                     streamed = True
                     tally.partial += event.text
                     await sink.emit(ContributionChunk(round_index, seat.key, event.text))
+                elif isinstance(event, Cited):
+                    tally.cited += event.sources
+                    await sink.emit(ContributionCited(round_index, seat.key, event.sources))
                 elif isinstance(event, Retrying):
                     tally.spend(event.spent)
                     await sink.emit(
@@ -149,7 +160,7 @@ async def call(
             return tally.result(
                 Outcome.DONE,
                 text=completion.text,
-                citations=tuple(completion.citations),
+                sources=completion.sources,
                 finish_reason=completion.finish_reason,
                 flags=(*gates.flags(kind, completion.text), *cut),
             )

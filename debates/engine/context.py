@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from debates.engine import agreement as agreements
-from debates.engine import calls, checks, dossier, judging, prompts
+from debates.engine import attachments, calls, checks, dossier, judging, prompts, sourcing
 from debates.engine import ledger as ledgers
 from debates.engine.clock import Clock
 from debates.engine.consensus import Consensus
@@ -29,7 +29,7 @@ from debates.engine.protocols import Step, plan, planned_calls
 from debates.engine.reading import closing, gates
 from debates.engine.reading import judgement as judgements
 from debates.engine.spec import RunSpec, Seat
-from debates.engine.vocabulary import BALLOT_KINDS, LEDGER_KINDS, FailurePolicy, Outcome, StepKind
+from debates.engine.vocabulary import BALLOT_KINDS, LEDGER_KINDS, SEARCH_KINDS, FailurePolicy, Outcome, StepKind
 from debates.providers.base import Message
 
 Prior = dict[tuple[int, str], ContributionResult]
@@ -111,7 +111,14 @@ class Run:
         stored = self.prior.get((step.index, seat.key))
         if stored is not None:
             return await calls.finish(self.sink, stored, replayed=True)
-        voice = replace(seat.voice, json_output=True) if step.kind in BALLOT_KINDS else seat.voice
+        voice = replace(
+            seat.voice,
+            json_output=seat.voice.json_output or step.kind in BALLOT_KINDS,
+            search=seat.voice.search and step.kind in SEARCH_KINDS,
+        )
+        if voice.search:
+            messages = prompts.searching(messages)
+        messages = prompts.with_parts(messages, attachments.parts(self.spec.attachments, voice))
         tally = calls.Tally(replace(seat, voice=voice), step.index, step.kind, messages)
         try:
             async with asyncio.timeout_at(self.clock.until(step.kind)):
@@ -141,7 +148,8 @@ class Run:
         if result.ok and result.kind in BALLOT_KINDS:
             result = self.enrich(self, result)
         if result.ok and result.kind in LEDGER_KINDS:  # beside what a ballot's enrichment recorded
-            result = replace(result, ledger={**closing.read(result.kind, result.text, result.label), **result.ledger})
+            record = {**closing.read(result.kind, result.text, result.label), **result.ledger}
+            result = replace(result, ledger=sourcing.attach(record, result.text, result.sources))
         if not result.ok:
             return result
         change = result.ledger.get("change") or {}
@@ -168,7 +176,7 @@ class Run:
             prompts.messages(
                 "basis",
                 seat.method,
-                brief=self.brief(),
+                brief=self.brief(seat),
                 label=seat.label,
                 before=before or "(your earlier answer)",
                 after=after or "(your new answer)",
@@ -290,7 +298,7 @@ class Run:
         result = await self.one(
             replace(step, kind=StepKind.AGREEMENT),
             judge,
-            judging.messages(self.brief(), voices, claims, self.spec.all_names()),
+            judging.messages(self.brief(judge), voices, claims, self.spec.all_names()),
         )
         self.judgements[step.index] = result
         reading = judgements.read(result.text, list(latest)) if result.ok else f"its call failed ({result.error})"
@@ -336,8 +344,12 @@ class Run:
         result = self.results.get(step.index, {}).get(seat.key) if step else None
         return prompts.dossier_of([result], self.spec.all_names()) if result else "(no answer)"
 
-    def brief(self) -> str:
-        return prompts.brief(self.spec.question, self.spec.context, self.grounding, self.restated)
+    def brief(self, seat: Seat) -> str:
+        """The brief as ``seat``'s voice reads it: the question's files natively where its model reads
+        them, else as their text (``Run.one`` sends the native parts)."""
+        spec = self.spec
+        files = prompts.attachments_block(spec.attachments, seat.voice)
+        return prompts.brief(spec.question, spec.context, self.grounding, self.restated, files)
 
     def panel_steps(self) -> list[Step]:
         """Every panel step that produced accepted results, in order: what the moderator reads."""
@@ -347,7 +359,15 @@ class Run:
         """The claim ledger of every panel round so far, in round order, with the latest agreement."""
         entries = [
             ledgers.Entry(
-                step.index, r.label, r.kind, r.ledger, r.decision if r.kind in BALLOT_KINDS else "", r.reasoning, r.seat
+                step.index,
+                r.label,
+                r.kind,
+                r.ledger,
+                r.decision if r.kind in BALLOT_KINDS else "",
+                r.reasoning,
+                r.seat,
+                tuple(note.as_dict() for note in sourcing.footnotes(r.sources, r.text)),
+                r.searches,
             )
             for step in self.panel_steps()
             for r in self.results[step.index].values()

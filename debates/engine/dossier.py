@@ -4,8 +4,9 @@ Models treat a claim differently when they know which brand made it, so after th
 round nothing that identifies a voice reaches a prompt: the roster's own names always go,
 and a well-known model or maker name goes where a panelist uses it for itself ("As Claude,
 …", "trained by OpenAI"). The same words used as a subject ("Google BigQuery", "Claude
-Shannon") stay: removing them damages the answer and reveals nothing. Panelist output is
-untrusted: it is fenced as quoted material that cannot change the task.
+Shannon") stay: removing them damages the answer and reveals nothing; so do the addresses of the
+pages a voice cites. Panelist output is untrusted: it is fenced as quoted material that cannot
+change the task.
 """
 
 import random
@@ -44,7 +45,8 @@ _AI_WORDS = (
     "|".join(re.escape(n.split()[0]) for n in KNOWN_IDENTITIES) + r"|AI\b|LLM|Assistant|Models?\b|Research|Brain"
 )
 KEPT = re.compile(
-    r"(?:Google|Microsoft|Meta|Amazon|Alibaba|Apple|IBM|Oracle|Nvidia)(?:'s|’s)?"
+    r"https?://[^\s<>()\[\]\"']+"  # a page a voice cites: an address is no identity, and a changed one leads nowhere
+    r"|(?:Google|Microsoft|Meta|Amazon|Alibaba|Apple|IBM|Oracle|Nvidia)(?:'s|’s)?"
     rf"(?:\s+(?!(?:{_AI_WORDS}))[A-Z][\w.+#-]*)+"  # the maker's products: Google BigQuery, Meta's React
     r"|Claude\s+(?:Shannon|Monet|Debussy|Bernard|Lévi-Strauss|Chabrol|Lelouch)|Jean-Claude"
     # The case-blind phrases open with a lookahead on their first letters: an exact shortcut, see _patterns.

@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import Any, Protocol
 
 from debates.engine.vocabulary import NOT_CALLS, Outcome, Status, StepKind
+from debates.providers.base import Source
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class ContributionStarted(Event):
     label: str
     kind: StepKind
     meter: Meter = Meter()
+    search: bool = False  # the call may search the web
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,15 @@ class ContributionChunk(Event):
     round: int
     seat: str
     text: str
+
+
+@dataclass(frozen=True)
+class ContributionCited(Event):
+    """Sources the voice's stream named, as they come (added to the card's; a discarding retry voids them)."""
+
+    round: int
+    seat: str
+    sources: tuple[Source, ...]
 
 
 @dataclass(frozen=True)
@@ -100,7 +111,8 @@ class ContributionResult:
     decision: str = ""
     confidence: float | None = None
     reasoning: str = ""
-    citations: tuple[str, ...] = ()
+    sources: tuple[Source, ...] = ()  # what it cites or looked up, in the order the wire gave them
+    searches: int = 0  # web searches the provider made for it (billed in ``cost``)
     flags: tuple[str, ...] = ()
     attempts: tuple[dict[str, Any], ...] = ()  # JSON records: number, latency_ms, error, fault, queued_ms
     tokens_in: int = 0

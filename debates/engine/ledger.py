@@ -39,6 +39,8 @@ class Entry:
     decision: str = ""  # a ballot's decision (vote protocol)
     reasoning: str = ""
     seat: str = ""
+    footnotes: tuple[Mapping[str, Any], ...] = ()  # what it cites (sourcing.Footnote.as_dict), by number
+    searches: int = 0  # web searches made for it
 
     @property
     def answer(self) -> str:
@@ -68,8 +70,12 @@ class Ledger:
     def _take(self, entry: Entry) -> None:
         record = entry.record
         if "claims" in record:
+            cited = {note["n"]: note for note in entry.footnotes}
             for claim in record["claims"]:
-                self.claims.setdefault(claim["id"], {**claim, "author": entry.label, "round": entry.round})
+                backing = [cited[n] for n in claim.get("sources", ()) if n in cited]
+                self.claims.setdefault(
+                    claim["id"], {**claim, "author": entry.label, "round": entry.round, "sources": backing}
+                )
             if record.get("claims_status") in ("missing", "unreadable"):
                 self.unreadable.append(entry.label)
         for attack in record.get("attacks", []):
@@ -116,6 +122,19 @@ class Ledger:
     # --- what the page, the API and the moderator read ------------------------------------------
     def labels(self) -> list[str]:
         return sorted({e.label for e in self.entries}, key=_label_order)
+
+    def searched(self) -> dict[str, int]:
+        """Label -> the web searches made for its contributions, for the voices that searched."""
+        found: dict[str, int] = {}
+        for entry in self.entries:
+            if entry.searches:
+                found[entry.label] = found.get(entry.label, 0) + entry.searches
+        return found
+
+    @property
+    def sourcing(self) -> bool:
+        """Some voice searched the web or cites a source: each claim is then sourced or not."""
+        return any(e.footnotes or e.searches for e in self.entries)
 
     def decisions(self) -> dict[str, str]:
         """Each voice's latest decision: its ballot, or the ANSWER line of its latest contribution."""
@@ -271,6 +290,8 @@ class Ledger:
             "flags": [*self.flags, *self.change_flags()],
             "labels": self.labels(),
             "checks": self.checks,
+            "sourcing": self.sourcing,
+            "searched": self.searched(),
         }
 
     def for_moderator(self) -> str:
@@ -278,7 +299,10 @@ class Ledger:
         if not self.claims and not self.changes:
             return ""
         lines = ["Claims (round 0):"]
-        lines += [f"- {c['id']} ({c['author']}{closing.tag(c)}): {c['text']}" for c in self.claims.values()]
+        lines += [
+            f"- {c['id']} ({c['author']}{closing.tag(c)}): {c['text']}{_backed(c) if self.sourcing else ''}"
+            for c in self.claims.values()
+        ]
         if self.unreadable:
             lines.append(f"- claims of {', '.join(self.unreadable)}: could not be read (judge their text)")
         if self.events:
@@ -294,6 +318,16 @@ class Ledger:
             lines.append("Signals:")
             lines += [f"- {flag}" for flag in flags]
         return "\n".join(lines)
+
+
+def _backed(claim: Mapping[str, Any]) -> str:
+    """What a claim rests on, for the moderator: its sources, or none."""
+    found = claim.get("sources") or []
+    if not found:
+        return " — unsourced"
+    return " — sourced: " + "; ".join(
+        f"[{s['n']}] {s['name']}" + (f" ({s['url']})" if s.get("url") else "") for s in found
+    )
 
 
 def _detail(event: Mapping[str, Any]) -> str:

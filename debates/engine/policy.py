@@ -229,10 +229,14 @@ class Lineup:
     def report(self, calls_planned: int) -> dict[str, Any]:
         """What is running, by label only: identities stay hidden until the synthesis."""
         het = self.heterogeneity()
-        voices = [{"seat": s.key, "label": s.label, "method": s.method, "status": "active"} for s in self.active]
+        voices = [
+            {"seat": s.key, "label": s.label, "method": s.method, "status": "active", "search": s.voice.search}
+            for s in self.active
+        ]
         voices += [
-            {"seat": key, "label": self.used[key].label, "method": self.used[key].method, "status": why}
+            {"seat": key, "label": seat.label, "method": seat.method, "status": why, "search": seat.voice.search}
             for key, why in self.dropped.items()
+            for seat in [self.used[key]]
         ]
         return {
             "voices": voices,

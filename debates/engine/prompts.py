@@ -1,23 +1,25 @@
 """The one place that decides what a prompt contains: template files in ``debates/prompts/``."""
 
 from collections.abc import Iterable
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any
 
-from debates.engine import checks, dossier
+from debates.engine import checks, dossier, sourcing
+from debates.engine.attachments import IMAGE, PDF, Attachment, Delivery, delivery_to
 from debates.engine.events import ContributionResult
 from debates.engine.reading import closing
 from debates.engine.vocabulary import Method, StepKind
-from debates.providers.base import Message
+from debates.providers.base import Message, Part, Voice
 
 if TYPE_CHECKING:
     from debates.engine.ledger import DissentCheck, Ledger
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 # Bump when a template changes meaning; recorded with each run.
-PROMPTS_VERSION = 5
+PROMPTS_VERSION = 6
 
 METHODS: dict[str, str] = {
     Method.NONE: "",
@@ -42,9 +44,10 @@ def render(name: str, **values: str) -> str:
     return template(name).substitute(**values).strip() + "\n"
 
 
-def brief(question: str, context: str = "", grounding: str = "", restated: str = "") -> str:
+def brief(question: str, context: str = "", grounding: str = "", restated: str = "", files: str = "") -> str:
     """The self-contained brief every voice gets: the asker's question and context, the
-    facilitator's restatement of them when it wrote one, verified facts."""
+    facilitator's restatement of them when it wrote one, the attached files as this voice gets them
+    (``attachments_block``), verified facts."""
     context_block = f"\n# Context\n{context.strip()}\n" if context.strip() else ""
     if restated.strip():
         context_block += (
@@ -57,7 +60,60 @@ def brief(question: str, context: str = "", grounding: str = "", restated: str =
         if grounding.strip()
         else ""
     )
-    return render("brief", question=question.strip(), context_block=context_block, grounding_block=grounding_block)
+    return render(
+        "brief",
+        question=question.strip(),
+        context_block=context_block,
+        attachments_block=files,
+        grounding_block=grounding_block,
+    )
+
+
+HOW = {
+    Delivery.NATIVE: "attached to this message: read it there",
+    Delivery.TEXT: "its text follows, page by page where it has pages",
+    Delivery.UNSEEN: "attached, but your model cannot see images: do not guess what it shows; say where it would "
+    "change your answer",
+}
+
+
+def attachments_block(files: tuple[Attachment, ...], voice: Voice) -> str:
+    """The asker's files as ``voice`` gets them: each named with what it is and how it reaches this voice,
+    then the text of those it reads as text, fenced, a PDF's with its pages marked ("[report.pdf p. 4]")."""
+    if not files:
+        return ""
+    listed, texts = [], []
+    for attached in files:
+        how = delivery_to(attached, voice)
+        listed.append(f"- {attached.name} ({describe(attached)}): {HOW[how]}.")
+        if how == Delivery.TEXT:
+            texts.append(dossier.fence(attached.name, file_text(attached)))
+    heading = "# Attachments (the asker's files: cite them by name and page, as in “report.pdf p. 4”)"
+    return "\n" + "\n".join([heading, *listed]) + "\n" + "".join(f"\n{text}\n" for text in texts)
+
+
+def describe(attached: Attachment) -> str:
+    """What a file is, in a few words: "PDF, 12 pages", "image, 800 × 600 pixels"."""
+    if attached.kind == IMAGE:
+        return f"image, {attached.width} × {attached.height} pixels"
+    if attached.pages:
+        return f"{attached.kind.upper()}, {attached.pages} page{'s' if attached.pages != 1 else ''}"
+    return "Word document" if attached.kind == "docx" else attached.kind
+
+
+def file_text(attached: Attachment) -> str:
+    """A file's text, each page of a PDF under its citation ("[report.pdf p. 4]")."""
+    if attached.kind != PDF:
+        return attached.text
+    return "\n\n".join(f"[{attached.citation(n)}]\n{text}" for n, text in enumerate(attached.page_texts, 1))
+
+
+def with_parts(messages: list[Message], parts: tuple[Part, ...]) -> list[Message]:
+    """The prompt with the files this voice reads natively beside its user message (every prompt's user
+    message carries the brief that names them)."""
+    if not parts:
+        return messages
+    return [replace(m, parts=parts) if m.role == "user" else m for m in messages]
 
 
 ROLES = ("panelist", "moderator", "facilitator", "tiebreaker", "judge")
@@ -72,6 +128,14 @@ def messages(step: str, method: str = Method.NONE, role: str = "panelist", **val
         raise ValueError(f"unknown role {role!r}")
     system = render(f"system_{role}", method=METHODS.get(method, ""))
     return [Message("system", system), Message("user", render(step, **values))]
+
+
+def searching(messages: list[Message]) -> list[Message]:
+    """A call that may search the web: its system prompt says how to cite what it finds."""
+    note = render("search")
+    if messages and messages[0].role == "system":
+        return [Message("system", f"{messages[0].content}\n{note}"), *messages[1:]]
+    return [Message("system", note), *messages]
 
 
 def options_block(options: tuple[str, ...]) -> str:
@@ -89,9 +153,30 @@ def dossier_of(
     results: Iterable[ContributionResult], names: Iterable[str], exclude: str = "", rotation: int = 0
 ) -> str:
     """Contributions as a dossier: each one's text with its claims numbered by label, scrubbed and
-    fenced, in the order of a reader at ``rotation`` (``exclude``: the reader's own seat)."""
-    entries = [(r.label, closing.with_claims(r.text, r.ledger)) for r in results if r.seat != exclude]
-    return dossier.dossier(entries, names, rotation=rotation)
+    fenced, in the order of a reader at ``rotation`` (``exclude``: the reader's own seat). Where
+    some of them cite sources, each one's are listed under it (numbered as its footnotes), each
+    claim marked sourced or unsourced, and a voice that cites nothing is said to."""
+    shown = [r for r in results if r.seat != exclude]
+    if not any(sourcing.footnotes(r.sources) for r in shown):
+        return dossier.dossier(
+            [(r.label, closing.with_claims(r.text, r.ledger)) for r in shown], names, rotation=rotation
+        )
+    return dossier.dossier([(r.label, with_sources(r)) for r in shown], names, rotation=rotation)
+
+
+def with_sources(result: ContributionResult) -> str:
+    """One contribution for the dossier with its claims' sources and the pages it cites."""
+    record = dict(result.ledger)
+    if "claims" in record:
+        record["claims"] = [c | {"text": c["text"] + _backing(c)} for c in record["claims"]]
+    notes = sourcing.footnotes(result.sources, result.text)
+    cited = f"Sources it cites:\n{sourcing.in_words(notes)}" if notes else "It cites no source."
+    return f"{closing.with_claims(result.text, record)}\n\n{cited}"
+
+
+def _backing(claim: dict[str, Any]) -> str:
+    numbers = claim.get("sources") or []
+    return f" [sources {', '.join(str(n) for n in numbers)}]" if numbers else " [unsourced]"
 
 
 DECIDE = """Decide whether this question deserves the panel. Judge by the STAKES — what a wrong answer
@@ -190,9 +275,18 @@ def checks_block(found: list[dict[str, Any]], moderator: bool = False) -> str:
 def ledger_block(ledger: "Ledger") -> str:
     """The claim ledger in words, for the synthesis prompt; "" when it holds nothing."""
     text = ledger.for_moderator()
-    return (
+    found = (
         f"\nThe claim ledger (read by the program from the panelists' closing blocks; build the audit "
         f"trail of attacks accepted and rejected from it, and check it against the text):\n{text}\n"
         if text
         else ""
     )
+    return found + (SOURCED if ledger.sourcing else "")
+
+
+SOURCED = """
+Sources: some panelists searched the web; each claim above is marked sourced (with the pages it rests
+on) or unsourced, and each answer lists the pages it cites. Weigh a sourced claim above an unsourced
+one, but check that a page says what it is cited for. In the Verdict, say which of its points rest
+on no source.
+"""

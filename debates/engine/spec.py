@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass, replace
 
+from debates.engine.attachments import Attachment
 from debates.engine.vocabulary import Criticality, DebateMode, FailurePolicy, Method, Protocol
 from debates.providers.base import Voice
 
@@ -65,6 +66,7 @@ class RunSpec:
     deadline: float | None = None  # seconds the asker gave for the answer, from the run's start
     synthesis_time: float | None = None  # what the moderator's synthesis usually takes, in seconds, if known
     checks: bool = False  # SymPy checks the computations each round states, before the next round reads it
+    attachments: tuple[Attachment, ...] = ()  # the question's files and its thread's, in order
 
     @property
     def judging_seat(self) -> Seat:

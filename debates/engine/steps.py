@@ -16,6 +16,7 @@ from debates.engine.protocols import Step, planned_calls
 from debates.engine.reading import gates
 from debates.engine.reading import synthesis as reader
 from debates.engine.reading import triage as triage_reading
+from debates.engine.spec import Seat
 from debates.engine.vocabulary import DEBATE_KINDS, Criticality, DebateMode, Outcome, Protocol, Status, StepKind
 from debates.providers.base import Message
 
@@ -67,7 +68,7 @@ async def triage(run: Run, step: Step) -> RunFinished | None:
     spec = run.spec
     decide = spec.protocol == Protocol.ADVERSARIAL and not (spec.force_panel or spec.criticality == Criticality.HIGH)
     result = await run.solo(
-        step, spec.moderator, prompts.triage(run.brief(), run.calls_planned, spec.criticality, decide)
+        step, spec.moderator, prompts.triage(run.brief(spec.moderator), run.calls_planned, spec.criticality, decide)
     )
     verdict = triage_reading.read(result.text) if result.ok else None
     if verdict is None:
@@ -94,8 +95,7 @@ async def triage(run: Run, step: Step) -> RunFinished | None:
 
 async def answer(run: Run, step: Step) -> None:
     """The blind round: the brief only, nobody else's answer."""
-    brief = run.brief()
-    await run.panel_round(step, lambda seat, _position: prompts.messages("answer", seat.method, brief=brief))
+    await run.panel_round(step, lambda seat, _position: prompts.messages("answer", seat.method, brief=run.brief(seat)))
     if run.spec.debate == DebateMode.ON_DISSENT:
         run.dissent = check_dissent(run, step)
         if run.dissent.skip:  # the page's "calls made / planned" stays true
@@ -160,7 +160,7 @@ async def discuss(run: Run, step: Step, source: Step | None) -> None:
         lambda seat, position: prompts.messages(
             "debate",
             seat.method,
-            brief=run.brief(),
+            brief=run.brief(seat),
             label=seat.label,
             dossier=run.fenced(source, rotation=position),
             checks=prompts.checks_block(run.checks),
@@ -181,7 +181,7 @@ async def critique(run: Run, step: Step) -> None:
         lambda seat, position: prompts.messages(
             step.kind,
             seat.method,
-            brief=run.brief(),
+            brief=run.brief(seat),
             label=seat.label,
             dossier=run.fenced(source, seat.key, rotation=position),
             checks=prompts.checks_block(run.checks),
@@ -201,7 +201,7 @@ async def final(run: Run, step: Step) -> None:
         lambda seat, position: prompts.messages(
             "final",
             seat.method,
-            brief=run.brief(),
+            brief=run.brief(seat),
             label=seat.label,
             own=run.own(blind, seat),
             dossier=run.fenced(critiques, seat.key, rotation=position),
@@ -217,12 +217,12 @@ async def synthesis(run: Run, step: Step) -> RunFinished:
     heterogeneity = run.lineup.heterogeneity()
     role = "moderator" if run.spec.protocol == Protocol.TEOREMA else "facilitator"
 
-    def ask() -> list[Message]:
+    def ask(seat: Seat) -> list[Message]:
         weigh = prompts.block("What to weigh besides the text", run.notes())
         return prompts.messages(
             "synthesis_teorema" if run.spec.protocol == Protocol.TEOREMA else "synthesis_adversarial",
             role=role,
-            brief=run.brief(),
+            brief=run.brief(seat),
             dossier=record,
             evidence_note=f"\nEvidence strength: {heterogeneity.note}\n{weigh}",
             contradictions=prompts.block("Claims contradicting the verified facts", run.contradictions()),
@@ -231,14 +231,14 @@ async def synthesis(run: Run, step: Step) -> RunFinished:
             labels=", ".join(sorted(run.ledger().labels())),
         )
 
-    result = await run.solo(step, run.spec.moderator, ask(), check=gates.gate)
+    result = await run.solo(step, run.spec.moderator, ask(run.spec.moderator), check=gates.gate)
     if result.status == Outcome.CANCELLED:  # the deadline: a stand-in would have no time either
         raise RunStopped(f"The {role} was {result.error}. The panel's work is kept: retry the synthesis.")
     if not result.ok:
         stand_in = run.lineup.moderator_stand_in(result)
         if stand_in is None:
             raise RunStopped(f"The {role} failed: {result.error}. The panel's work is kept: retry the synthesis.")
-        result = await run.one(step, stand_in, ask(), check=gates.gate)
+        result = await run.one(step, stand_in, ask(stand_in), check=gates.gate)
         await run.sink.emit(RoundFinished(step.index, "done" if result.ok else "failed"))
         if not result.ok:
             raise RunStopped(

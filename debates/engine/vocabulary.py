@@ -90,6 +90,9 @@ CHANGE_KINDS = frozenset({StepKind.FINAL, StepKind.CRITIQUE_FINAL, StepKind.DEBA
 JUDGED_KINDS = frozenset(
     {StepKind.ANSWER, StepKind.DEBATE, StepKind.FINAL, StepKind.CRITIQUE_FINAL, StepKind.VOTE, StepKind.REVOTE}
 )
+# Contributions a voice that may search the web searches for: its answers, its debate and its votes
+# (never the basis of a change it is asked for, nor a judge's, the moderator's or the tie-breaker's call).
+SEARCH_KINDS = LEDGER_KINDS | {StepKind.REVOTE}
 # Contributions that state a voice's position: an ANSWER line, or a ballot's decision.
 POSITION_KINDS = frozenset({StepKind.ANSWER, StepKind.VOTE})
 

@@ -16,7 +16,8 @@ from debates.engine.context import Run
 from debates.engine.events import ConsensusEvaluated, ContributionResult, RunFinished
 from debates.engine.protocols import Step
 from debates.engine.reading.ballot import Ballot, VoteParseError, parse_ballot
-from debates.engine.vocabulary import Method, Status, StepKind
+from debates.engine.spec import Seat
+from debates.engine.vocabulary import Status, StepKind
 from debates.providers.base import Message
 
 
@@ -38,17 +39,17 @@ def enrich(run: Run, result: ContributionResult) -> ContributionResult:
     return replace(result, ledger={**result.ledger, **record})
 
 
-def ballot_prompt(run: Run, step_kind: StepKind, method: str = Method.NONE, **values: str) -> list[Message]:
+def ballot_prompt(run: Run, step_kind: StepKind, seat: Seat, **values: str) -> list[Message]:
     role = "tiebreaker" if step_kind == StepKind.TIEBREAK else "panelist"
     options = prompts.options_block(run.spec.options)
-    return prompts.messages(step_kind, method, role=role, brief=run.brief(), options_block=options, **values)
+    return prompts.messages(step_kind, seat.method, role=role, brief=run.brief(seat), options_block=options, **values)
 
 
 async def vote(run: Run, step: Step) -> RunFinished | None:
     """Every voter decides on its own."""
     await run.panel_round(
         step,
-        lambda seat, _position: ballot_prompt(run, StepKind.VOTE, method=seat.method),
+        lambda seat, _position: ballot_prompt(run, StepKind.VOTE, seat),
         check=ballot_problem(run),
         ask_again=off_options(run),
     )
@@ -66,7 +67,7 @@ async def revote(run: Run, step: Step) -> RunFinished | None:
     await run.panel_round(
         step,
         lambda seat, position: ballot_prompt(
-            run, StepKind.REVOTE, method=seat.method, dossier=run.fenced(arguments, rotation=position)
+            run, StepKind.REVOTE, seat, dossier=run.fenced(arguments, rotation=position)
         ),
         check=ballot_problem(run),
         ask_again=off_options(run),
@@ -123,7 +124,7 @@ async def escalate(run: Run, step: Step) -> RunFinished:
     result = await run.solo(
         step,
         breaker,
-        ballot_prompt(run, StepKind.TIEBREAK, dossier=dossier.scrub(votes, run.spec.all_names())),
+        ballot_prompt(run, StepKind.TIEBREAK, breaker, dossier=dossier.scrub(votes, run.spec.all_names())),
         check=ballot_problem(run),
     )
     if not result.ok:

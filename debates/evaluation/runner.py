@@ -160,6 +160,8 @@ class Runner:
                     criticality=panel.default_criticality,
                     force_panel=True,
                     grounding=self.evaluation.settings.get("grounding", False),
+                    # The web may hold the data set's answers: the panel is measured on what it knows.
+                    search=self.evaluation.settings.get("search", False),
                 )
                 locked.save(update_fields=["question"])
             item.question_id = locked.question_id

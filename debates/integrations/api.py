@@ -2,12 +2,16 @@
 verdict, the Models page's figures. What every JSON endpoint shares (the bearer token, the error
 shape, typed fields) is in ``endpoint``; what each one does is the service's."""
 
+from typing import Any
+
 from django.http import HttpRequest, JsonResponse
 
 from debates import service
+from debates.attachments import check as files
 from debates.conversations import sharing
 from debates.integrations.endpoint import Fields, api_view, typed_body
 from debates.models import Source, Status
+from debates.refusal import Kind, Refused
 from debates.represent import urls
 from debates.track import figures
 
@@ -26,7 +30,10 @@ FIELDS: Fields = {
     "protocol": (str, "a string"),
     "moderator": (str, "a panelist's name"),
     "deadline": (int, "a whole number of seconds"),
+    "search": (bool, "true or false"),
+    "attachments": (list, 'a list of files {"name", "media_type", "data": base64}'),
 }
+LISTS = ("options", "voices")  # repeated in a multipart form
 RETRY_FIELDS: Fields = {"without_failed": (bool, "true or false")}
 OUTCOME_FIELDS: Fields = {"outcome": (str, "a string"), "note": (str, "a string")}
 SHARE_FIELDS: Fields = {
@@ -43,9 +50,30 @@ def base(request: HttpRequest) -> str:
 
 @api_view("POST")
 def create(request: HttpRequest) -> JsonResponse:
-    payload = typed_body(request, FIELDS, "The question was not accepted.")
-    question = service.ask(request.user, source=Source.API, **payload)
+    """A question from a JSON body (files base64 under ``attachments``) or a multipart form (files as
+    ``attachments`` parts, the other fields as text)."""
+    if request.content_type == "multipart/form-data":
+        payload: dict = multipart_fields(request)
+        uploads = files.from_form(request.FILES.getlist("attachments"))
+    else:
+        payload = typed_body(request, FIELDS, "The question was not accepted.")
+        uploads = files.from_json(payload.pop("attachments", None))
+    question = service.ask(request.user, source=Source.API, attachments=uploads, **payload)
     return JsonResponse({"id": question.pk, **urls(question, base(request))}, status=201)
+
+
+def multipart_fields(request: HttpRequest) -> dict[str, Any]:
+    """A multipart form's fields, each known to the API; the ask form reads their text."""
+    if unknown := [name for name in request.POST if name not in FIELDS] + [
+        name for name in request.FILES if name != "attachments"
+    ]:
+        known = ", ".join(FIELDS)
+        raise Refused(
+            "The question was not accepted.",
+            Kind.INVALID,
+            {n: [f"Unknown field: the fields are {known}."] for n in unknown},
+        )
+    return {name: request.POST.getlist(name) if name in LISTS else request.POST.get(name) for name in request.POST}
 
 
 @api_view("GET")

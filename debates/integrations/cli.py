@@ -24,7 +24,7 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 MARKS = {"waiting": "·", "streaming": "…", "retrying": "↻", Outcome.DONE: "✓"}  # any other end: ✗
 DEMO = (
     "These answers come from the embedded demo model (SmolLM2-135M, no key needed): they show how a debate "
-    "runs, not what a real panel would conclude. Add a provider's key (README, “Providers”) for real answers."
+    "runs, not what a real panel would conclude. Add a provider's key (docs/providers.md) for real answers."
 )
 
 
@@ -102,6 +102,8 @@ class Printer:
             self.write(self.style.ERROR(spoken.error or spoken.status))
         if (spoken.shown or spoken.text).strip():
             self.write((spoken.shown or spoken.text).strip())
+        if cited := story.sources_lines(spoken.notes, spoken.unsourced):
+            self.write("\n".join(cited))
 
     def show_status(self) -> None:
         """What is under way, between the printed contributions (a terminal only: in a pipe or a

@@ -15,11 +15,13 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.text import slugify
 
+from debates.engine import sourcing
 from debates.engine.events import ContributionResult, Meter
 from debates.engine.reading import closing, judgement, synthesis
 from debates.engine.reading.judgement import Judgement
-from debates.engine.vocabulary import RETIRED, Outcome, StepKind
+from debates.engine.vocabulary import RETIRED, SEARCH_KINDS, Outcome, StepKind
 from debates.live.claims import Voice
+from debates.providers.base import Source
 from debates.render import markdown
 
 FINISHED_STATUSES = frozenset(Outcome)  # a card is finished once its contribution has an outcome
@@ -62,6 +64,9 @@ class Card:
     record: dict[str, Any] = field(default_factory=dict)  # its closing block as read: answer, claims, change…
     identity: dict | None = None
     stance: Voice | None = None  # where the voice ended up, on a finished page (the ledger's stances)
+    sources: list[Source] = field(default_factory=list)  # what it cites or looked up, as read so far
+    searches: int = 0  # web searches the provider made for it
+    search: bool = False  # its call could search the web
 
     @property
     def dom(self) -> str:
@@ -93,6 +98,22 @@ class Card:
         if RETIRED in self.seat:
             return f"{self.status}, then retried"
         return self.status
+
+    @property
+    def footnotes(self) -> list[sourcing.Footnote]:
+        """What it cites, numbered (as it streams: they come with the words they support)."""
+        return sourcing.footnotes(self.sources, self.text)
+
+    @property
+    def looked_up(self) -> list[Source]:
+        """Pages it looked up and cites nowhere."""
+        return sourcing.looked_up(self.sources)
+
+    @property
+    def unsourced(self) -> bool:
+        """A finished answer of a voice that could search, or did, and cites nothing."""
+        answered = self.status == Outcome.DONE and self.kind in SEARCH_KINDS
+        return answered and (self.search or self.searches > 0) and not self.footnotes
 
     @property
     def change(self) -> dict[str, str]:
@@ -150,7 +171,7 @@ class Card:
     def from_result(cls, result: ContributionResult) -> "Card":
         """A finished card: from the engine's result, or a stored Contribution's (``row.as_result()``)."""
         fields = {name: getattr(result, name) for name in RESULT_FIELDS}
-        return cls(**fields, flags=list(result.flags), record=dict(result.ledger))
+        return cls(**fields, flags=list(result.flags), record=dict(result.ledger), sources=list(result.sources))
 
 
 def label_order(label: str) -> list[int | str]:
@@ -179,7 +200,7 @@ def voice_tabs(panel_run: Mapping[str, Any], reveal: Iterable[Mapping[str, str]]
 # What a finished card shows of a result (flags are copied to a list).
 RESULT_FIELDS = (
     *("round", "seat", "label", "kind", "status", "text", "error", "tokens_in", "tokens_out", "tokens_estimated"),
-    *("cost", "latency_ms", "decision", "confidence"),
+    *("cost", "latency_ms", "decision", "confidence", "searches"),
 )
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from debates.engine import sourcing
 from debates.engine.reading.closing import claim_prefix
 
 # A voice's word on a claim -> (symbol, words, what it means), in the legend's order.
@@ -90,6 +91,20 @@ CLAIM_STATUSES = ("standing", "contested", "conceded", "withdrawn")
 
 
 @dataclass(frozen=True)
+class Cited:
+    """A page or a document a claim rests on: its footnote on the author's card."""
+
+    number: int
+    name: str
+    url: str
+    quote: str
+
+    @property
+    def link(self) -> str:
+        return sourcing.link(self.url)
+
+
+@dataclass(frozen=True)
 class Checked:
     """A computation SymPy checked between rounds (engine.checks): who stated it, in which claim
     ("" when in the prose), whether it holds, and the computation that says so."""
@@ -134,6 +149,7 @@ class Claim:
     status: str  # standing | contested | conceded | withdrawn
     cells: list[Cell]
     said: list[Said]  # what the voices said about it, in order
+    sources: list[Cited]  # what it rests on (none: unsourced, where the run searched)
     checks: tuple[Checked, ...] = ()  # its computations, checked between rounds
 
 
@@ -174,6 +190,14 @@ class LedgerView:
     grouped_by: str = ""  # how the answers were grouped, in words
     agreement_notes: tuple[str, ...] = ()  # the guards' refusals, a judge that could not be used
     checks: tuple[Checked, ...] = ()  # every computation checked between rounds, in a claim or in the prose
+    sourcing: bool = False  # some voice searched or cites a source: each claim is sourced or not
+
+    @property
+    def sourced(self) -> str:
+        """How many claims rest on a source, in words ("2 of 5 sourced"), where the run searched."""
+        if not self.sourcing:
+            return ""
+        return f"{sum(bool(claim.sources) for claim in self.claims)} of {len(self.claims)} sourced"
 
     @property
     def tally(self) -> str:
@@ -230,6 +254,7 @@ def view(
         grouped_by=GROUPED_BY.get(agreement.get("method", ""), ""),
         agreement_notes=tuple(agreement.get("notes", ())),
         checks=checked(ledger),
+        sourcing=bool(ledger.get("sourcing")),
     )
     found = replace(found, claims=with_checks(found.claims, found.checks))
     return found if found.claims or found.flags or found.unreadable or stances or found.checks else None
@@ -256,4 +281,9 @@ def _claim(row: Mapping[str, Any], labels: list[str], events: list[Said]) -> Cla
         status=row.get("status", ""),
         cells=cells,
         said=said,
+        sources=[
+            Cited(s.get("n", 0), s.get("name", ""), s.get("url", ""), s.get("quote", ""))
+            for s in row.get("sources") or ()
+            if isinstance(s, Mapping)
+        ],
     )

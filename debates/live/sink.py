@@ -43,6 +43,7 @@ from debates.engine import dossier
 from debates.engine.events import (
     ConsensusEvaluated,
     ContributionChunk,
+    ContributionCited,
     ContributionFinished,
     ContributionQueued,
     ContributionRetrying,
@@ -277,6 +278,8 @@ class LiveSink:
                     meter=event.meter,
                     position=0,
                     of=0,
+                    sources=[],
+                    search=event.search,
                 )
                 self._forget(key)
                 return [self._part("round.html#card", card_key=key, card=card) if shown else self._placed(card)]
@@ -285,10 +288,14 @@ class LiveSink:
                     event.round, event.seat, status="queued", position=event.position, of=event.of, started_ms=0
                 )
                 return [self._part("round.html#card", card_key=card_key(event.round, event.seat), card=card)]
+            case ContributionCited():
+                card = self._card(event.round, event.seat)
+                card.sources = [*card.sources, *event.sources]
+                return [self._part("round.html#sources", card_key=card_key(event.round, event.seat), card=card)]
             case ContributionRetrying():
                 card = self._card(event.round, event.seat, status="retrying", error=event.reason, attempt=event.attempt)
                 if event.discard:
-                    card.text = ""
+                    card.text, card.sources = "", []
                     self._forget(card_key(event.round, event.seat))
                 return [self._part("round.html#card", card_key=card_key(event.round, event.seat), card=card)]
             case ContributionFinished():
@@ -307,7 +314,13 @@ class LiveSink:
                 return [self._part("debate.html#consensus", debate=state)]
             case LedgerUpdated():
                 state.ledger = event.ledger
-                return [self._part("debate.html#ledger", debate=state)]
+                ledger = self._part("debate.html#ledger", debate=state)
+                # The panel's lines say who searched the web, and how often, as the ledger counts it.
+                return (
+                    [ledger, self._part("debate.html#panel-run", debate=state)]
+                    if event.ledger.get("searched")
+                    else [ledger]
+                )
             case RunFinished():
                 state.finished = event.status
                 return []
@@ -338,13 +351,18 @@ class LiveSink:
     def _finished(self, event: ContributionFinished) -> list[dict[str, Any]]:
         result = event.result
         # The text is in the DB now (the recorder saw this event first): keep only the status.
-        self._card(result.round, result.seat, label=result.label, kind=result.kind, status=result.status, text="")
+        live = self._card(
+            result.round, result.seat, label=result.label, kind=result.kind, status=result.status, text=""
+        )
+        live.sources = []
+        finished = Card.from_result(result)
+        finished.search = live.search
         totals = self.live.totals
         if not event.replayed:  # a replayed contribution is counted in the stored totals already
             totals.calls += result.is_call
             totals.tokens += result.tokens_in + result.tokens_out
             totals.cost += result.cost
         return [
-            self._part("round.html#card", card_key=card_key(result.round, result.seat), card=Card.from_result(result)),
+            self._part("round.html#card", card_key=card_key(result.round, result.seat), card=finished),
             self._part("totals.html", debate=self.live),
         ]

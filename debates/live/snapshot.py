@@ -11,7 +11,7 @@ from django.utils.text import Truncator
 
 from debates.engine.checks import RESTS_ON
 from debates.engine.reading.synthesis import for_people, named
-from debates.engine.vocabulary import RETIRED, Outcome
+from debates.engine.vocabulary import RETIRED, SEARCH_KINDS, Outcome
 from debates.live import claims, story
 from debates.live.cards import FINISHED_STATUSES, Card, RoundView, card_key, in_label_order, label_order, voice_tabs
 from debates.live.state import LiveRound, LiveState, Totals
@@ -161,10 +161,13 @@ def build(question_id: int, state: LiveState | None) -> Debate:
     # Once it is over, each voice's line says where it ended up (the stored ledger's stances).
     shown = claims.view(question.ledger, revealed.values()) if finished and question.ledger else None
     stances = {voice.label: voice for voice in shown.voices} if shown else {}
+    searching = {entry.get("seat") for entry in question.roster if entry.get("search")}
     rounds, complete = [], set()
     for index in sorted(rows.keys() | live.rounds.keys()):
         row, entry = rows.get(index), live.rounds.get(index, LiveRound(index))
         stored = {row_.seat: Card.from_result(row_.as_result()) for row_ in row.contributions.all()} if row else {}
+        for card in stored.values():  # could it search: its seat's, as the run was frozen
+            card.search = card.kind in SEARCH_KINDS and card.seat.partition(RETIRED)[0] in searching
         streaming = {card.seat: card for card in live.cards.values() if card.round == index}
         cards = in_label_order((streaming | stored).values())  # the DB wins over the live state
         for card in cards:
@@ -197,7 +200,7 @@ def build(question_id: int, state: LiveState | None) -> Debate:
         panel_run=live.panel_run or question.panel_run,
         consensus=live.consensus or question.consensus,
         ledger=live.ledger or question.ledger,
-        totals=Totals.stored(question),
+        totals=Totals.stored(question, expected=live.totals.expected),
         synthesis=getattr(question, "synthesis", None),  # None: the run has not written one
         reveal=list(revealed.values()),
         complete=complete,

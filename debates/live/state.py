@@ -41,11 +41,14 @@ class Totals:
     calls: int = 0
     tokens: int = 0
     cost: Decimal = Decimal("0")
+    started: float = 0.0  # when the run started, in seconds since the epoch (0: not yet)
+    expected: float = 0.0  # how long it was expected to take as it started (readiness.expected_seconds)
 
     @classmethod
-    def stored(cls, question: "Question") -> "Totals":
+    def stored(cls, question: "Question", expected: float = 0.0) -> "Totals":
         """What the recorder has counted so far (it keeps them with every stored contribution)."""
-        return cls(question.calls, question.tokens_in + question.tokens_out, question.cost)
+        started = question.started_at.timestamp() if question.started_at else 0.0
+        return cls(question.calls, question.tokens_in + question.tokens_out, question.cost, started, expected)
 
 
 def new_epoch() -> str:
@@ -77,7 +80,7 @@ def group_name(question_id: int) -> str:
 # Bump when LiveState or Card gains or loses a field, or the way it is stored changes: a state
 # stored by the code before would not read, and the new key makes it absent instead (the DB holds
 # every completed step).
-STATE_VERSION = 6
+STATE_VERSION = 9
 
 
 def state_key(question_id: int) -> str:

@@ -5,7 +5,7 @@ The page and the exports read the same stored values (the ledger, the consensus,
 panel that ran) through these functions, so neither can tell a story the other does not.
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -112,3 +112,54 @@ def who(label: str, name: str) -> str:
     if not name or name == label:
         return label
     return name if label.casefold() in name.casefold() else f"{label} ({name})"
+
+
+UNSOURCED = "Unsourced: it cites no source for what it says."
+
+
+def sources_lines(notes: Sequence[Mapping[str, Any]], unsourced: bool = False) -> list[str]:
+    """A contribution's footnotes as Markdown (each page a link, a document by its name and page),
+    or the line a voice that cites nothing gets: one wording for the exports, the OpenAI reply and MCP."""
+    if not notes:
+        return [f"*{UNSOURCED}*"] if unsourced else []
+    return ["**Sources:**", "", *(f"{note['n']}. {cited(note)}" for note in notes)]
+
+
+def cited(note: Mapping[str, Any]) -> str:
+    """One source as a Markdown line: its name linked to its page (http or https only), and what it quotes."""
+    name = str(note.get("name") or note.get("url") or "")
+    url = str(note.get("url") or "")
+    shown = f"[{_bracketed(name)}](<{url}>)" if url.startswith(("http://", "https://")) else name
+    quote = f" — “{note['quote']}”" if note.get("quote") else ""
+    return f"{shown}{quote}"
+
+
+def panel_sources(contributions: Sequence[tuple[str, Sequence[Mapping[str, Any]]]]) -> list[dict[str, Any]]:
+    """Every page the panel cites, once, in the order first cited, with the voices that cite it:
+    (label, its footnotes) in, {"name", "url", "quote", "cited_by"} out."""
+    found: dict[str, dict[str, Any]] = {}
+    for label, notes in contributions:
+        for note in notes:
+            key = str(note.get("url") or note.get("name") or "")
+            entry = found.setdefault(key, {**note, "cited_by": []})
+            if label not in entry["cited_by"]:
+                entry["cited_by"].append(label)
+    return [{**entry, "n": n} for n, entry in enumerate(found.values(), 1)]
+
+
+def panel_sources_lines(sources: Sequence[Mapping[str, Any]], searched: Mapping[str, int]) -> list[str]:
+    """What the whole panel cites, for a reply that has room for one list (MCP, the OpenAI endpoint's
+    content): each page once with who cites it, and who searched; nothing where nobody searched."""
+    out = []
+    if sources:
+        out += ["**Sources the panel cites:**", ""]
+        out += [f"{s['n']}. {cited(s)} — cited by {', '.join(s['cited_by'])}" for s in sources]
+    if searched:
+        who = ", ".join(f"{label} {times}×" for label, times in searched.items())
+        out += ["", f"Searched the web: {who}."] if sources else [f"Searched the web ({who}), and cites no source."]
+    return out
+
+
+def _bracketed(text: str) -> str:
+    """A link's text with its brackets escaped (a title may hold them)."""
+    return text.replace("[", "\\[").replace("]", "\\]")

@@ -20,8 +20,8 @@ from typing import Any
 from channels.layers import get_channel_layer
 
 from debates.engine.reading import closing, judgement
-from debates.engine.vocabulary import RETIRED, Outcome, StepKind
-from debates.live.cards import FINISHED_STATUSES, card_key
+from debates.engine.vocabulary import RETIRED, SEARCH_KINDS, Outcome, StepKind
+from debates.live.cards import FINISHED_STATUSES, Card, card_key
 from debates.live.state import LiveState, group_name, read_state
 from debates.live.viewers import on_viewers_thread
 from debates.models import Contribution, Question
@@ -86,6 +86,9 @@ class Spoken:
     tokens_in: int = 0  # what it read
     latency_ms: int = 0
     shown: str = ""  # as people read it: its closing block as read, not the lines a program reads
+    notes: tuple[dict[str, Any], ...] = ()  # what it cites, numbered (engine.sourcing.Footnote.as_dict)
+    unsourced: bool = False  # it could search, or did, and cites nothing
+    searches: int = 0
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,7 @@ class Seen:
         self.said: dict[str, str] = {}  # card key -> its words said so far
         self.spoken: set[str] = set()  # card keys whose contribution was said whole
         self.quiet = True  # look at the DB too: at first, and after a silence
+        self.searching: set[str] = set()  # the seats that could search the web, as the run was frozen
 
     async def look(self, state: LiveState | None) -> list[Happening]:
         """What is new in ``state`` (and in the DB, for the contributions it shows finished), in the
@@ -158,6 +162,8 @@ class Seen:
             self.quiet = False
             question, stored = await on_viewers_thread(self.stored)(done)  # not behind the runs' writes
             rows = {card_key(row.round.index, row.seat): row for row in stored}
+            if question is not None:
+                self.searching = {e.get("seat", "") for e in question.roster if e.get("search")}
         found: list[Happening] = []
         if live.phase and live.phase != self.phase:
             self.phase = live.phase
@@ -189,6 +195,8 @@ class Seen:
         told = row.kind != StepKind.AGREEMENT and row.text.startswith(self.said.get(key, ""))
         words = self.words(key, row.label, row.kind, row.text) if told else []
         text = text_of(row)
+        card = Card.from_result(row.as_result())  # what it cites, as its card shows it
+        card.search = card.kind in SEARCH_KINDS and row.seat in self.searching
         return [
             *words,
             Spoken(
@@ -204,6 +212,9 @@ class Seen:
                 tokens_in=row.tokens_in,
                 latency_ms=row.latency_ms,
                 shown=closing.for_people(text, row.ledger or {}),
+                notes=tuple(note.as_dict() for note in card.footnotes),
+                unsourced=card.unsourced,
+                searches=row.searches,
             ),
         ]
 

@@ -2,7 +2,9 @@
 
 ``stream(voice, messages)`` yields ``Chunk``s, a ``Retrying`` between attempts (with
 ``discard=True`` when the failed attempt had already shown text, which the consumer must then
-drop) and exactly one ``Completion``; a call that fails for good raises ``ProviderError``.
+drop, with the sources it had read) and exactly one ``Completion``; a call that fails for good
+raises ``ProviderError``. ``Cited`` carries the sources the wire names as they are read (URL
+citations, search results, grounding), each wire's own shape read into one (``base.Source``).
 A call to a model that runs one generation at a time (the embedded one) first yields ``Queued``
 while it waits and ``Started`` when it gets the model; every other call starts at once. Latencies
 count from the start of generation: the time in line is kept apart (``Attempt.queued_ms``).
@@ -22,12 +24,14 @@ from debates.providers.base import (
     TRUNCATED,
     Attempt,
     Chunk,
+    Cited,
     Completion,
     Fault,
     Message,
     ProviderError,
     Queued,
     Retrying,
+    Source,
     Spent,
     Started,
     StreamEvent,
@@ -38,7 +42,7 @@ from debates.providers.faults import without_key
 
 __all__ = ["check", "spend", "stream"]
 
-AttemptFn = Callable[[Voice, list[Message], float], AsyncGenerator[Queued | Started | Chunk | Usage, None]]
+AttemptFn = Callable[[Voice, list[Message], float], AsyncGenerator[Queued | Started | Chunk | Cited | Usage, None]]
 PROTOCOLS: dict[str, AttemptFn] = {
     "openai": openai.attempt,
     "anthropic": anthropic.attempt,
@@ -46,6 +50,7 @@ PROTOCOLS: dict[str, AttemptFn] = {
     "local": local.attempt,
 }
 MILLION = Decimal(1_000_000)
+THOUSAND = Decimal(1_000)  # search prices are per 1,000 searches, as providers quote them
 
 
 async def stream(voice: Voice, messages: list[Message]) -> AsyncIterator[StreamEvent]:
@@ -58,6 +63,7 @@ async def stream(voice: Voice, messages: list[Message]) -> AsyncIterator[StreamE
     for number in itertools.count(1):
         began = time.perf_counter()
         parts: list[str] = []
+        sources: list[Source] = []
         usage = None
         queued_ms = 0
         try:
@@ -65,6 +71,9 @@ async def stream(voice: Voice, messages: list[Message]) -> AsyncIterator[StreamE
                 async for item in items:
                     if isinstance(item, Chunk):
                         parts.append(item.text)
+                        yield item
+                    elif isinstance(item, Cited):
+                        sources += item.sources
                         yield item
                     elif isinstance(item, Usage):
                         usage = item
@@ -84,12 +93,13 @@ async def stream(voice: Voice, messages: list[Message]) -> AsyncIterator[StreamE
             delay = retry.delay_before_retry(error, number, voice.endpoint.max_retries, deadline - loop.time())
             if delay is None:
                 raise
-            yield Retrying(number + 1, error.message, discard=bool(parts), spent=error.spent)
+            yield Retrying(number + 1, error.message, discard=bool(parts or sources), spent=error.spent)
             await asyncio.sleep(delay)
         else:
             attempts.append(Attempt(number, _ms_since(began) - queued_ms, queued_ms=queued_ms))
             in_line = sum(a.queued_ms for a in attempts)
-            yield _completion(voice, messages, "".join(parts), usage, _ms_since(started) - in_line, attempts)
+            latency = _ms_since(started) - in_line
+            yield _completion(voice, messages, "".join(parts), usage, latency, attempts, tuple(sources))
             return
 
 
@@ -102,7 +112,7 @@ async def check(voice: Voice) -> str:
         models = "1 model" if len(listed) == 1 else f"{len(listed)} models"
         return f"{voice.endpoint.name} answered in {_ms_since(began)} ms: it lists {models}."
     attempt = _protocol(voice)
-    probe = replace(voice, max_tokens=1, temperature=0.0)
+    probe = replace(voice, max_tokens=1, temperature=0.0, search=False)  # a ping is worth no search
     deadline = asyncio.get_running_loop().time() + min(voice.endpoint.total_timeout, 60.0)
     began = time.perf_counter()
     try:
@@ -131,7 +141,8 @@ def _protocol(voice: Voice) -> AttemptFn:
 
 
 def spend(voice: Voice, messages: list[Message], text: str, usage: Usage | None) -> Spent:
-    """What a call cost so far: the provider's usage where it reported it, else estimated from the text."""
+    """What a call cost so far: the provider's usage where it reported it, else estimated from the
+    text, and the web searches it made at the voice's price per 1,000."""
     usage = usage or Usage(None, None, "")
     tokens_in = usage.tokens_in
     if tokens_in is None:
@@ -141,7 +152,8 @@ def spend(voice: Voice, messages: list[Message], text: str, usage: Usage | None)
         tokens_in=tokens_in,
         tokens_out=tokens_out,
         estimated=usage.tokens_in is None or usage.tokens_out is None,
-        cost=(tokens_in * voice.price_in + tokens_out * voice.price_out) / MILLION,
+        cost=(tokens_in * voice.price_in + tokens_out * voice.price_out) / MILLION
+        + usage.searches * voice.price_search / THOUSAND,
     )
 
 
@@ -152,6 +164,7 @@ def _completion(
     usage: Usage | None,
     latency_ms: int,
     attempts: list[Attempt],
+    sources: tuple[Source, ...],
 ) -> Completion:
     spent = spend(voice, messages, text, usage)
     return Completion(
@@ -163,7 +176,8 @@ def _completion(
         cost=spent.cost,
         latency_ms=latency_ms,
         attempts=tuple(attempts),
-        citations=usage.citations if usage else (),
+        sources=sources,
+        searches=usage.searches if usage else 0,
     )
 
 

@@ -1,10 +1,11 @@
 """Anthropic Messages: the system prompt travels apart, the answer arrives as typed events."""
 
+import base64
 import json
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from debates.providers.base import STOP, TRUNCATED, Chunk, Message, Usage, Voice, split_system
+from debates.providers.base import STOP, TRUNCATED, Chunk, Cited, Message, Part, Source, Usage, Voice, split_system
 from debates.providers.client import decode_json, ended_early, post_sse
 from debates.providers.faults import status_error
 
@@ -27,15 +28,95 @@ ERROR_STATUS = {
     "api_error": 500,
     "overloaded_error": 529,
 }
+# The server-side web search tool, and how many searches one answer may make at most.
+WEB_SEARCH = "web_search_20250305"
+MAX_SEARCHES = 5
 
 
-async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncGenerator[Chunk | Usage, None]:
-    """One streamed call: text chunks, then the Usage from message_start and message_delta.
+def block(given: Part) -> dict[str, Any]:
+    """An ``image`` block, or a PDF as a ``document`` block titled with its name, each base64."""
+    source = {"type": "base64", "media_type": given.media_type, "data": base64.b64encode(given.data).decode()}
+    if given.kind == "image":
+        return {"type": "image", "source": source}
+    return {"type": "document", "source": source, "title": given.name, "citations": {"enabled": True}}
+
+
+def content(message: Message) -> str | list[dict[str, Any]]:
+    """Plain text, or the files' blocks then the text (Anthropic advises files before the question)."""
+    if not message.parts:
+        return message.content
+    return [*(block(p) for p in message.parts), {"type": "text", "text": message.content}]
+
+
+def search_tool() -> dict[str, Any]:
+    """Anthropic's own web search, run on its servers (we fetch nothing)."""
+    return {"type": WEB_SEARCH, "name": "web_search", "max_uses": MAX_SEARCHES}
+
+
+def block_sources(block: dict[str, Any], start: int) -> list[Source]:
+    """The sources of one content block, as a message holds it and as a streamed block ends up
+    (``content_block_start``'s block, its text and its ``citations_delta``s added): the pages a
+    ``web_search_tool_result`` found, and the ``citations`` of a text block that begins at
+    ``start`` in the answer (the span they support is that block)."""
+    if block.get("type") == "web_search_tool_result":
+        found = block.get("content")  # a list of results, or an error object
+        return [
+            Source(url=str(r["url"]), title=str(r.get("title") or ""), cited=False)
+            for r in (found if isinstance(found, list) else ())
+            if isinstance(r, dict) and r.get("type") == "web_search_result" and r.get("url")
+        ]
+    if block.get("type") != "text":
+        return []
+    end = start + len(block.get("text") or "")
+    return [
+        found
+        for c in block.get("citations") or ()
+        if isinstance(c, dict) and (found := cited(c, start, end)) is not None
+    ]
+
+
+def cited(citation: dict[str, Any], start: int, end: int) -> Source | None:
+    """One citation of a text block: a web search result it quotes, a search result passed in, or a
+    place in an attached document (its title, and the page for a PDF)."""
+    quote = str(citation.get("cited_text") or "")
+    match citation.get("type"):
+        case "web_search_result_location" if citation.get("url"):
+            return Source(
+                url=str(citation["url"]), title=str(citation.get("title") or ""), quote=quote, start=start, end=end
+            )
+        case "search_result_location" if citation.get("source"):
+            return Source(
+                url=str(citation["source"]), title=str(citation.get("title") or ""), quote=quote, start=start, end=end
+            )
+        case "char_location" | "page_location" | "content_block_location":
+            index = citation.get("document_index")
+            name = citation.get("document_title") or (
+                f"document {index + 1}" if isinstance(index, int) else "a document"
+            )
+            page = citation.get("start_page_number") if citation["type"] == "page_location" else None
+            return Source(
+                document=str(name), page=page if isinstance(page, int) else None, quote=quote, start=start, end=end
+            )
+    return None
+
+
+def searches(usage: dict[str, Any], before: int) -> int:
+    """The web searches the answer made so far (``usage.server_tool_use``, in message_start and message_delta)."""
+    found = (usage.get("server_tool_use") or {}).get("web_search_requests")
+    return found if isinstance(found, int) else before
+
+
+async def attempt(
+    voice: Voice, messages: list[Message], deadline: float
+) -> AsyncGenerator[Chunk | Cited | Usage, None]:
+    """One streamed call: text chunks and each finished block's sources, then the Usage from
+    message_start and message_delta.
 
     ``voice.json_output`` changes nothing here: the Messages API has no JSON mode (only tools or
     a prefilled "{", and a prefill breaks with thinking models), so the prompt alone asks. A
     ``voice.structure`` becomes the one tool the model must call: its input, streamed as JSON
-    deltas, is the reply's text.
+    deltas, is the reply's text. A voice that may search gets the server's web search tool
+    (``search_tool``), never beside a structure: the model must call that tool, and nothing else.
     """
     endpoint = voice.endpoint
     system, conversation = split_system(messages)
@@ -44,7 +125,7 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
         "model": voice.model,
         "max_tokens": voice.max_tokens,
         "temperature": voice.temperature,
-        "messages": [{"role": m.role, "content": m.content} for m in conversation],
+        "messages": [{"role": m.role, "content": content(m)} for m in conversation],
         "stream": True,
     }
     if system:
@@ -58,24 +139,44 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
             }
         ]
         body["tool_choice"] = {"type": "tool", "name": voice.structure.name}
+    elif voice.search:
+        body["tools"] = [search_tool()]
     url = f"{endpoint.base_url.rstrip('/')}/v1/messages"
     tokens_in = tokens_out = None
-    finish, done = "", False
+    finish, done, searched = "", False, 0
+    written = 0  # characters of answer so far: where the next text block starts
+    blocks: dict[int, tuple[int, dict[str, Any]]] = {}  # index -> (where it starts, the block so far)
     async for event in post_sse(endpoint, url, headers, body, deadline):
         data = decode_json(endpoint, event)
         kind = data.get("type", event.event)
         if kind == "content_block_delta":
             delta = data.get("delta") or {}
+            opened = {"type": "tool_use" if delta.get("type") == "input_json_delta" else "text"}  # no start seen
+            start, block = blocks.setdefault(data.get("index", 0), (written, opened))
             if delta.get("type") == "text_delta" and delta.get("text"):
+                block["text"] = block.get("text", "") + delta["text"]
+                written += len(delta["text"])
                 yield Chunk(delta["text"])
-            elif delta.get("type") == "input_json_delta" and delta.get("partial_json"):
+            elif delta.get("type") == "input_json_delta" and delta.get("partial_json") and block["type"] == "tool_use":
+                written += len(delta["partial_json"])  # the structure's input is the reply (a search's query is not)
                 yield Chunk(delta["partial_json"])
+            elif delta.get("type") == "citations_delta" and isinstance(delta.get("citation"), dict):
+                block["citations"] = [*(block.get("citations") or ()), delta["citation"]]
+        elif kind == "content_block_start":
+            blocks[data.get("index", 0)] = (written, dict(data.get("content_block") or {}))
+        elif kind == "content_block_stop":
+            start, block = blocks.pop(data.get("index", 0), (written, {}))
+            if found := block_sources(block, start):
+                yield Cited(tuple(found))
         elif kind == "message_start":
             usage = (data.get("message") or {}).get("usage") or {}
             tokens_in = usage.get("input_tokens", tokens_in)
             tokens_out = usage.get("output_tokens", tokens_out)
+            searched = searches(usage, searched)
         elif kind == "message_delta":
-            tokens_out = (data.get("usage") or {}).get("output_tokens", tokens_out)
+            usage = data.get("usage") or {}
+            tokens_out = usage.get("output_tokens", tokens_out)
+            searched = searches(usage, searched)
             finish = (data.get("delta") or {}).get("stop_reason") or finish
         elif kind == "message_stop":
             done = True
@@ -85,4 +186,4 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
             raise status_error(endpoint.name, ERROR_STATUS.get(error.get("type", ""), 500), event.data)
     if not (done or finish):
         raise ended_early(endpoint)
-    yield Usage(tokens_in, tokens_out, FINISH.get(finish, finish))
+    yield Usage(tokens_in, tokens_out, FINISH.get(finish, finish), searched)

@@ -4,9 +4,23 @@ Every wire protocol module turns one HTTP (or local) call into the same events, 
 engine never knows which provider it is talking to.
 """
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
 from decimal import Decimal
 from enum import StrEnum
+from typing import Any
+
+
+class SearchTool(StrEnum):
+    """How an endpoint searches the web when a voice may (each provider's own server-side tool;
+    Teorema itself fetches nothing)."""
+
+    NONE = ""  # this server has no web search
+    OPENAI = "openai"  # Chat Completions ``web_search_options``, on a search model
+    OPENROUTER = "openrouter"  # OpenRouter's ``web`` plugin
+    PERPLEXITY = "perplexity"  # built in: it always searches unless ``disable_search`` is sent
+    ANTHROPIC = "anthropic"  # the server-side ``web_search`` tool
+    GEMINI = "gemini"  # the ``google_search`` grounding tool
 
 
 @dataclass(frozen=True)
@@ -21,7 +35,7 @@ class Endpoint:
     stall_timeout: float = 60.0
     total_timeout: float = 600.0
     max_retries: int = 2
-    citations: bool = False
+    search: SearchTool = SearchTool.NONE
 
 
 @dataclass(frozen=True)
@@ -48,12 +62,29 @@ class Voice:
     # Anthropic has none, so there the prompt alone asks for JSON.
     json_output: bool = False
     structure: Structure | None = None  # a JSON Schema the reply must follow
+    search: bool = False  # this call may search the web, with the endpoint's own tool
+    price_search: Decimal = Decimal("0")  # $ per 1,000 searches, where the provider bills them
+    # What the model reads natively besides text (the roster freezes both: providers/catalog.py's
+    # guess from the model's id, or the panelist's own setting); else it gets a file's text.
+    vision: bool = False
+    pdf: bool = False
+
+
+@dataclass(frozen=True)
+class Part:
+    """A file sent as the wire's own part beside a message's text: an image, or a PDF document."""
+
+    kind: str  # "image" | "pdf"
+    name: str
+    media_type: str
+    data: bytes = field(repr=False)
 
 
 @dataclass(frozen=True)
 class Message:
     role: str  # "system" | "user" | "assistant"
     content: str
+    parts: tuple[Part, ...] = ()  # sent before the text, each wire in its own shape
 
 
 def split_system(messages: list[Message]) -> tuple[str, list[Message]]:
@@ -141,13 +172,60 @@ THINKING_ALLOWANCE = 4096
 
 
 @dataclass(frozen=True)
+class Source:
+    """What a voice cites, or looked up, read from whichever wire brought it, in one shape.
+
+    A web page (``url``) or an attached document (``document``, and its ``page`` where the wire
+    gives one); ``quote``: the text the wire says was taken from it; ``start``/``end``: the
+    characters of the answer it supports (None where the wire gives no span). ``cited`` is False
+    for a page the voice looked up that no part of its answer points to.
+    """
+
+    url: str = ""
+    title: str = ""
+    quote: str = ""
+    start: int | None = None
+    end: int | None = None
+    document: str = ""
+    page: int | None = None
+    cited: bool = True
+
+    @property
+    def key(self) -> str:
+        """What makes two citations one footnote: the page, or the document and its page."""
+        return self.url or f"{self.document}#{self.page or ''}"
+
+    def as_dict(self) -> dict[str, Any]:
+        """As stored (JSON): only the fields the wire gave."""
+        defaults = Source()
+        return {name: value for name, value in asdict(self).items() if value != getattr(defaults, name)}
+
+    @classmethod
+    def from_dict(cls, stored: Mapping[str, Any] | str) -> "Source":
+        """A stored source; a bare string is a URL (what contributions stored before sources had a shape)."""
+        if isinstance(stored, str):
+            return cls(url=stored)
+        known = {f.name for f in fields(cls)}
+        return cls(**{name: value for name, value in stored.items() if name in known})
+
+
+@dataclass(frozen=True)
 class Usage:
-    """How one attempt ended, as the provider reported it (None where it said nothing)."""
+    """How one attempt ended, as the provider reported it (None where it said nothing).
+
+    ``searches``: the web searches the provider made for it, as it bills them."""
 
     tokens_in: int | None
     tokens_out: int | None
     finish_reason: str
-    citations: tuple[str, ...] = ()
+    searches: int = 0
+
+
+@dataclass(frozen=True)
+class Cited:
+    """Sources read from the stream, as they come (added to those before; a retry voids them)."""
+
+    sources: tuple[Source, ...]
 
 
 @dataclass(frozen=True)
@@ -192,7 +270,7 @@ class Retrying:
 
     attempt: int
     reason: str
-    discard: bool  # True when the failed attempt had already streamed text
+    discard: bool  # True when the failed attempt had already streamed text or read sources
     spent: Spent = Spent()
 
 
@@ -208,7 +286,8 @@ class Completion:
     cost: Decimal
     latency_ms: int
     attempts: tuple[Attempt, ...]
-    citations: tuple[str, ...] = ()
+    sources: tuple[Source, ...] = ()
+    searches: int = 0
 
 
-StreamEvent = Queued | Started | Chunk | Retrying | Completion
+StreamEvent = Queued | Started | Chunk | Cited | Retrying | Completion

@@ -7,6 +7,7 @@ Listing costs nothing at any provider, and it needs the key, so it also proves t
 import asyncio
 import re
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from debates.providers import anthropic, local
@@ -131,3 +132,36 @@ def family(model: str) -> str:
         return known
     match = re.match(r"[a-z]+", name)
     return match[0] if match else name or "local"
+
+
+@dataclass(frozen=True)
+class Sight:
+    """What a model reads natively besides text: images (``vision``) and PDFs (``pdf``)."""
+
+    vision: bool
+    pdf: bool
+
+
+# Models that see images, by id (any organisation prefix and tag aside); and, of those, the ones whose
+# provider takes a PDF as a document (OpenAI's ``file`` part, Anthropic's document block, Gemini's inline
+# data). Ollama, LM Studio, vLLM and llama.cpp serve the open vision models on the OpenAI wire: images only.
+VISION = re.compile(
+    r"gpt-4o|gpt-4\.1|gpt-4-turbo|gpt-4-vision|gpt-5|chatgpt-4o|o1(?!-mini)|o3(?!-mini)|o4|claude|gemini|gemma-?3|"
+    r"llava|bakllava|vision|-vl|vl-|qwen2\.5vl|qwen-?vl|pixtral|mistral-(?:small|medium)-3|minicpm-v|moondream|"
+    r"llama-?4|grok-(?:2-vision|4)|phi-?(?:3\.5|4)-(?:vision|multimodal)"
+)
+PDF_NATIVE = re.compile(
+    r"gpt-4o|gpt-4\.1|gpt-5|o1(?!-mini)|o3(?!-mini)|o4|claude-(?:3-5|3-7|sonnet-4|opus-4|haiku-4|[a-z]+-4|4)|gemini"
+)
+PDF_WIRES = ("anthropic", "gemini")  # and OpenAI's own API: its base URL says so
+
+
+def sight(model: str, wire: str, base_url: str = "") -> Sight:
+    """What ``model`` reads natively, guessed from its id and where it is served (the panelist's own
+    setting overrides it): a PDF natively only on a wire that takes one (Anthropic, Gemini, OpenAI's API)."""
+    name = model.rsplit("/", 1)[-1].casefold()
+    if wire == "local":
+        return Sight(vision=False, pdf=False)
+    vision = bool(VISION.search(name))
+    takes_pdf = wire in PDF_WIRES or "api.openai.com" in base_url
+    return Sight(vision=vision, pdf=vision and takes_pdf and bool(PDF_NATIVE.search(name)))

@@ -1,9 +1,11 @@
 """Google Gemini generateContent, streamed as SSE. The key goes in a header, never in the URL
 (URLs end up in logs)."""
 
+import base64
 import json
 import re
 from collections.abc import AsyncGenerator
+from dataclasses import replace
 from typing import Any
 
 from debates.providers.base import (
@@ -11,9 +13,11 @@ from debates.providers.base import (
     THINKING_ALLOWANCE,
     TRUNCATED,
     Chunk,
+    Cited,
     Fault,
     Message,
     ProviderError,
+    Source,
     Usage,
     Voice,
     split_system,
@@ -53,20 +57,83 @@ def response_schema(schema: Any) -> Any:
     return converted
 
 
-async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncGenerator[Chunk | Usage, None]:
-    """One streamed call: text chunks, then the Usage from the last usageMetadata."""
+def parts(message: Message) -> list[dict[str, Any]]:
+    """The files as ``inline_data`` (an image or a PDF, base64), then the text."""
+    inline = [
+        {"inline_data": {"mime_type": p.media_type, "data": base64.b64encode(p.data).decode()}} for p in message.parts
+    ]
+    return [*inline, {"text": message.content}]
+
+
+def grounding_sources(metadata: dict[str, Any], text: str) -> list[Source]:
+    """Google Search grounding (a candidate's ``groundingMetadata``, streamed or not): each support's
+    chunks with the segment of the answer it supports; a chunk no support points to was looked up
+    only. A chunk from a retrieval tool over attached files is a document, with its page."""
+    chunks = [c for c in metadata.get("groundingChunks") or () if isinstance(c, dict)]
+    found: list[Source] = []
+    used: set[int] = set()
+    for support in metadata.get("groundingSupports") or ():
+        start, end = _segment(support.get("segment") or {}, text)
+        for index in support.get("groundingChunkIndices") or ():
+            if isinstance(index, int) and 0 <= index < len(chunks) and (source := _chunk(chunks[index])):
+                found.append(replace(source, start=start, end=end))
+                used.add(index)
+    found += [replace(source, cited=False) for i, c in enumerate(chunks) if i not in used and (source := _chunk(c))]
+    return found
+
+
+def _chunk(chunk: dict[str, Any]) -> Source | None:
+    if isinstance(web := chunk.get("web"), dict) and web.get("uri"):
+        return Source(url=str(web["uri"]), title=str(web.get("title") or ""))
+    if isinstance(found := chunk.get("retrievedContext"), dict):
+        page = found.get("pageNumber")
+        return Source(
+            url=str(found.get("uri") or ""),
+            document=str(found.get("title") or "") if not found.get("uri") else "",
+            title=str(found.get("title") or ""),
+            quote=str(found.get("text") or ""),
+            page=page if isinstance(page, int) else None,
+        )
+    return None
+
+
+def _segment(segment: dict[str, Any], text: str) -> tuple[int | None, int | None]:
+    """The characters of the answer a segment covers: its byte offsets, checked against its text
+    (found by its text where they disagree)."""
+    encoded = text.encode()
+    start, end = segment.get("startIndex", 0), segment.get("endIndex")
+    said = segment.get("text") or ""
+    if isinstance(start, int) and isinstance(end, int) and 0 <= start <= end <= len(encoded):
+        first = len(encoded[:start].decode(errors="ignore"))
+        last = len(encoded[:end].decode(errors="ignore"))
+        if not said or text[first:last] == said:
+            return first, last
+    if said and (at := text.find(said)) >= 0:
+        return at, at + len(said)
+    return None, None
+
+
+async def attempt(
+    voice: Voice, messages: list[Message], deadline: float
+) -> AsyncGenerator[Chunk | Cited | Usage, None]:
+    """One streamed call: text chunks, then the sources of its grounding and the Usage from the
+    last usageMetadata.
+
+    A voice that may search gets the ``google_search`` tool. Searching, a JSON reply is asked
+    by the prompt alone: Gemini 2 refuses a JSON mime type beside a tool, and our reader of
+    JSON is lenient."""
     endpoint = voice.endpoint
     system, conversation = split_system(messages)
     body: dict[str, Any] = {  # the request as JSON
-        "contents": [
-            {"role": "model" if m.role == "assistant" else "user", "parts": [{"text": m.content}]} for m in conversation
-        ],
+        "contents": [{"role": "model" if m.role == "assistant" else "user", "parts": parts(m)} for m in conversation],
         "generationConfig": {
             "temperature": voice.temperature,
             "maxOutputTokens": output_budget(voice.model, voice.max_tokens),
         },
     }
-    if voice.json_output or voice.structure is not None:
+    if voice.search:
+        body["tools"] = [{"google_search": {}}]
+    elif voice.json_output or voice.structure is not None:
         body["generationConfig"]["responseMimeType"] = "application/json"
     if voice.structure is not None:
         body["generationConfig"]["responseSchema"] = response_schema(json.loads(voice.structure.schema))
@@ -76,7 +143,8 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
     url = f"{endpoint.base_url.rstrip('/')}/models/{model}:streamGenerateContent?alt=sse"
     headers = {"x-goog-api-key": endpoint.api_key}
     usage: dict[str, Any] = {}
-    finish, produced = "", False
+    grounding: dict[str, Any] = {}
+    finish, produced, text = "", False, []
     async for event in post_sse(endpoint, url, headers, body, deadline):
         data = decode_json(endpoint, event)
         if "error" in data:
@@ -90,13 +158,19 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
             for part in (candidate.get("content") or {}).get("parts") or ():
                 if part.get("text") and not part.get("thought"):
                     produced = True
+                    text.append(part["text"])
                     yield Chunk(part["text"])
+            grounding = candidate.get("groundingMetadata") or grounding  # the last one covers the answer
             finish = candidate.get("finishReason") or finish
     if finish in BLOCKING and not produced:
         raise ProviderError(Fault.BLOCKED, f"{endpoint.name} withheld the answer ({finish})")
     if not finish:
         raise ended_early(endpoint)
+    if found := grounding_sources(grounding, "".join(text)):
+        yield Cited(tuple(found))
     out = usage.get("candidatesTokenCount")
     # Thinking tokens are billed as output.
     tokens_out = None if out is None else out + usage.get("thoughtsTokenCount", 0)
-    yield Usage(usage.get("promptTokenCount"), tokens_out, FINISH.get(finish, finish.lower()))
+    queries = grounding.get("webSearchQueries")
+    searched = len(queries) if isinstance(queries, list) else 0
+    yield Usage(usage.get("promptTokenCount"), tokens_out, FINISH.get(finish, finish.lower()), searched)

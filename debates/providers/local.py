@@ -5,11 +5,12 @@ text to the event loop, so other debates' streams keep flowing: the first piece 
 ones at most every ``EMIT_INTERVAL``. Generations take turns (the ``Line``) because a llama.cpp
 context is not thread-safe, and a call waiting for its turn says where it stands (``Queued``),
 then when it starts (``Started``), so nobody mistakes the wait for thinking.
+
+How many threads it computes on is ``threads``' to say.
 """
 
 import asyncio
 import atexit
-import os
 import threading
 import time
 from collections.abc import AsyncGenerator, Callable, Iterator
@@ -17,7 +18,9 @@ from contextlib import closing, contextmanager
 from importlib import resources
 from typing import Any
 
+from debates.providers import threads
 from debates.providers.base import Chunk, Fault, Message, ProviderError, Queued, Started, Usage, Voice
+from debates.providers.mojibake import Mend
 from debates.sentences import repeats
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -76,6 +79,7 @@ class Line:
 _model: Any = None
 _load_lock = threading.Lock()
 _line = Line()
+_neighbours = threads.Neighbours()
 
 
 @contextmanager
@@ -104,7 +108,8 @@ def plain_cpu_buffers() -> Iterator[None]:
 
 
 def model() -> Any:
-    """The process's one llama.cpp model, loaded on first use."""
+    """The process's one llama.cpp model, loaded on first use, set to the threads that the next
+    generation may read its prompt on (``threads.prompt_threads``)."""
     global _model
     with _load_lock:
         if _model is None:
@@ -124,12 +129,14 @@ def model() -> Any:
                 _model = Llama(
                     model_path=str(path),
                     n_ctx=N_CTX,
-                    n_threads=os.cpu_count(),
+                    n_threads=threads.THREADS,
+                    n_threads_batch=threads.THREADS,
                     last_n_tokens_size=REPEAT_WINDOW,
                     verbose=False,
                 )
             # Free it before interpreter teardown, when llama_cpp's own globals are already gone.
             atexit.register(_model.close)
+        _model._ctx.set_n_threads(threads.THREADS, threads.prompt_threads(_neighbours.look()))
         return _model
 
 
@@ -230,7 +237,7 @@ def _generate(voice: Voice, messages: list[Message], emit: Callable[[Any], None]
                 repeat_penalty=REPEAT_PENALTY,
                 stop=STOP,
             )
-            tokens_out, finish, pending, written = 0, "", "", ""
+            tokens_out, finish, pending, written, mend = 0, "", "", "", Mend()
             due = time.monotonic()  # the first piece goes at once: it is when the answer starts to show
             with closing(parts):
                 for part in parts:
@@ -239,18 +246,18 @@ def _generate(voice: Voice, messages: list[Message], emit: Callable[[Any], None]
                     choice = part["choices"][0]
                     if text := choice["delta"].get("content"):
                         tokens_out += 1  # llama.cpp streams one token per chunk
-                        pending += text
+                        pending += mend(text)
                         written += text
                         if text.rstrip()[-1:] in (".", "!", "?") and repeats(written) >= LOOP_STOP:
                             finish = "stop"  # a loop: what follows would be the same sentence again
                             break
                         # Later pieces wait: waking the loop for every token steals CPU from llama.cpp's
                         # threads, and a few tokens per wake-up is still far finer than the page's refresh.
-                        if (now := time.monotonic()) >= due:
+                        if pending and (now := time.monotonic()) >= due:
                             emit(pending)
                             pending, due = "", now + EMIT_INTERVAL
                     finish = choice["finish_reason"] or finish
-            if pending:
+            if pending := pending + mend.rest():
                 emit(pending)
             # The context now holds the prompt and the answer, as the real tokenizer counted them.
             tokens_in = max(llm.n_tokens - tokens_out, 0)

@@ -1,17 +1,39 @@
 """OpenAI chat completions, and every server that speaks it (DeepSeek, Mistral, xAI, Perplexity,
 OpenRouter, Ollama, vLLM, LM Studio, llama.cpp server)."""
 
+import base64
 import json
 import re
 from collections.abc import AsyncGenerator
+from dataclasses import replace
 from typing import Any
 
-from debates.providers.base import STOP, THINKING_ALLOWANCE, TRUNCATED, Chunk, Message, Usage, Voice
+from debates.providers.base import (
+    STOP,
+    THINKING_ALLOWANCE,
+    TRUNCATED,
+    Chunk,
+    Cited,
+    Message,
+    Part,
+    SearchTool,
+    Source,
+    Usage,
+    Voice,
+)
 from debates.providers.client import decode_json, ended_early, post_sse
 from debates.providers.faults import status_error, status_of
 
 # OpenAI's reasoning models refuse max_tokens and any temperature but the default.
 REASONING_MODEL = re.compile(r"^(?:openai/)?(?:o\d|gpt-5)")
+# Its search models (gpt-4o-search-preview, gpt-5-search-api) refuse any temperature too.
+SEARCH_MODEL = re.compile(r"-search-(?:preview|api)\b")
+# OpenRouter's web plugin fetches this many results a search (it bills each one).
+WEB_RESULTS = 5
+BILLED_PER_CALL = frozenset({SearchTool.OPENAI, SearchTool.OPENROUTER, SearchTool.PERPLEXITY})
+# A Perplexity footnote in the text: "[2]" points to its second citation.
+MARKER = re.compile(r"\[(\d{1,3})\]")
+SENTENCE_START = re.compile(r"^|(?<=[.!?])(?:\[\d{1,3}\])*\s+|\n")
 # Compatible servers name the same ends differently (Mistral "model_length", TGI "eos_token").
 FINISH = {"length": TRUNCATED, "max_tokens": TRUNCATED, "model_length": TRUNCATED, "eos": STOP, "eos_token": STOP}
 # Servers that refuse {"type": "json_object"} (Perplexity takes only a JSON schema): the prompt asks instead.
@@ -23,7 +45,71 @@ NO_JSON_SCHEMA = ("api.deepseek.com",)
 def sampling(voice: Voice) -> dict[str, int | float]:
     if REASONING_MODEL.match(voice.model):
         return {"max_completion_tokens": voice.max_tokens + THINKING_ALLOWANCE}
+    if SEARCH_MODEL.search(voice.model):
+        return {"max_tokens": voice.max_tokens}
     return {"temperature": voice.temperature, "max_tokens": voice.max_tokens}
+
+
+def search_fields(voice: Voice) -> dict[str, Any]:
+    """The request's web search, as this server asks for it: OpenAI's ``web_search_options`` (its
+    search models), OpenRouter's ``web`` plugin; Perplexity searches unless told not to."""
+    match voice.endpoint.search:
+        case SearchTool.PERPLEXITY if not voice.search:
+            return {"disable_search": True}
+        case SearchTool.OPENAI if voice.search:
+            return {"web_search_options": {}}
+        case SearchTool.OPENROUTER if voice.search:
+            return {"plugins": [{"id": "web", "max_results": WEB_RESULTS}]}
+    return {}
+
+
+def url_citations(annotations: Any) -> list[Source]:
+    """OpenAI's ``url_citation`` annotations (a message's, or a streamed delta's: the same shape;
+    OpenRouter adds the page's ``content``). Its indices are the citation's place in the text."""
+    found = []
+    for annotation in annotations if isinstance(annotations, list) else ():
+        if not (isinstance(annotation, dict) and annotation.get("type") == "url_citation"):
+            continue
+        cited = annotation.get("url_citation")
+        if isinstance(cited, dict) and cited.get("url"):
+            found.append(
+                Source(
+                    url=str(cited["url"]),
+                    title=str(cited.get("title") or ""),
+                    quote=str(cited.get("content") or ""),
+                    start=_index(cited.get("start_index")),
+                    end=_index(cited.get("end_index")),
+                )
+            )
+    return found
+
+
+def perplexity_sources(citations: list[str], results: list[dict[str, Any]], text: str) -> list[Source]:
+    """Perplexity's ``citations`` (URLs, numbered as the text's "[1]" markers) with the titles and
+    snippets of its ``search_results``; a result it does not cite was looked up only."""
+    described = {r["url"]: r for r in results}
+    found = []
+    for number, url in enumerate(citations, 1):
+        result = described.get(url, {})
+        source = Source(url=url, title=str(result.get("title") or ""), quote=str(result.get("snippet") or ""))
+        spans = [m for m in MARKER.finditer(text) if int(m[1]) == number]
+        found += [replace(source, start=_sentence_start(text, m.start()), end=m.end()) for m in spans] or [source]
+    found += [
+        Source(url=url, title=str(r.get("title") or ""), quote=str(r.get("snippet") or ""), cited=False)
+        for url, r in described.items()
+        if url not in citations
+    ]
+    return found
+
+
+def _sentence_start(text: str, at: int) -> int:
+    """Where the sentence a marker closes begins."""
+    starts = [m.end() for m in SENTENCE_START.finditer(text, 0, at)]
+    return starts[-1] if starts else 0
+
+
+def _index(value: Any) -> int | None:
+    return value if isinstance(value, int) and value >= 0 else None
 
 
 def response_format(voice: Voice) -> dict[str, Any] | None:
@@ -38,14 +124,33 @@ def response_format(voice: Voice) -> dict[str, Any] | None:
     return None
 
 
-async def attempt(voice: Voice, messages: list[Message], deadline: float) -> AsyncGenerator[Chunk | Usage, None]:
-    """One streamed call: text chunks, then the Usage the server reported."""
+def part(given: Part) -> dict[str, Any]:
+    """An image as an ``image_url`` data URI (OpenAI, Ollama, vLLM, LM Studio, llama.cpp server); a PDF
+    as a ``file`` part with its name (OpenAI's models that read PDFs)."""
+    uri = f"data:{given.media_type};base64,{base64.b64encode(given.data).decode()}"
+    if given.kind == "image":
+        return {"type": "image_url", "image_url": {"url": uri}}
+    return {"type": "file", "file": {"filename": given.name, "file_data": uri}}
+
+
+def content(message: Message) -> str | list[dict[str, Any]]:
+    """Plain text, or the files' parts then the text."""
+    if not message.parts:
+        return message.content
+    return [*(part(p) for p in message.parts), {"type": "text", "text": message.content}]
+
+
+async def attempt(
+    voice: Voice, messages: list[Message], deadline: float
+) -> AsyncGenerator[Chunk | Cited | Usage, None]:
+    """One streamed call: text chunks and the sources cited as they come, then the Usage the server reported."""
     endpoint = voice.endpoint
     headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
     body: dict[str, Any] = {  # the request as JSON
         "model": voice.model,
-        "messages": [{"role": m.role, "content": m.content} for m in messages],
+        "messages": [{"role": m.role, "content": content(m)} for m in messages],
         **sampling(voice),
+        **search_fields(voice),
         "stream": True,
         "stream_options": {"include_usage": True},
     }
@@ -53,7 +158,10 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
         body["response_format"] = found
     url = f"{endpoint.base_url.rstrip('/')}/chat/completions"
     finish, usage, done = "", None, False
-    citations: dict[str, None] = {}  # ordered and unique
+    text: list[str] = []
+    annotated = False
+    citations: dict[str, None] = {}  # Perplexity's, ordered and unique
+    results: dict[str, dict[str, Any]] = {}
     async for event in post_sse(endpoint, url, headers, body, deadline):
         if event.data.strip() == "[DONE]":
             done = True
@@ -64,19 +172,33 @@ async def attempt(voice: Voice, messages: list[Message], deadline: float) -> Asy
             raise status_error(endpoint.name, status_of(error.get("code")), event.data)
         # Perplexity sends its sources beside the answer: plain URLs and richer search results.
         citations.update(dict.fromkeys(str(url) for url in data.get("citations") or ()))
-        citations.update(dict.fromkeys(r["url"] for r in data.get("search_results") or () if r.get("url")))
+        results |= {str(r["url"]): r for r in data.get("search_results") or () if isinstance(r, dict) and r.get("url")}
         usage = data.get("usage") or usage
         for choice in data.get("choices") or ():
-            text = (choice.get("delta") or {}).get("content")
-            if text:
-                yield Chunk(text)
+            delta = choice.get("delta") or {}
+            if delta.get("content"):
+                text.append(delta["content"])
+                yield Chunk(delta["content"])
+            if annotations := url_citations(delta.get("annotations")):
+                annotated = True
+                yield Cited(tuple(annotations))
             finish = choice.get("finish_reason") or finish
     if not (done or finish):
         raise ended_early(endpoint)
+    if (citations or results) and not annotated:  # OpenRouter gives a Perplexity model's as annotations
+        yield Cited(tuple(perplexity_sources(list(citations), list(results.values()), "".join(text))))
     usage = usage or {}
     yield Usage(
         tokens_in=usage.get("prompt_tokens"),
         tokens_out=usage.get("completion_tokens"),
         finish_reason=FINISH.get(finish, finish.lower()),
-        citations=tuple(citations),
+        searches=searches(voice),
+    )
+
+
+def searches(voice: Voice) -> int:
+    """The searches a call is billed for: one a request, where the server searched for it (OpenAI's
+    search models and OpenRouter's plugin bill per call, Perplexity a request fee)."""
+    return int(
+        voice.search and voice.endpoint.search in (SearchTool.OPENAI, SearchTool.OPENROUTER, SearchTool.PERPLEXITY)
     )

@@ -17,6 +17,7 @@ from debates.engine import run as engine
 from debates.engine.context import Prior
 from debates.engine.events import (
     ContributionChunk,
+    ContributionCited,
     ContributionFinished,
     ContributionQueued,
     ContributionRetrying,
@@ -33,6 +34,7 @@ from debates.live.mailbox import Mailbox
 from debates.live.sink import LiveSink
 from debates.live.state import Totals
 from debates.models import Contribution, Question, Status
+from debates.readiness import expected_seconds
 from debates.runs import lease
 from debates.runs.recorder import Recorder
 from debates.runs.spec import RosterGone, prior_for, seat_panelists, spec_for
@@ -127,13 +129,16 @@ def lane_of(event: Event) -> tuple[int, str] | None:
     """The voice an event is about, or None for an event about the whole run."""
     if isinstance(event, ContributionFinished):
         return event.result.round, event.result.seat
-    if isinstance(event, ContributionChunk | ContributionStarted | ContributionQueued | ContributionRetrying):
+    if isinstance(
+        event, ContributionChunk | ContributionCited | ContributionStarted | ContributionQueued | ContributionRetrying
+    ):
         return event.round, event.seat
     return None
 
 
-def start(question_id: int) -> tuple[Question, tuple[RunSpec, Prior] | Exception] | None:
-    """Claim the run and read what it is given, in one hop to the DB thread (None: not ours).
+def start(question_id: int) -> tuple[Question, Totals, tuple[RunSpec, Prior] | Exception] | None:
+    """Claim the run and read what it is given and its totals so far, in one hop to the DB thread
+    (None: not ours).
 
     Runs that start together queue their hops on asgiref's one thread: with the claim and the
     spec in two hops, each run's spec waited behind every other run's claim, and its first call
@@ -141,10 +146,11 @@ def start(question_id: int) -> tuple[Question, tuple[RunSpec, Prior] | Exception
     question = lease.claim(question_id)
     if question is None:
         return None
+    totals = Totals.stored(question, expected=expected_seconds(question.panel))
     try:
-        return question, (spec_for(question), prior_for(question_id))
+        return question, totals, (spec_for(question), prior_for(question_id))
     except Exception as error:
-        return question, error
+        return question, totals, error
 
 
 async def execute(question_id: int) -> str | None:
@@ -152,8 +158,8 @@ async def execute(question_id: int) -> str | None:
     started = await sync_to_async(start)(question_id)
     if started is None:
         return None
-    question, given = started
-    live = LiveSink(question_id, Totals.stored(question))
+    question, totals, given = started
+    live = LiveSink(question_id, totals)
     sink = InOrder(Tee(Recorder(question_id, seat_panelists(question.roster)), live))
     this = asyncio.current_task()
     assert this is not None, "a run executes inside a task"

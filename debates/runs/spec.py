@@ -19,11 +19,14 @@ class RosterGone(Exception):
 
 
 def freeze_roster(question: Question) -> list[dict]:
-    """The voices of this run with shuffled labels; later roster edits do not change it."""
+    """The voices of this run with shuffled labels; later roster edits do not change it. A panel
+    seat searches the web when its panelist may (on a provider that can), the question lets it
+    and the panel does not forbid it; the moderator and the judges never do (they weigh what the panel found)."""
     panel = question.panel
     roster = panel.roster()
+    searching = question.search and not panel.forbid_search
     entries = [
-        _entry(f"p{i}", label, panelist)
+        _entry(f"p{i}", label, panelist) | {"search": searching and panelist.may_search}
         for i, (panelist, label) in enumerate(zip(roster, shuffled_labels(len(roster)), strict=True), 1)
     ]
     entries.append(_entry("moderator", "Moderator", panel.moderator))
@@ -37,6 +40,7 @@ def freeze_roster(question: Question) -> list[dict]:
 
 
 def _entry(seat: str, label: str, panelist: Panelist) -> dict:
+    sight = panelist.sight()  # frozen with the roster: which voice saw which file stays as it was
     return {
         "seat": seat,
         "label": label,
@@ -46,6 +50,8 @@ def _entry(seat: str, label: str, panelist: Panelist) -> dict:
         "family": panelist.family,
         "provider": panelist.provider.name,
         "method": panelist.method,
+        "vision": sight.vision,
+        "pdf": sight.pdf,
     }
 
 
@@ -65,7 +71,14 @@ def spec_for(question: Question) -> RunSpec:
         panelist = panelists.get(entry["panelist_id"])
         if panelist is None:
             raise RosterGone(f"{entry['label']} ({entry['name']}) was deleted from the roster; the run cannot go on.")
-        voice = replace(voice_from_panelist(panelist), model=entry["model"])
+        voice = voice_from_panelist(panelist)
+        voice = replace(
+            voice,
+            model=entry["model"],
+            search=voice.search and entry.get("search", False),
+            vision=entry.get("vision", False),
+            pdf=entry.get("pdf", False),
+        )
         seats[entry["seat"]] = Seat(
             entry["seat"],
             entry["label"],
@@ -80,6 +93,7 @@ def spec_for(question: Question) -> RunSpec:
     return RunSpec(
         question=question.text,
         context=threads.context_for(question),  # a follow-up's carries the verdict it follows
+        attachments=tuple(row.as_attached() for row in threads.attachments_for(question)),
         protocol=Protocol(panel.protocol),
         seats=tuple(s for k, s in seats.items() if k.startswith("p")),
         moderator=seats["moderator"],

@@ -1,12 +1,16 @@
 """Template filters of the viewer: sanitised markdown, durations in words, method labels, the claim ledger."""
 
+import time
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
+from typing import Any
 
 from django import template
 from django.utils.safestring import SafeString
 
-from debates import render
+from debates import readiness, render
+from debates.attachments import check as files
+from debates.engine import sourcing
 from debates.live import claims, story
 from debates.models import Method
 
@@ -17,6 +21,24 @@ register = template.Library()
 def markdown(text: str) -> SafeString:
     """Untrusted model text → sanitised HTML (see debates/render.py)."""
     return render.markdown(text)
+
+
+@register.filter
+def site(url: str) -> str:
+    """A cited page's site, as people name it ("nature.com")."""
+    return sourcing.site(url)
+
+
+@register.filter
+def link(url: str) -> str:
+    """A cited page's address where the page may link to it (http or https), else ""."""
+    return sourcing.link(url)
+
+
+@register.filter
+def searches_of(ledger: Mapping | None, label: str) -> int:
+    """The web searches the ledger counts for a voice (0: none)."""
+    return int(((ledger or {}).get("searched") or {}).get(label, 0))
 
 
 @register.filter
@@ -46,6 +68,19 @@ def about(seconds: float) -> str:
 
 
 @register.filter
+def time_left(debate: Any) -> str:
+    """A running debate's time left in words ("about 40 s left"), as of now; "" once it is over or
+    when nothing can be said. ``debate``: a snapshot's Debate or the live state, which both carry
+    ``finished``, ``totals`` and ``panel_run``."""
+    totals = debate.totals
+    if debate.finished or not totals.started:
+        return ""
+    planned = debate.panel_run.get("calls_planned", 0)
+    left = readiness.time_left(time.time() - totals.started, totals.expected, totals.calls, planned)
+    return f"{about(left)} left" if left else ""
+
+
+@register.filter
 def method_label(value: str) -> str:
     """The method's label ("first_principles" is "First principles"); unknown values as they are."""
     method = value or Method.NONE
@@ -66,3 +101,9 @@ def claim_ledger(
     """``{% claim_ledger debate.ledger debate.reveal debate.synthesis.stances as ledger %}``: the ledger as
     the page draws it (the live state has no reveal and no synthesis: they come once the run is over)."""
     return claims.view(ledger, reveal or (), moderator) if ledger else None
+
+
+@register.simple_tag
+def attach_limits() -> dict:
+    """The attachment limits, for the picker's own checks and the words shown before sending."""
+    return files.limits() | {"words": files.in_words()}

@@ -128,8 +128,9 @@ def until_text(page, selector: str, text: str, patience_s: float = 60.0) -> None
     raise AssertionError(f"never showed {text!r} in {selector}:\n{page.inner_text('main')[:3000]}")
 
 
-def shoot(page, name: str, schemes: tuple[str, ...] = ("light", "dark")) -> None:
-    """Screenshots at both sizes, in each scheme, and never a page wider than its screen."""
+def shoot(page, name: str, schemes: tuple[str, ...] = ("light", "dark"), part=None, prefix: str = "elsewhere") -> None:
+    """Screenshots (of the page, or of one ``part`` of it) at both sizes, in each scheme, and never a
+    page wider than its screen."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     for size, viewport in VIEWPORTS.items():
         page.set_viewport_size(viewport)
@@ -137,7 +138,7 @@ def shoot(page, name: str, schemes: tuple[str, ...] = ("light", "dark")) -> None
             page.emulate_media(color_scheme=scheme)
             page.wait_for_timeout(150)
             assert page.evaluate(NO_SIDEWAYS_SCROLL), (name, size, scheme)
-            page.screenshot(path=str(SHOTS / f"elsewhere-{name}-{size}-{scheme}.png"))
+            (part or page).screenshot(path=str(SHOTS / f"{prefix}-{name}-{size}-{scheme}.png"))
     page.set_viewport_size(VIEWPORTS["laptop"])
     page.emulate_media(color_scheme="light")
 

@@ -79,7 +79,7 @@ def test_the_longest_question_the_form_accepts_fits_the_body_limit(script, token
 
 
 def test_a_body_over_the_limit_is_a_json_400_saying_so_in_one_log_line(script, token, offline_panel, caplog):
-    body = json.dumps({"text": "x" * 5_000_000})
+    body = json.dumps({"text": "x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)})
     response = ask(script, body, token)
     assert response.status_code == 400
     assert response.json()["error"].startswith("The request is too large: at most ")
@@ -88,7 +88,7 @@ def test_a_body_over_the_limit_is_a_json_400_saying_so_in_one_log_line(script, t
 
 def test_a_page_refuses_a_body_over_the_limit_in_words_in_one_log_line(client, alice, offline_panel, caplog):
     client.force_login(alice)
-    response = client.post("/", {"text": "x" * 5_000_000})
+    response = client.post("/", {"text": "x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)})
     assert response.status_code == 400
     assert response["Content-Type"].startswith("text/html")
     assert "The request is too large: at most " in response.content.decode()

@@ -41,13 +41,19 @@ A ``Script`` has:
   hold: a callable; while it returns True a streamed answer's first word waits (a test lets the
     words go once its viewers are connected).
     usage: True (counted by words), False (absent)
-    or a fixed (tokens_in, tokens_out). citations: URLs, sent as Perplexity does.
+    or a fixed (tokens_in, tokens_out).
+  sources: ``Cite``s (a URL, its title, the words quoted, the words of the answer each supports),
+    sent in the format of the wire and of what the request asked for (tests/fakes/wire.py):
+    OpenAI's url_citation annotations, OpenRouter's, Perplexity's citations, Anthropic's search
+    blocks and citations, Gemini's grounding metadata; streamed and not.
   finish: how the answer ends: "stop", or "length" for a cut-off answer, sent as each wire's own
     marker (OpenAI finish_reason "length", Anthropic stop_reason "max_tokens", Gemini
     finishReason "MAX_TOKENS"); any other string is sent as it is.
 
 Every request is recorded in ``server.requests`` (method, path, query, headers, JSON body, model,
-time, and ``json_output``: whether it asked for the wire's JSON mode), every listing in
+time, ``json_output``: whether it asked for the wire's JSON mode, and ``files``: the user turns' parts
+that are no text, exactly as the wire sent them: OpenAI ``image_url`` and ``file``, Anthropic
+``image`` and ``document``, Gemini ``inline_data``), every listing in
 ``server.listings`` (no body, no model); ``server.in_flight`` and ``server.max_in_flight`` count
 concurrent requests.
 
@@ -57,6 +63,7 @@ Run alone for manual trials and benchmarks: ``python -m tests.fakes.provider_ser
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import re
 import threading
@@ -70,7 +77,7 @@ from aiohttp import web
 from debates.providers.base import Endpoint, Voice
 from tests.fakes import judge
 from tests.fakes.threaded import ThreadedServer
-from tests.fakes.wire import ANTHROPIC, GEMINI, OPENAI
+from tests.fakes.wire import ANTHROPIC, GEMINI, OPENAI, Cite, bounds
 
 FOREVER = 3600.0
 JUDGE = "(the agreement judge)"  # the request counter of judge requests, whatever their model
@@ -92,6 +99,7 @@ class FakeRequest:
     number: int  # 1 for the first request to this model
     json_output: bool = False  # asked for a JSON object (OpenAI response_format, Gemini responseMimeType)
     schema: dict | None = None  # the JSON Schema asked for (OpenAI json_schema, Gemini responseSchema, Anthropic tool)
+    files: list[dict] = field(default_factory=list)  # the user turns' parts that are no text, exactly as received
     at: float = field(default_factory=time.monotonic)
 
     @property
@@ -116,7 +124,7 @@ class Script:
     tokens_per_second: float | None = None
     hold: Callable[[], bool] | None = None
     usage: bool | tuple[int, int] = True
-    citations: tuple[str, ...] = ()
+    sources: tuple[Cite, ...] = ()
     finish: str = "stop"
 
 
@@ -263,6 +271,7 @@ class FakeProviderServer(ThreadedServer):
             number,
             wire.json_output(body),
             wire.schema(body),
+            wire.files(body),
         )
         self.requests.append(fake)
         self.in_flight += 1
@@ -288,31 +297,31 @@ class FakeProviderServer(ThreadedServer):
             headers = {"Retry-After": step.retry_after} if step.retry_after else {}
             message = step.error or f"fake failure {step.status}"
             return web.json_response(wire.error_body(step.status, message), status=step.status, headers=headers)
-        answer = step.answer(fake) if callable(step.answer) else step.answer
-        pieces = [] if step.fault == "empty" else WORD.findall(answer)
+        answer = "" if step.fault == "empty" else step.answer(fake) if callable(step.answer) else step.answer
+        pieces = _pieces(answer, bounds(answer, step.sources) if step.sources else [])
         usage = self._usage(step, fake, pieces)
         if not fake.stream:  # generated as a stream would be, then sent whole
             await asyncio.sleep(step.first_token_delay + len(pieces) / (step.tokens_per_second or float("inf")))
-            return web.json_response(
-                wire.full(fake.model, "".join(pieces), usage, step.citations, step.finish, fake.body)
-            )
+            return web.json_response(wire.full(fake.model, answer, usage, step.sources, step.finish, fake.body))
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await response.prepare(request)
-        for event in wire.head(fake.model, usage, fake.body):
+        for event in wire.head(fake.model, usage, fake.body, step.sources, answer):
             await response.write(event)
         await asyncio.sleep(step.first_token_delay)
         while step.hold is not None and step.hold():  # noqa: ASYNC110 (another thread's or process's word)
             await asyncio.sleep(0.01)
+        at = 0
         for index, piece in enumerate([*pieces, None]):
             at_fault = step.fault and index == min(step.after_chunks, len(pieces))
             if at_fault and await self._fault(request, response, wire, step):
                 return response
             if piece is None:
                 break
-            await response.write(wire.piece(fake.model, piece, fake.body))
+            await response.write(wire.piece(fake.model, piece, fake.body, at, answer, step.sources))
+            at += len(piece)
             if step.tokens_per_second:
                 await asyncio.sleep(1 / step.tokens_per_second)
-        for event in wire.tail(fake.model, usage, step.citations, step.finish, fake.body):
+        for event in wire.tail(fake.model, usage, step.sources, step.finish, fake.body, answer):
             await response.write(event)
         await response.write_eof()
         return response
@@ -347,6 +356,16 @@ class FakeProviderServer(ThreadedServer):
             return None
         words = len(fake.system.split()) + sum(len(text.split()) for _, text in fake.messages)
         return words, len(pieces)
+
+
+def _pieces(answer: str, cuts: list[int]) -> list[str]:
+    """The answer in word-sized chunks, split also where a cited span begins or ends (a wire that
+    cites by blocks starts a new one there)."""
+    pieces: list[str] = []
+    for start, end in itertools.pairwise([0, *cuts, len(answer)]):
+        part = answer[start:end]
+        pieces += WORD.findall(part) or ([part] if part else [])  # whitespace alone between two spans
+    return pieces
 
 
 def main() -> None:

@@ -3,7 +3,9 @@
 It serves ``/bot<token>/<method>`` in a background thread with its own event loop: ``getMe``,
 ``getUpdates`` (scripted updates, long-polled), ``sendMessage`` (recorded; rejected with the
 real error texts for HTML Telegram cannot parse, bad entity offsets, or more than 4096 UTF-16
-code units after parsing), ``setWebhook``/``deleteWebhook`` and ``answerCallbackQuery``.
+code units after parsing), ``setWebhook``/``deleteWebhook``, ``answerCallbackQuery``, and files:
+``document(chat_id, name, data, caption)`` and ``photo(chat_id, data, caption)`` queue a message
+carrying one, ``getFile`` answers its path and ``/file/bot<token>/<path>`` serves its bytes.
 Requests with another token get 401. ``fail_next(method)`` makes the next call fail with a
 500 so error paths can be exercised.
 
@@ -111,6 +113,7 @@ class FakeTelegramServer(ThreadedServer):
         self._next_update = 1
         self._lock = threading.Lock()
         self._new_update: asyncio.Event | None = None
+        self.files: dict[str, bytes] = {}  # file_id -> its bytes
         self.on_send: Callable[[], None] | None = None  # called in the server's thread after each sendMessage
 
     # --- scripting (from any thread) ------------------------------------------------------
@@ -128,6 +131,28 @@ class FakeTelegramServer(ThreadedServer):
         sender = {"id": chat_id, "is_bot": False, "first_name": "Asker"}
         message = {"message_id": self._next_update, "date": int(time.time()), "chat": chat, "from": sender}
         return self.push({"message": {**message, "text": text}})
+
+    def document(self, chat_id: int, name: str, data: bytes, caption: str = "", mime_type: str = "") -> int:
+        file_id = self._store(data)
+        found = {"file_id": file_id, "file_unique_id": file_id, "file_name": name, "file_size": len(data)}
+        return self._with_file("document", found | ({"mime_type": mime_type} if mime_type else {}), chat_id, caption)
+
+    def photo(self, chat_id: int, data: bytes, caption: str = "") -> int:
+        """A photo as Telegram sends one: its sizes, the largest last (here one size)."""
+        file_id = self._store(data)
+        size = {"file_id": file_id, "file_unique_id": file_id, "width": 64, "height": 48, "file_size": len(data)}
+        return self._with_file("photo", [size], chat_id, caption)
+
+    def _store(self, data: bytes) -> str:
+        file_id = f"file{len(self.files) + 1}"
+        self.files[file_id] = data
+        return file_id
+
+    def _with_file(self, kind: str, found: Any, chat_id: int, caption: str) -> int:
+        chat = {"id": chat_id, "type": "private", "first_name": "Asker"}
+        sender = {"id": chat_id, "is_bot": False, "first_name": "Asker"}
+        message = {"message_id": self._next_update, "date": int(time.time()), "chat": chat, "from": sender}
+        return self.push({"message": {**message, kind: found} | ({"caption": caption} if caption else {})})
 
     def callback(self, chat_id: int, data: str) -> int:
         sender = {"id": chat_id, "is_bot": False, "first_name": "Asker"}
@@ -148,6 +173,13 @@ class FakeTelegramServer(ThreadedServer):
 
     def routes(self, app: web.Application) -> None:
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        app.router.add_get("/file/bot{token}/{path:.*}", self._download)
+
+    async def _download(self, request: web.Request) -> web.Response:
+        if request.match_info["token"] != self.token:
+            return web.Response(status=401)
+        found = self.files.get(request.match_info["path"].rsplit("/", 1)[-1])
+        return web.Response(body=found) if found is not None else web.Response(status=404)
 
     # --- the API --------------------------------------------------------------------------
     async def _handle(self, request: web.Request) -> web.Response:
@@ -237,3 +269,10 @@ class FakeTelegramServer(ThreadedServer):
 
     async def _api_answerCallbackQuery(self, params: dict) -> bool:
         return True
+
+    async def _api_getFile(self, params: dict) -> dict:
+        file_id = str(params.get("file_id"))
+        if file_id not in self.files:
+            raise BadRequest("invalid file_id")
+        size = len(self.files[file_id])
+        return {"file_id": file_id, "file_unique_id": file_id, "file_size": size, "file_path": f"documents/{file_id}"}

@@ -11,6 +11,9 @@ from typing import Self
 
 from aiohttp import web
 
+# A request body as large as a provider takes: a question's files go base64 in every call's body.
+MAX_BODY = 100 * 2**20
+
 
 class ThreadedServer:
     name = "fake-server"
@@ -61,7 +64,7 @@ class ThreadedServer:
     async def _serve(self, sock: socket.socket) -> None:
         self._stopping = asyncio.Event()
         self.on_loop()
-        app = web.Application()
+        app = web.Application(client_max_size=MAX_BODY)
         self.routes(app)
         # No access log: real bot URLs carry the token, and so do ours.
         runner = web.AppRunner(app, access_log=None, handler_cancellation=True, shutdown_timeout=0.1)

@@ -3,8 +3,16 @@
 One class per wire: how to read a request (model, system prompt, turns, streaming or not) and
 how to write the stream's events, a whole non-streamed answer, and errors in the provider's own
 shape, so our client is tested against the formats it meets in production.
+
+Sources (``Cite``) go out as each wire sends them, streamed and not: OpenAI's ``url_citation``
+annotations (OpenRouter's with the page's ``content``) when the request asked for search,
+Perplexity's ``citations`` and ``search_results`` otherwise (unless ``disable_search``); Anthropic's
+``server_tool_use`` and ``web_search_tool_result`` blocks and text blocks with ``citations``
+(``citations_delta`` when streamed) when the request carries the web search tool; Gemini's
+``groundingMetadata`` (chunks, supports with byte offsets) when it carries ``google_search``.
 """
 
+import itertools
 import json
 import re
 from dataclasses import dataclass
@@ -15,6 +23,35 @@ def sse(data: Any, event: str | None = None) -> bytes:
     """One server-sent event; ``data`` is JSON-encoded unless it is already a string."""
     payload = data if isinstance(data, str) else json.dumps(data)
     return (f"event: {event}\n" if event else "").encode() + f"data: {payload}\n\n".encode()
+
+
+@dataclass(frozen=True)
+class Cite:
+    """A source the fake cites: its page, the words it quotes from it, and the words of the answer
+    it supports (none: a page looked up, cited nowhere)."""
+
+    url: str
+    title: str = ""
+    quote: str = ""
+    supports: str = ""
+
+
+Span = tuple[int, int, int]  # (start, end) of the answer a source supports, and the source's index
+
+
+def located(answer: str, sources: tuple[Cite, ...]) -> list[Span]:
+    """Where in the answer each source's supported words are (the first time they occur)."""
+    found = []
+    for index, cite in enumerate(sources):
+        at = answer.find(cite.supports) if cite.supports else -1
+        if at >= 0:
+            found.append((at, at + len(cite.supports), index))
+    return sorted(found)
+
+
+def bounds(answer: str, sources: tuple[Cite, ...]) -> list[int]:
+    """The offsets where a supported span begins or ends, inside the answer: where pieces split."""
+    return sorted({b for start, end, _ in located(answer, sources) for b in (start, end)} - {0, len(answer)})
 
 
 @dataclass(frozen=True)
@@ -32,6 +69,13 @@ def _text(content: Any) -> str:
     return "".join(block.get("text", "") for block in content or () if isinstance(block, dict))
 
 
+def _files(content: Any) -> list[dict]:
+    """The blocks of a message's content that are no text (images, documents, files), exactly as sent."""
+    if isinstance(content, str):
+        return []
+    return [block for block in content or () if isinstance(block, dict) and block.get("type", "") != "text"]
+
+
 class OpenAI:
     name = "openai"
     FINISH = {"stop": "stop", "length": "length"}
@@ -42,6 +86,12 @@ class OpenAI:
         messages = [(m["role"], _text(m.get("content"))) for m in turns if m.get("role") != "system"]
         return Parsed(body.get("model", ""), system, messages, bool(body.get("stream")))
 
+    def files(self, body: dict) -> list[dict]:
+        """The user messages' parts that are no text: ``image_url`` and ``file``."""
+        return [
+            part for m in body.get("messages") or [] if m.get("role") == "user" for part in _files(m.get("content"))
+        ]
+
     def json_output(self, body: dict) -> bool:
         return (body.get("response_format") or {}).get("type") in ("json_object", "json_schema")
 
@@ -50,38 +100,70 @@ class OpenAI:
         found = body.get("response_format") or {}
         return (found.get("json_schema") or {}).get("schema") if found.get("type") == "json_schema" else None
 
-    def head(self, model: str, usage: tuple[int, int] | None, body: dict) -> list[bytes]:
+    def head(
+        self, model: str, usage: tuple[int, int] | None, body: dict, sources: tuple[Cite, ...] = (), answer: str = ""
+    ) -> list[bytes]:
         return [sse(self._chunk(model, {"role": "assistant", "content": ""}))]
 
-    def piece(self, model: str, text: str, body: dict) -> bytes:
+    def piece(self, model: str, text: str, body: dict, at: int = 0, answer: str = "", sources: tuple = ()) -> bytes:
         return sse(self._chunk(model, {"content": text}))
 
     def tail(
-        self, model: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str, body: dict
+        self,
+        model: str,
+        usage: tuple[int, int] | None,
+        sources: tuple[Cite, ...],
+        finish: str,
+        body: dict,
+        answer: str = "",
     ) -> list[bytes]:
+        events = []
+        if annotations := self._annotations(answer, sources, body):  # a delta of its own, as OpenAI sends them
+            events.append(sse(self._chunk(model, {"annotations": annotations})))
         last = self._chunk(model, {}, finish=self.FINISH.get(finish, finish))
-        if citations:
-            last["citations"] = list(citations)
-            last["search_results"] = [{"title": f"Source {i}", "url": u} for i, u in enumerate(citations)]
-        events = [sse(last)]
+        events.append(sse(last | self._perplexity(answer, sources, body)))
         if usage:
             events.append(sse({"id": "chatcmpl-fake", "choices": [], "usage": self._usage(usage)}))
         return [*events, b"data: [DONE]\n\n"]
+
+    def searching(self, body: dict) -> bool:
+        """Asked for search as OpenAI (``web_search_options``) or OpenRouter (the ``web`` plugin) asks."""
+        return "web_search_options" in body or any(p.get("id") == "web" for p in body.get("plugins") or ())
+
+    def _annotations(self, answer: str, sources: tuple[Cite, ...], body: dict) -> list[dict]:
+        if not (sources and self.searching(body)):
+            return []
+        found = []
+        for start, end, index in located(answer, sources):
+            cited = {"url": sources[index].url, "title": sources[index].title, "start_index": start, "end_index": end}
+            if body.get("plugins"):  # OpenRouter adds the page's text
+                cited["content"] = sources[index].quote
+            found.append({"type": "url_citation", "url_citation": cited})
+        return found
+
+    def _perplexity(self, answer: str, sources: tuple[Cite, ...], body: dict) -> dict:
+        """Perplexity's fields: it searches unless told not to, and numbers its citations as "[n]"."""
+        if not sources or self.searching(body) or body.get("disable_search"):
+            return {}
+        return {
+            "citations": [c.url for c in sources if c.supports],
+            "search_results": [{"title": c.title, "url": c.url, "snippet": c.quote} for c in sources],
+        }
 
     def error_event(self, status: int, message: str) -> bytes:
         return sse({"error": {"message": message, "type": "server_error", "code": status}})
 
     def full(
-        self, model: str, text: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str, body: dict
+        self, model: str, text: str, usage: tuple[int, int] | None, sources: tuple[Cite, ...], finish: str, body: dict
     ) -> dict:
-        message = {"role": "assistant", "content": text}
-        body = {"id": "chatcmpl-fake", "object": "chat.completion", "model": model}
-        body["choices"] = [{"index": 0, "message": message, "finish_reason": self.FINISH.get(finish, finish)}]
+        message: dict = {"role": "assistant", "content": text}
+        if annotations := self._annotations(text, sources, body):
+            message["annotations"] = annotations
+        reply = {"id": "chatcmpl-fake", "object": "chat.completion", "model": model}
+        reply["choices"] = [{"index": 0, "message": message, "finish_reason": self.FINISH.get(finish, finish)}]
         if usage:
-            body["usage"] = self._usage(usage)
-        if citations:
-            body["citations"] = list(citations)
-        return body
+            reply["usage"] = self._usage(usage)
+        return reply | self._perplexity(text, sources, body)
 
     def error_body(self, status: int, message: str) -> dict:
         return {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}}
@@ -104,6 +186,12 @@ class Anthropic:
         messages = [(m["role"], _text(m.get("content"))) for m in body.get("messages") or []]
         return Parsed(body.get("model", ""), _text(body.get("system", "")), messages, bool(body.get("stream")))
 
+    def files(self, body: dict) -> list[dict]:
+        """The user messages' ``image`` and ``document`` blocks."""
+        return [
+            part for m in body.get("messages") or [] if m.get("role") == "user" for part in _files(m.get("content"))
+        ]
+
     def tool(self, body: dict) -> dict | None:
         """The tool the request forces the model to call (how a structure is asked for), if any."""
         choice = body.get("tool_choice") or {}
@@ -114,57 +202,149 @@ class Anthropic:
     def schema(self, body: dict) -> dict | None:
         return (self.tool(body) or {}).get("input_schema")
 
-    def head(self, model: str, usage: tuple[int, int] | None, body: dict) -> list[bytes]:
+    def head(
+        self, model: str, usage: tuple[int, int] | None, body: dict, sources: tuple[Cite, ...] = (), answer: str = ""
+    ) -> list[bytes]:
         message = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model, "content": []}
         if usage:
             message["usage"] = {"input_tokens": usage[0], "output_tokens": 1}
+        events = [sse({"type": "message_start", "message": message}, "message_start")]
         tool = self.tool(body)
-        opened = (
-            {"type": "tool_use", "id": "toolu_fake", "name": tool["name"], "input": {}}
-            if tool
-            else {"type": "text", "text": ""}
-        )
-        block = {"type": "content_block_start", "index": 0, "content_block": opened}
+        if tool:
+            opened = {"type": "tool_use", "id": "toolu_fake", "name": tool["name"], "input": {}}
+            block = {"type": "content_block_start", "index": 0, "content_block": opened}
+            return [*events, sse(block, "content_block_start"), sse({"type": "ping"}, "ping")]
+        if self.searching(body):
+            events += self._searched(body, sources)
+        return [*events, *self._text_block(self._first_text(body), 0, answer, sources), sse({"type": "ping"}, "ping")]
+
+    def piece(self, model: str, text: str, body: dict, at: int = 0, answer: str = "", sources: tuple = ()) -> bytes:
+        if self.tool(body):
+            delta = {"type": "input_json_delta", "partial_json": text}
+            return sse({"type": "content_block_delta", "index": 0, "delta": delta}, "content_block_delta")
+        index = self._first_text(body)
+        opened = b""
+        if self.searching(body) and sources:  # a new text block wherever a cited span begins or ends
+            passed = [b for b in bounds(answer, sources) if b <= at]
+            index += len(passed)
+            if passed and passed[-1] == at:
+                stop = sse({"type": "content_block_stop", "index": index - 1}, "content_block_stop")
+                opened = stop + b"".join(self._text_block(index, at, answer, sources))
+        delta = {"type": "text_delta", "text": text}
+        return opened + sse({"type": "content_block_delta", "index": index, "delta": delta}, "content_block_delta")
+
+    def searching(self, body: dict) -> bool:
+        """The request carries the server-side web search tool."""
+        return any(str(t.get("type", "")).startswith("web_search_") for t in body.get("tools") or ())
+
+    def _first_text(self, body: dict) -> int:
+        return 2 if self.searching(body) else 0  # after the search's two blocks
+
+    def _searched(self, body: dict, sources: tuple[Cite, ...]) -> list[bytes]:
+        """The search the server ran: its query streamed as the tool's input, then its results whole."""
+        use, result = self._search_blocks(body, sources)
+        query = json.dumps(use["input"])
         return [
-            sse({"type": "message_start", "message": message}, "message_start"),
-            sse(block, "content_block_start"),
-            sse({"type": "ping"}, "ping"),
+            sse(
+                {"type": "content_block_start", "index": 0, "content_block": use | {"input": {}}}, "content_block_start"
+            ),
+            sse(
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "input_json_delta", "partial_json": query},
+                },
+                "content_block_delta",
+            ),
+            sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
+            sse({"type": "content_block_start", "index": 1, "content_block": result}, "content_block_start"),
+            sse({"type": "content_block_stop", "index": 1}, "content_block_stop"),
         ]
 
-    def piece(self, model: str, text: str, body: dict) -> bytes:
-        if self.tool(body):
-            inner = {"type": "input_json_delta", "partial_json": text}
-        else:
-            inner = {"type": "text_delta", "text": text}
-        return sse({"type": "content_block_delta", "index": 0, "delta": inner}, "content_block_delta")
+    def _search_blocks(self, body: dict, sources: tuple[Cite, ...]) -> tuple[dict, dict]:
+        query = _text((body.get("messages") or [{}])[-1].get("content"))[:60]
+        use = {"type": "server_tool_use", "id": "srvtoolu_fake", "name": "web_search", "input": {"query": query}}
+        results = [
+            {
+                "type": "web_search_result",
+                "url": c.url,
+                "title": c.title,
+                "encrypted_content": "EqgfCioIARgB…",
+                "page_age": None,
+            }
+            for c in sources
+        ]
+        return use, {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_fake", "content": results}
+
+    def _citation(self, cite: Cite) -> dict:
+        return {
+            "type": "web_search_result_location",
+            "url": cite.url,
+            "title": cite.title,
+            "encrypted_index": "Eo8BCioIAhgB…",
+            "cited_text": cite.quote,
+        }
+
+    def _text_block(self, index: int, at: int, answer: str, sources: tuple[Cite, ...]) -> list[bytes]:
+        """A text block opening at ``at``: its citations first, as citations_delta events."""
+        starting = [i for start, _, i in located(answer, sources) if start == at] if sources else []
+        block: dict = {"type": "text", "text": ""} | ({"citations": []} if starting else {})
+        events = [sse({"type": "content_block_start", "index": index, "content_block": block}, "content_block_start")]
+        for i in starting:
+            delta = {"type": "citations_delta", "citation": self._citation(sources[i])}
+            events.append(sse({"type": "content_block_delta", "index": index, "delta": delta}, "content_block_delta"))
+        return events
 
     def json_output(self, body: dict) -> bool:
         return self.tool(body) is not None  # the Messages API has no JSON mode: a forced tool call is its way
 
     def tail(
-        self, model: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str, body: dict
+        self,
+        model: str,
+        usage: tuple[int, int] | None,
+        sources: tuple[Cite, ...],
+        finish: str,
+        body: dict,
+        answer: str = "",
     ) -> list[bytes]:
         reason = "tool_use" if self.tool(body) and finish == "stop" else self.FINISH.get(finish, finish)
         delta: dict = {"type": "message_delta", "delta": {"stop_reason": reason, "stop_sequence": None}}
         if usage:
-            delta["usage"] = {"output_tokens": usage[1]}
+            delta["usage"] = {"output_tokens": usage[1]} | self._server_tools(body)
+        last = 0 if self.tool(body) else self._first_text(body) + (len(bounds(answer, sources)) if sources else 0)
         return [
-            sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
+            sse({"type": "content_block_stop", "index": last}, "content_block_stop"),
             sse(delta, "message_delta"),
             sse({"type": "message_stop"}, "message_stop"),
         ]
+
+    def _server_tools(self, body: dict) -> dict:
+        return {"server_tool_use": {"web_search_requests": 1}} if self.searching(body) and not self.tool(body) else {}
 
     def error_event(self, status: int, message: str) -> bytes:
         return sse({"type": "error", "error": {"type": self._type(status), "message": message}}, "error")
 
     def full(
-        self, model: str, text: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str, body: dict
+        self, model: str, text: str, usage: tuple[int, int] | None, sources: tuple[Cite, ...], finish: str, body: dict
     ) -> dict:
         reply = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model}
-        reply |= {"content": [{"type": "text", "text": text}], "stop_reason": self.FINISH.get(finish, finish)}
+        reply |= {"content": self._content(text, sources, body), "stop_reason": self.FINISH.get(finish, finish)}
         if usage:
-            reply["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1]}
+            reply["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1]} | self._server_tools(body)
         return reply
+
+    def _content(self, text: str, sources: tuple[Cite, ...], body: dict) -> list[dict]:
+        if not self.searching(body):
+            return [{"type": "text", "text": text}]
+        spans = located(text, sources)
+        cuts = [0, *bounds(text, sources), len(text)]
+        blocks: list[dict] = list(self._search_blocks(body, sources))
+        for start, end in itertools.pairwise(cuts):
+            block: dict = {"type": "text", "text": text[start:end]}
+            if cited := [self._citation(sources[i]) for s, _, i in spans if s == start]:
+                block["citations"] = cited
+            blocks.append(block)
+        return blocks
 
     def error_body(self, status: int, message: str) -> dict:
         return {"type": "error", "error": {"type": self._type(status), "message": message}}
@@ -183,11 +363,53 @@ class Gemini:
         messages = [("assistant" if c.get("role") == "model" else "user", parts(c)) for c in body.get("contents") or []]
         return Parsed(model, parts(body.get("systemInstruction")), messages, method == "streamGenerateContent")
 
-    def head(self, model: str, usage: tuple[int, int] | None, body: dict) -> list[bytes]:
+    def files(self, body: dict) -> list[dict]:
+        """The user turns' parts that are no text (``inline_data``)."""
+        return [
+            part
+            for content in body.get("contents") or []
+            if content.get("role") != "model"
+            for part in content.get("parts") or ()
+            if "text" not in part
+        ]
+
+    def head(
+        self, model: str, usage: tuple[int, int] | None, body: dict, sources: tuple[Cite, ...] = (), answer: str = ""
+    ) -> list[bytes]:
         return []
 
-    def piece(self, model: str, text: str, body: dict) -> bytes:
+    def piece(self, model: str, text: str, body: dict, at: int = 0, answer: str = "", sources: tuple = ()) -> bytes:
         return sse({"candidates": [self._candidate(text)], "modelVersion": model})
+
+    def searching(self, body: dict) -> bool:
+        """The request carries the Google Search grounding tool (either spelling the API takes)."""
+        return any("google_search" in t or "googleSearch" in t for t in body.get("tools") or ())
+
+    def _grounding(self, answer: str, sources: tuple[Cite, ...], body: dict) -> dict:
+        """groundingMetadata: every source a chunk, each supported span a support (byte offsets)."""
+        if not (sources and self.searching(body)):
+            return {}
+        supports = [
+            {
+                "segment": {
+                    "startIndex": len(answer[:start].encode()),
+                    "endIndex": len(answer[:end].encode()),
+                    "text": answer[start:end],
+                },
+                "groundingChunkIndices": [index],
+                "confidenceScores": [0.9],
+            }
+            for start, end, index in located(answer, sources)
+        ]
+        query = _text((body.get("contents") or [{}])[-1].get("parts"))[:60]
+        return {
+            "groundingMetadata": {
+                "webSearchQueries": [query],
+                "searchEntryPoint": {"renderedContent": "<div>…</div>"},
+                "groundingChunks": [{"web": {"uri": c.url, "title": c.title}} for c in sources],
+                "groundingSupports": supports,
+            }
+        }
 
     def json_output(self, body: dict) -> bool:
         return (body.get("generationConfig") or {}).get("responseMimeType") == "application/json"
@@ -196,9 +418,16 @@ class Gemini:
         return (body.get("generationConfig") or {}).get("responseSchema")
 
     def tail(
-        self, model: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str, body: dict
+        self,
+        model: str,
+        usage: tuple[int, int] | None,
+        sources: tuple[Cite, ...],
+        finish: str,
+        body: dict,
+        answer: str = "",
     ) -> list[bytes]:
-        last: dict = {"candidates": [self._candidate("", self.FINISH.get(finish, finish))], "modelVersion": model}
+        candidate = self._candidate("", self.FINISH.get(finish, finish)) | self._grounding(answer, sources, body)
+        last: dict = {"candidates": [candidate], "modelVersion": model}
         if usage:
             last["usageMetadata"] = self._usage(usage)
         return [sse(last)]
@@ -210,9 +439,10 @@ class Gemini:
         return sse(self.error_body(status, message))
 
     def full(
-        self, model: str, text: str, usage: tuple[int, int] | None, citations: tuple[str, ...], finish: str, body: dict
+        self, model: str, text: str, usage: tuple[int, int] | None, sources: tuple[Cite, ...], finish: str, body: dict
     ) -> dict:
-        reply: dict = {"candidates": [self._candidate(text, self.FINISH.get(finish, finish))], "modelVersion": model}
+        candidate = self._candidate(text, self.FINISH.get(finish, finish)) | self._grounding(text, sources, body)
+        reply: dict = {"candidates": [candidate], "modelVersion": model}
         if usage:
             reply["usageMetadata"] = self._usage(usage)
         return reply

@@ -55,6 +55,8 @@ def teorema(provider_server: FakeProviderServer, tmp_path_factory: pytest.TempPa
     env |= {"TEOREMA_DATA_DIR": str(data), "DJANGO_SETTINGS_MODULE": "teorema.settings", "PYTHONPATH": str(ROOT)}
     # A short lease: a run whose stdio MCP server its client ended is taken up by the web server soon.
     env |= {"TEOREMA_QUESTIONS_PER_HOUR": "1000", "TEOREMA_LEASE_SECONDS": "3"}
+    # Files of 1 MiB at most: the request size limit (which grows with the files') stays near 3 MB.
+    env |= {"TEOREMA_ATTACHMENT_MAX_MB": "1", "TEOREMA_ATTACHMENTS_MAX_MB": "1"}
     manage = [sys.executable, str(ROOT / "manage.py")]
     subprocess.run([*manage, "migrate", "--no-input", "-v0"], cwd=ROOT, env=env, check=True)
     seed = SEED.format(base_url=provider_server.base_url("openai"))

@@ -1,4 +1,4 @@
-"""The ``llm`` command line with an OpenAI-compatible model pointed at Teorema: its README lines, run."""
+"""The ``llm`` command line with an OpenAI-compatible model pointed at Teorema: the documented lines, run."""
 
 import subprocess
 import sys
@@ -28,7 +28,7 @@ MODELS = """
 @pytest.fixture
 def llm(teorema: Teorema, tmp_path):
     """``llm`` with its own config dir: Teorema's default panel as the model ``teorema`` (and as
-    ``teorema-think``, the debate in the content), its token as the key: README's lines."""
+    ``teorema-think``, the debate in the content), its token as the key: the documented lines."""
     (tmp_path / "extra-openai-models.yaml").write_text(MODELS.format(url=teorema.url))
     env = teorema.env | {"LLM_USER_PATH": str(tmp_path)}
 

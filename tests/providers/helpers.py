@@ -34,3 +34,13 @@ def completion(events: list[StreamEvent]) -> Completion:
 
 def retries(events: list[StreamEvent]) -> list[Retrying]:
     return [e for e in events if isinstance(e, Retrying)]
+
+
+class Context:
+    """Stands in for a llama.cpp context (not for our code): records the threads it is told to use."""
+
+    def __init__(self) -> None:
+        self.threads: list[tuple[int, int]] = []  # (writing, reading a prompt), a pair per generation
+
+    def set_n_threads(self, n_threads: int, n_threads_batch: int) -> None:
+        self.threads.append((n_threads, n_threads_batch))

@@ -7,7 +7,7 @@ import pytest
 
 from debates.models import Panelist, Provider
 from debates.providers import check
-from debates.providers.base import Fault, ProviderError
+from debates.providers.base import Fault, ProviderError, SearchTool, Voice
 from debates.voices import voice_from_panelist
 from tests.fakes.provider_server import Script
 from tests.providers.helpers import WIRES, failure
@@ -20,6 +20,13 @@ async def test_check_makes_one_tiny_call_and_says_it_worked(fake_provider, wire)
     (request,) = fake_provider.requests
     assert request.prompt == "ping"
     assert 1 in (request.body.get("max_tokens"), request.body.get("generationConfig", {}).get("maxOutputTokens"))
+
+
+async def test_check_of_a_voice_that_may_search_searches_nothing(fake_provider):
+    endpoint = fake_provider.endpoint("anthropic", search=SearchTool.ANTHROPIC)
+    await check(Voice("searcher", "tiny", endpoint, search=True))
+    (request,) = fake_provider.requests
+    assert "tools" not in request.body
 
 
 async def test_check_reports_a_bad_key_in_words(fake_provider):
@@ -53,5 +60,5 @@ def test_voice_from_panelist_snapshots_provider_key_and_prices():
         "https://api.perplexity.ai",
         "pplx-secret",
     )
-    assert (endpoint.stall_timeout, endpoint.max_retries, endpoint.citations) == (7, 4, True)
+    assert (endpoint.stall_timeout, endpoint.max_retries, endpoint.search) == (7, 4, "perplexity")
     assert "pplx-secret" not in repr(voice)

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from debates.providers import local, stream
+from debates.providers import local, stream, threads
 from debates.providers.base import Chunk, Endpoint, Message, Voice
 from tests.providers.helpers import collect, completion
 
@@ -60,6 +60,11 @@ async def test_the_local_model_streams_real_tokens_with_real_counts(local_voice)
     assert done.tokens_estimated is False
     assert done.text.strip()
     assert done.finish_reason in {"stop", "length"}
+    from llama_cpp import llama_cpp as binding
+
+    context = local.model()._ctx.ctx  # as the next generation finds it
+    assert binding.llama_n_threads(context) == threads.THREADS
+    assert binding.llama_n_threads_batch(context) in {threads.THREADS, threads.cores()}
 
 
 @pytest.mark.local_model

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from debates.providers import local, stream
 from debates.providers.base import Chunk, Endpoint, Message, Voice
-from tests.providers.helpers import collect, completion, text_of
+from tests.providers.helpers import Context, collect, completion, text_of
 from tests.waiting import wait_for
 
 QUESTION = [Message("user", "Shard or replicate?")]
@@ -38,6 +38,7 @@ class ScriptedModel:
         self.tokens, self.hold_at, self.pauses = tokens, hold_at, iter(pauses)
         self.go = threading.Event()
         self.finished = threading.Event()  # the generation ran out of tokens or was closed
+        self._ctx = Context()
 
     def tokenize(self, text: bytes, add_bos: bool = False, special: bool = False) -> list[int]:
         return list(text)
@@ -97,10 +98,20 @@ async def test_tokens_that_come_fast_are_handed_over_a_few_at_a_time(scripted):
     assert text_of(events) == "".join(tokens)
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(
-    tokens=st.lists(st.text(min_size=1, max_size=4), min_size=1, max_size=40), slow=st.lists(st.booleans(), max_size=6)
+# Text with nothing to mend (debates/providers/mojibake.py): ASCII, kana, emoji.
+UNMANGLED = st.text(
+    st.one_of(
+        st.characters(codec="ascii"),
+        st.characters(min_codepoint=0x3040, max_codepoint=0x30FF),
+        st.characters(min_codepoint=0x1F600, max_codepoint=0x1F64F),
+    ),
+    min_size=1,
+    max_size=4,
 )
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tokens=st.lists(UNMANGLED, min_size=1, max_size=40), slow=st.lists(st.booleans(), max_size=6))
 def test_every_token_arrives_once_and_in_order_however_the_pieces_are_cut(scripted, tokens, slow):
     # Tokens slower than the hand-over interval cut the text into pieces in varied places.
     tokens = ["Answer: ", *tokens]
@@ -108,6 +119,23 @@ def test_every_token_arrives_once_and_in_order_however_the_pieces_are_cut(script
     events = asyncio.run(collect(VOICE, QUESTION))
     assert text_of(events) == completion(events).text == "".join(tokens)
     assert completion(events).tokens_out == len(tokens)
+
+
+# SmolLM2's own tokens for "doesn’t" read as Windows-1252: "â" then "€™" (one token in its vocabulary).
+MANGLED = ["It ", "doesn", "â", "€™", "t matter: caf", "Ã", "©", " at 5 â", "‚", "¬ ", "ðŸ", "˜", "€", "."]
+
+
+def test_mojibake_split_across_tokens_reaches_the_caller_mended_in_every_piece(scripted, monkeypatch):
+    monkeypatch.setattr(local, "EMIT_INTERVAL", 0)  # every token goes out as soon as it may
+    scripted(ScriptedModel(MANGLED))
+
+    events = asyncio.run(collect(VOICE, QUESTION))
+
+    pieces = [e.text for e in events if isinstance(e, Chunk)]
+    assert "".join(pieces) == completion(events).text == "It doesn’t matter: café at 5 € 😀."
+    assert all(pieces)  # no empty piece while a word waits
+    assert not any(mark in piece for piece in pieces for mark in "âÃð")
+    assert completion(events).tokens_out == len(MANGLED)
 
 
 async def test_a_caller_that_stops_reading_stops_the_generation_and_frees_the_model(scripted):

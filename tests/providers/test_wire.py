@@ -110,13 +110,6 @@ async def test_missing_usage_is_estimated_and_marked(fake_provider, wire):
     assert done.cost == (done.tokens_in * 1 + 100 * 2) / Decimal(1_000_000)
 
 
-async def test_perplexity_citations_are_kept(fake_provider):
-    sources = ("https://example.org/a", "https://example.org/b")
-    fake_provider.script("sonar", Script(answer="Cited answer.", citations=sources))
-    done = completion(await collect(fake_provider.voice("openai", "sonar", citations=True)))
-    assert done.citations == sources
-
-
 @pytest.mark.parametrize("wire", WIRES)
 async def test_prompt_derived_answers_see_the_system_prompt_and_the_question(fake_provider, wire):
     fake_provider.script("m", lambda req: f"{req.system} / {req.prompt} / #{req.number}")

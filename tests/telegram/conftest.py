@@ -20,11 +20,11 @@ def telegram() -> Iterator[FakeTelegramServer]:
 
 
 @pytest.fixture
-def config(telegram: FakeTelegramServer, monkeypatch: pytest.MonkeyPatch) -> Config:
+def config(telegram: FakeTelegramServer, monkeypatch: pytest.MonkeyPatch, settings) -> Config:
     monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
     monkeypatch.setenv("TELEGRAM_ALLOWED_CHAT_IDS", f"{ALLOWED}, 4343")
     monkeypatch.setenv("TELEGRAM_API_BASE", telegram.url)
-    monkeypatch.setenv("TEOREMA_PUBLIC_URL", "http://127.0.0.1:8000")
+    settings.TEOREMA = {**settings.TEOREMA, "PUBLIC_URL": "http://127.0.0.1:8000"}
     monkeypatch.delenv("TELEGRAM_WEBHOOK_SECRET", raising=False)
     return Config.from_env()
 

@@ -225,7 +225,8 @@ def test_the_terminal_prints_no_line_a_program_reads(scripted, capsys):
     scripted.script("model-moderator", Script(answer=SYNTHESIS + block, tokens_per_second=400))
     call_command("ask", QUESTION, "--panel", "house", "--criticality", "low", "--debate", "on_dissent")
     out = capsys.readouterr().out
-    assert "ANSWER:" not in out and "CLAIMS:" not in out
+    assert "ANSWER:" not in out
+    assert "CLAIMS:" not in out
     assert "Reads are 90% of the queries" in out  # the claim, as read
     assert not any(line.startswith(("VERDICT:", "CONFIDENCE:", "STANCES:")) for line in out.splitlines())
     assert "Verdict: Add read replicas." in out

@@ -646,8 +646,10 @@ def _claim_in_words(claim: Mapping[str, Any]) -> str:
     elif claim.get("stated") is not None:
         facts.append(f"{round(claim['stated'] * 100)}% stated, counted as missing ({claim.get('void', '')})")
     shown = " · ".join(f for f in facts if f)
+    cited = "".join(f"[{n}]" for n in claim.get("sources") or ())  # its footnotes (engine.sourcing)
+    said = f"{claim['text']} {cited}" if cited else claim["text"]
     falsifier = f" — *falsified if* {claim['falsifier']}" if claim.get("falsifier") else ""
-    return f"({shown}) {claim['text']}{falsifier}" if shown else f"{claim['text']}{falsifier}"
+    return f"({shown}) {said}{falsifier}" if shown else f"{said}{falsifier}"
 
 
 def _attack_in_words(attack: Mapping[str, Any]) -> str:

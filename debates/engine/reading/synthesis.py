@@ -313,7 +313,7 @@ def from_labels(lines: list[str], strict: bool) -> tuple[str, float | None] | No
             echo = placeholder(value)
             items.append([kind, label, "" if echo else value])
             going_on = kind == "verdict" and not echo
-        elif line.strip() and going_on:
+        elif line.strip() and going_on and not HEADING.match(line):
             items[-1][2] = f"{items[-1][2]} {line.strip()}".strip()
         elif line.strip():
             return None
@@ -351,6 +351,8 @@ def label_runs(lines: list[str], fenced: set[int]) -> list[Block]:
             else:
                 more = end
                 while more < len(lines) and more not in fenced and lines[more].strip() and not labelled(more):
+                    if HEADING.match(lines[more]):
+                        break  # a heading starts a section: no verdict goes on into it
                     more += 1
                 if more == end or not (open_label or labelled(more)):
                     break

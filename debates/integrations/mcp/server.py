@@ -26,6 +26,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from debates import represent, service
+from debates.attachments import check as files
 from debates.engine.vocabulary import DebateMode, Held, StepKind
 from debates.live import story
 from debates.live.watch import Ended, Phase, RoundOpened, Spoken, watch
@@ -44,6 +45,14 @@ stdio_user: contextvars.ContextVar[AbstractBaseUser | None] = contextvars.Contex
 
 QuestionText = Annotated[str, Field(description="The question for the panel, as you would ask an expert.")]
 QuestionId = Annotated[int, Field(description="A question's number (ask_panel returns it).")]
+Files = Annotated[
+    list[dict[str, str]],
+    Field(
+        description='Files for the panel to read, each {"name": "report.pdf", "media_type": "application/pdf", '
+        '"data": "<base64>"}: PDF, DOCX, text, Markdown, code, CSV/TSV, JSON, PNG, JPEG, WebP or GIF. Each voice '
+        "reads them natively where its model can, else as text."
+    ),
+]
 Wait = Annotated[
     bool,
     Field(description="Wait for the verdict (minutes, with progress); false returns at once with the question's id."),
@@ -85,14 +94,24 @@ async def ask_panel(
     deadline: Annotated[
         int | None, Field(description="Answer within this many seconds (20-3600); late voices are cut, and said so.")
     ] = None,
+    search: Annotated[
+        bool,
+        Field(
+            description="Voices whose panelist may search the web do so, and cite what they found (billed per "
+            "search); false: every answer rests on what the models know."
+        ),
+    ] = True,
+    attachments: Files = [],  # noqa: B006 (the SDK copies a default into each call's arguments)
     wait: Wait = True,
 ) -> CallToolResult:
     """Ask Teorema's panel a question: blind answers, an anonymised debate, a moderator's verdict.
     Returns the verdict, its confidence, the agreement, the dissent in short, the cost and the page's URL."""
     fields = {"text": question, "context": context, "panel": panel, "criticality": criticality}
-    fields |= {"debate": debate, "options": options, "deadline": deadline}
+    fields |= {"debate": debate, "options": options, "deadline": deadline, "search": search}
     user = await user_of(ctx)
-    asked = await refusing(service.ask, user, source=Source.MCP, **fields)
+    asked = await refusing(
+        lambda: service.ask(user, source=Source.MCP, attachments=files.from_json(attachments), **fields)
+    )
     return await answered(ctx, user, asked.pk) if wait else await result(ctx, user, asked.pk)
 
 
@@ -102,11 +121,22 @@ async def follow_up(
     question: QuestionText,
     ctx: Context,
     context: Annotated[str, Field(description="Anything new the panel should know.")] = "",
+    attachments: Files = [],  # noqa: B006
     wait: Wait = True,
 ) -> CallToolResult:
-    """Ask a follow-up of an earlier question: the panel gets its verdict and the disputed points."""
+    """Ask a follow-up of an earlier question: the panel gets its verdict and the disputed points, and
+    reads the earlier question's files beside any new ones."""
     user = await user_of(ctx)
-    asked = await refusing(service.follow_up, user, question_id, source=Source.MCP, text=question, context=context)
+    asked = await refusing(
+        lambda: service.follow_up(
+            user,
+            question_id,
+            source=Source.MCP,
+            text=question,
+            context=context,
+            attachments=files.from_json(attachments),
+        )
+    )
     return await answered(ctx, user, asked.pk) if wait else await result(ctx, user, asked.pk)
 
 
@@ -255,6 +285,8 @@ def in_words(found: dict[str, Any]) -> str:
         lines.append(f"**Error:** {found['error']}")
     if found["synthesis"]:
         lines += ["", found["synthesis"].strip()]
+    if cited := story.panel_sources_lines(found["sources"], found["searched"]):
+        lines += ["", *cited]
     return "\n".join(lines)
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from debates.engine.reading.streamed import Answer
 from debates.engine.vocabulary import Outcome, Status, StepKind
+from debates.live import story
 from debates.live.watch import Ended, Happening, Phase, Restarted, RoundOpened, Spoken, Words
 from debates.models import Question
 
@@ -36,6 +37,8 @@ class Transcript:
     labels: dict[str, str] = field(default_factory=dict)  # voice -> its label and kind, as its heading says
     answers: dict[str, "Answer"] = field(default_factory=dict)  # the synthesis's voices that have written something
     done: list[Spoken] = field(default_factory=list)  # voices done while another is followed, not yet written
+    cited: list[tuple[str, tuple[dict, ...]]] = field(default_factory=list)  # (label, its footnotes), as they are done
+    searched: dict[str, int] = field(default_factory=dict)  # label -> its web searches
 
     def opening(self, question: Question) -> list[Piece]:
         return [Piece("reasoning", f"Teorema · panel {question.panel.name} · live at {self.url}\n")]
@@ -59,6 +62,9 @@ class Transcript:
             case Spoken(kind=StepKind.SYNTHESIS) as spoken:
                 return self.synthesis(spoken)
             case Spoken() as spoken:
+                self.cited.append((spoken.label, spoken.notes))
+                if spoken.searches:
+                    self.searched[spoken.label] = self.searched.get(spoken.label, 0) + spoken.searches
                 return self.spoken(spoken)
             case Ended():  # a run stopped mid-voice: what was done meanwhile is still written
                 self.focus, self.heard = "", {}
@@ -116,6 +122,8 @@ class Transcript:
         pieces = []
         if not self.answers:
             pieces.append(Piece("content", q.verdict or "The moderator wrote no synthesis: see the debate's page."))
+        if cited := story.panel_sources_lines(story.panel_sources(self.cited), self.searched):
+            pieces.append(Piece("content", "\n\n" + "\n".join(cited)))
         status = " · needs human review" if q.status == Status.NEEDS_REVIEW else ""
         figures = f"{q.calls} calls · {q.tokens_in + q.tokens_out:,} tokens · ${q.cost:.4f}"
         mark = MARK.format(id=q.pk)
@@ -124,9 +132,12 @@ class Transcript:
 
 
 def ending(spoken: Spoken) -> list[Piece]:
-    """How a contribution ends in the reasoning: a line, and why when it did not complete."""
+    """How a contribution ends in the reasoning: its footnotes (or that it cites nothing), a line,
+    and why when it did not complete."""
     failed = [Piece("reasoning", f"\n_{spoken.label}: {spoken.status}. {spoken.error}_")]
-    return [*(failed if spoken.status != Outcome.DONE else []), Piece("reasoning", "\n")]
+    notes = story.sources_lines(spoken.notes, spoken.unsourced)
+    cited = [Piece("reasoning", "\n\n" + "\n".join(notes))] if notes else []
+    return [*cited, *(failed if spoken.status != Outcome.DONE else []), Piece("reasoning", "\n")]
 
 
 def heading(label: str, kind: str) -> str:

@@ -16,8 +16,10 @@ and the page keep it (cancel it there).
 
 import asyncio
 import json
+import mimetypes
 import time
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -26,6 +28,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django.views.decorators.csrf import csrf_exempt
 
 from debates import service
+from debates.attachments import check as files
+from debates.attachments.check import Upload
 from debates.integrations.endpoint import JSON_TYPES, json_body, token_user, type_errors
 from debates.integrations.openai.errors import error
 from debates.integrations.openai.transcript import MARKED, Piece, Transcript
@@ -62,6 +66,7 @@ OPTIONS: dict[str, tuple[type, str]] = {
     "deadline": (int, "a whole number of seconds"),
     "options": (list, "a list of strings"),
     "force_panel": (bool, "true or false"),
+    "search": (bool, "true or false"),
     "context": (str, "a string"),
 }
 FORMAT_HEADER = "X-Teorema-Reasoning"  # the reasoning format, for a client that can set a header only
@@ -156,8 +161,12 @@ def read(request: HttpRequest) -> dict[str, Any]:
     return payload
 
 
+FILE_PARTS = ("image_url", "file")  # what a user message may carry besides text: the question's files
+
+
 def text_of(message: dict[str, Any], index: int) -> str:
-    """A message's text: a string, or the text parts of a list (an image is refused: the panel reads text)."""
+    """A message's text: a string, or the text parts of a list (a user message's images and files are
+    read by ``files_of``; any other part is refused)."""
     content = message.get("content")
     if content is None or isinstance(content, str):
         return content or ""
@@ -169,14 +178,40 @@ def text_of(message: dict[str, Any], index: int) -> str:
         )
     texts = []
     for part in content:
+        if isinstance(part, dict) and part.get("type") in FILE_PARTS and message.get("role") == "user":
+            continue
         if not isinstance(part, dict) or part.get("type") != "text" or not isinstance(part.get("text"), str):
             kind = part.get("type") if isinstance(part, dict) else type(part).__name__
             raise refused_field(
                 f"messages[{index}].content",
-                f"messages[{index}]: the panel reads text only, not a part of type {kind!r}.",
+                f"messages[{index}]: the panel reads text, and a user's images (image_url) and files (file), "
+                f"not a part of type {kind!r} here.",
             )
         texts.append(part["text"])
     return "\n".join(texts)
+
+
+def files_of(message: dict[str, Any], index: int) -> list[Upload]:
+    """A user message's images (``image_url`` data URIs) and files (``file`` parts with ``file_data``)."""
+    content = message.get("content")
+    uploads: list[Upload] = []
+    for number, part in enumerate(content if isinstance(content, list) else []):
+        field = f"messages[{index}].content[{number}]"
+        if part.get("type") == "image_url":
+            url = (part.get("image_url") or {}).get("url") if isinstance(part.get("image_url"), dict) else None
+            upload = files.from_data_uri("", url if isinstance(url, str) else "", field)
+            suffix = mimetypes.guess_extension(upload.media_type) or ""
+            uploads.append(replace(upload, name=f"image-{len(uploads) + 1}{suffix}"))
+        elif part.get("type") == "file":
+            given = part.get("file") if isinstance(part.get("file"), dict) else {}
+            if given.get("file_id"):
+                raise refused_field(
+                    field, f"{field}: send the file's content as file_data: this server keeps no files."
+                )
+            name = str(given.get("filename") or f"file-{len(uploads) + 1}")
+            data = given.get("file_data")
+            uploads.append(files.from_data_uri(name, data if isinstance(data, str) else "", field))
+    return uploads
 
 
 def panel_of(model: str) -> Panel:
@@ -202,6 +237,7 @@ def question_fields(payload: dict[str, Any], user) -> dict[str, Any]:
     return {
         **options,
         "text": text_of(messages[-1], len(messages) - 1),
+        "attachments": files_of(messages[-1], len(messages) - 1),
         "panel": panel.slug,
         "context": context,
         "follow_up_of": parent,

@@ -12,15 +12,17 @@ import re
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 
 from debates import service
+from debates.attachments import check as files
+from debates.attachments.check import Upload
 from debates.integrations.telegram.config import Config
 from debates.integrations.telegram.split import split_message
 from debates.live import snapshot
 from debates.live.watch import Ended, watch
 from debates.models import Contribution, Outcome, Question, Source
-from debates.refusal import Refused
+from debates.refusal import Kind, Refused
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +54,11 @@ async def handle(update: Update, config: Config, bot: Bot) -> None:
         if match := re.fullmatch(r"voices:(\d+)", update.callback_query.data or ""):
             await send_voices(bot, chat.id, int(match.group(1)))
         return
-    text = (update.message.text or "").strip() if update.message else ""
+    message = update.message
+    text = (message.text or message.caption or "").strip() if message else ""
+    if message and (message.document or message.photo):
+        await ask(config, bot, chat.id, text, message)
+        return
     if not text:
         return
     command = COMMAND.fullmatch(text)
@@ -69,18 +75,41 @@ async def handle(update: Update, config: Config, bot: Bot) -> None:
         await send(bot, chat.id, HELP)
 
 
-async def ask(config: Config, bot: Bot, chat_id: int, text: str) -> None:
-    """Ask the default panel (the one form: a panel that cannot run is refused here, not mid-run)."""
+async def ask(config: Config, bot: Bot, chat_id: int, text: str, carrying: Message | None = None) -> None:
+    """Ask the default panel (the one form: a panel that cannot run is refused here, not mid-run); a
+    message ``carrying`` a document or a photo asks its caption, with the file."""
+    if carrying is not None and not text:
+        await send(bot, chat_id, NO_CAPTION)
+        return
     try:
-        question = await sync_to_async(lambda: service.ask(service_user(), source=Source.TELEGRAM, text=text))()
+        uploads = await downloaded(bot, carrying) if carrying is not None else []
+        question = await sync_to_async(
+            lambda: service.ask(service_user(), source=Source.TELEGRAM, text=text, attachments=uploads)
+        )()
     except Refused as refused:
         await send(bot, chat_id, in_a_reply(refused))
         return
     log.info("Chat %s asked question %s.", chat_id, question.pk)
-    await send(bot, chat_id, f"Running… {config.link(question.pk)}")
+    await send(bot, chat_id, f"Running… {config.link(question.pk) or f'question #{question.pk}'}")
     watcher = asyncio.create_task(wait_and_answer(config, chat_id, question.pk))
     _watchers.add(watcher)  # a strong reference until it is done
     watcher.add_done_callback(_watchers.discard)
+
+
+NO_CAPTION = "Write your question as the file's caption: the panel reads the file with it."
+
+
+async def downloaded(bot: Bot, message: Message) -> list[Upload]:
+    """The message's document (its name and type as sent) or photo (its largest size), fetched from
+    Telegram unless its size alone is past the limit."""
+    document = message.document
+    found = document or message.photo[-1]
+    name = (document.file_name or "document") if document else "photo.jpg"
+    media_type = (document.mime_type or "") if document else "image/jpeg"
+    if found.file_size and (too_large := files.too_large(name, found.file_size)):
+        raise files.refuse([too_large], Kind.TOO_LARGE)
+    data = await (await bot.get_file(found.file_id)).download_as_bytearray()
+    return [Upload(name, media_type, bytes(data))]
 
 
 def in_a_reply(refused: Refused) -> str:
@@ -118,7 +147,9 @@ def result_text(config: Config, question_id: int) -> str:
     question = Question.objects.filter(pk=question_id, owner__username=SERVICE_USER).first()
     if question is None:
         return f"There is no question #{question_id} from Telegram."
-    link = f"[Open the debate]({config.link(question.pk)})"
+    link = (
+        f"[Open the debate]({url})" if (url := config.link(question.pk)) else f"/result {question.pk} sends it again."
+    )
     heading = f"**Question #{question.pk} · {question.get_status_display()}**"
     if not question.is_finished:
         return f"{heading}\n\nStill running ({question.phase or 'starting'}).\n\n{link}"

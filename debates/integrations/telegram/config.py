@@ -12,8 +12,11 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from telegram import Bot
+
+from debates.represent import public_url
 
 API_BASE = "https://api.telegram.org"
 REDACTED = "<telegram-token>"
@@ -25,12 +28,13 @@ class Config:
     token: str
     allowed_chat_ids: frozenset[int]
     api_base: str = API_BASE
-    public_url: str = "http://127.0.0.1:8000"
+    public_url: str = ""  # the site's address (TEOREMA_PUBLIC_URL): links and the webhook need it
     webhook_secret_override: str = ""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> "Config":
-        """Read TELEGRAM_* and TEOREMA_PUBLIC_URL; a missing token or a bad chat id is an error in words."""
+        """Read TELEGRAM_* (and the site's address, settings' TEOREMA_PUBLIC_URL); a missing token or a bad
+        chat id is an error in words."""
         token = environ.get("TELEGRAM_BOT_TOKEN", "").strip()
         if not token:
             raise ImproperlyConfigured("TELEGRAM_BOT_TOKEN is not set: ask @BotFather for one.")
@@ -46,7 +50,7 @@ class Config:
             token=token,
             allowed_chat_ids=chat_ids,
             api_base=environ.get("TELEGRAM_API_BASE", "").rstrip("/") or API_BASE,
-            public_url=environ.get("TEOREMA_PUBLIC_URL", "").rstrip("/") or "http://127.0.0.1:8000",
+            public_url=settings.TEOREMA["PUBLIC_URL"],
             webhook_secret_override=environ.get("TELEGRAM_WEBHOOK_SECRET", ""),
         )
 
@@ -58,11 +62,12 @@ class Config:
         return hmac.new(self.token.encode(), b"teorema-telegram-webhook", hashlib.sha256).hexdigest()[:40]
 
     def link(self, question_id: int) -> str:
-        return f"{self.public_url}/q/{question_id}/"
+        """The question's page, or "" when the site's address is not configured."""
+        return public_url(f"/q/{question_id}/", self.public_url)
 
     def bot(self) -> Bot:
         """A Bot for ``async with``: one per event loop, as its HTTP client is bound to the loop."""
-        return Bot(self.token, base_url=f"{self.api_base}/bot")
+        return Bot(self.token, base_url=f"{self.api_base}/bot", base_file_url=f"{self.api_base}/file/bot")
 
     def __repr__(self) -> str:  # a Config in a traceback or a log line must not show the token
         return f"Config(chat_ids={sorted(self.allowed_chat_ids)}, api_base={self.api_base!r})"

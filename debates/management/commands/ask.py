@@ -9,12 +9,15 @@ needs human review.
 
 import asyncio
 import sys
+from pathlib import Path
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
+from django.template.defaultfilters import filesizeformat
 
 from debates import service
+from debates.attachments.check import Upload
 from debates.engine.vocabulary import DebateMode
 from debates.integrations.cli import DEMO, Printer
 from debates.live.layer import broadcasts_stay_in_process
@@ -38,6 +41,12 @@ class Command(BaseCommand):
         parser.add_argument("--context", default="", help="optional context for the panel")
         parser.add_argument("--force-panel", action="store_true", help="always run the full panel (no triage)")
         parser.add_argument(
+            "--no-search",
+            action="store_false",
+            dest="search",
+            help="no voice searches the web for this question (by default those whose panelist may, do)",
+        )
+        parser.add_argument(
             "--voice",
             action="append",
             default=[],
@@ -59,6 +68,14 @@ class Command(BaseCommand):
             type=int,
             metavar="SECONDS",
             help="answer within this many seconds: late voices are stopped and disclosed (default: the panel's)",
+        )
+        parser.add_argument(
+            "--attach",
+            action="append",
+            default=[],
+            dest="attach",
+            metavar="FILE",
+            help="attach a file for the panel to read (repeat it): PDF, DOCX, text, code, CSV, JSON, or an image",
         )
         parser.add_argument("--user", help="username that owns the question (default: none, staff-only)")
         parser.add_argument(
@@ -107,11 +124,19 @@ class Command(BaseCommand):
                     owner, options["retry"], without_failed=options["without_failed"], runs_here=True
                 )
             else:
-                question = service.ask(owner, source=Source.CLI, runs_here=True, **self.fields(text, panel, options))
+                question = service.ask(
+                    owner,
+                    source=Source.CLI,
+                    runs_here=True,
+                    attachments=attached(options["attach"]),
+                    **self.fields(text, panel, options),
+                )
         except Refused as refused:
             raise CommandError(refused_in_words(refused)) from None
         here = options["follow"] is None  # a new or retried run runs in this process
         self.stdout.write(self.style.MIGRATE_HEADING(f"Question {question.pk} · panel {question.panel.name}"))
+        for row in question.attachments.all():
+            self.stdout.write(f"Attached: {row.name} ({row.kind_label}, {filesizeformat(row.size)})")
         if on_demo_model(question):
             self.stdout.write(self.style.WARNING(DEMO))
         if link := in_the_browser(question, here):
@@ -145,6 +170,7 @@ class Command(BaseCommand):
             "criticality": options["criticality"],
             "context": options["context"],
             "force_panel": options["force_panel"],
+            "search": options["search"],
             "options": options["choices"],
             "debate": options["debate"],
             "voices": options["voices"],
@@ -167,6 +193,18 @@ class Command(BaseCommand):
         found = await sync_to_async(service.read)(None, question_id)
         await sync_to_async(printer.ending)(found)
         return found["status"]
+
+
+def attached(paths: list[str]) -> list[Upload]:
+    """The files named on the command line, by their own names (their kind is read from their content)."""
+    uploads = []
+    for given in paths:
+        path = Path(given)
+        try:
+            uploads.append(Upload(path.name, "", path.read_bytes()))
+        except OSError as error:
+            raise CommandError(f"Cannot attach {given}: {error.strerror or error}.") from None
+    return uploads
 
 
 def refused_in_words(refused: Refused) -> str:

@@ -1,5 +1,5 @@
 """``python manage.py mcp --user NAME``: Teorema's MCP tools over stdio, for a desktop assistant's or
-an IDE agent's config file (README, "MCP"). The debates run in this process, as ``manage.py ask``'s
+an IDE agent's config file (docs/integrations.md). The debates run in this process, as ``manage.py ask``'s
 do, and are stored in the same database: the page and History show them. A client that leaves (it
 closes stdin) stops nothing: the debates it asked run to their end before the process exits.
 Everything but the protocol goes to stderr: stdout is the client's.

@@ -13,7 +13,7 @@ SHOWN_ERRORS = 50  # a broken file can have thousands: the first ones show what 
 
 
 class Command(BaseCommand):
-    help = "Import or export providers, panelists and panels as TOML (README, 'Roster as code')."
+    help = "Import or export providers, panelists and panels as TOML (docs/roster.md)."
 
     def add_arguments(self, parser: CommandParser) -> None:
         actions = parser.add_subparsers(dest="action", required=True)

@@ -28,6 +28,10 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         try:
             if set_webhook:
+                if not config.public_url:
+                    raise CommandError(
+                        "Set TEOREMA_PUBLIC_URL to the address Telegram reaches this site at (https://…)."
+                    )
                 asyncio.run(register_webhook(config))
                 self.stdout.write(f"Webhook registered at {config.public_url}/telegram/webhook/…/")
                 return

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import pytest
 from django.template.loader import render_to_string
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from debates.engine.reading.synthesis import ReadSynthesis, for_people, headline, read, role
@@ -414,6 +414,7 @@ FRAGMENTS = [
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=30)), max_size=25))
+@example(["VERDICT: ship it", "### Verdict:", "## Consensus"])  # a heading is never a verdict's second line
 def test_any_text_is_read_whole_and_the_verdict_is_never_invented(parts):
     text = "\n".join(parts)
     reading = read(text)

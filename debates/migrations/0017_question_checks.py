@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("debates", "0014_question_source"),
+        ("debates", "0016_sources"),
     ]
 
     # Runs already stored planned no checks: their rows get False (a resumed run keeps its round

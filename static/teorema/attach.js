@@ -1,0 +1,123 @@
+// Files on the ask and follow-up forms: the picker, drag-and-drop, pasting an image; a chip per file
+// (name, size, kind, remove) and the limits checked before sending. The server checks everything
+// again: this only spares a round trip for a file that would be refused for its size or number.
+(() => {
+  "use strict";
+  const KINDS = [
+    [/\.pdf$/i, "PDF"], [/\.docx$/i, "Word"], [/\.(md|markdown)$/i, "Markdown"], [/\.csv$/i, "CSV"],
+    [/\.(tsv|tab)$/i, "TSV"], [/\.json$/i, "JSON"], [/\.(txt|log)$/i, "text"],
+  ];
+  const PREVIEW_BYTES = 5 * 1024 * 1024; // larger images get no preview: reading them costs the page
+  const kindOf = (file) => {
+    if (file.type.startsWith("image/")) return "image";
+    const found = KINDS.find(([pattern]) => pattern.test(file.name));
+    return found ? found[1] : "text or code";
+  };
+  const size = (bytes) =>
+    bytes < 1024 ? `${bytes} B` : bytes < 1048576 ? `${Math.round(bytes / 1024)} KB` : `${(bytes / 1048576).toFixed(1)} MB`;
+
+  const enhance = (box) => {
+    const input = box.querySelector("input[type=file]");
+    const chips = box.querySelector(".attach-chips");
+    const problem = box.querySelector(".attach-problem");
+    const form = box.closest("form");
+    const limits = { files: +box.dataset.maxFiles, bytes: +box.dataset.maxBytes, total: +box.dataset.maxTotal };
+    let files = [];
+    let pasted = 0;
+
+    const problems = () => {
+      const found = [];
+      if (files.length > limits.files) found.push(`${files.length} files: at most ${limits.files} are accepted.`);
+      for (const file of files) {
+        if (file.size > limits.bytes) found.push(`${file.name} is ${size(file.size)}: a file may be at most ${size(limits.bytes)}.`);
+      }
+      const total = files.reduce((sum, file) => sum + file.size, 0);
+      if (total > limits.total) found.push(`${size(total)} in all: at most ${size(limits.total)} together.`);
+      return found;
+    };
+
+    const chip = (file, index) => {
+      const item = document.createElement("li");
+      item.className = "attach-chip";
+      if (file.type.startsWith("image/") && file.size <= PREVIEW_BYTES) {
+        const picture = document.createElement("img");
+        picture.alt = "";
+        picture.className = "attach-preview";
+        const reader = new FileReader(); // a data: URL: the page's policy allows no blob: images
+        reader.onload = () => { picture.src = reader.result; };
+        reader.readAsDataURL(file);
+        item.append(picture);
+      }
+      const name = document.createElement("span");
+      name.className = "attach-name";
+      name.textContent = file.name;
+      const facts = document.createElement("span");
+      facts.className = "attach-facts";
+      facts.textContent = `${size(file.size)} · ${kindOf(file)}`;
+      const remove = document.createElement("button");
+      remove.type = "button";
+      remove.className = "attach-remove";
+      remove.textContent = "×";
+      remove.setAttribute("aria-label", `Remove ${file.name}`);
+      remove.addEventListener("click", () => { files.splice(index, 1); sync(); input.focus(); });
+      item.append(name, facts, remove);
+      return item;
+    };
+
+    const sync = () => {
+      const transfer = new DataTransfer();
+      files.forEach((file) => transfer.items.add(file));
+      input.files = transfer.files;
+      chips.replaceChildren(...files.map(chip));
+      const found = problems();
+      problem.textContent = found.join(" ");
+      problem.hidden = !found.length;
+      box.classList.toggle("over", found.length > 0);
+      warnBlind();
+    };
+    // An image, and a panel none of whose voices can see one: said before sending (readiness.py words it).
+    const blind = box.querySelector(".attach-blind");
+    const warnBlind = () => {
+      const panel = form.querySelector("input[name=panel]:checked");
+      const said = panel ? panel.dataset.blind : "";
+      const images = files.some((file) => file.type.startsWith("image/"));
+      blind.textContent = images && said ? said : "";
+      blind.hidden = !blind.textContent;
+    };
+    form.addEventListener("change", (event) => { if (event.target.name === "panel") warnBlind(); });
+    const add = (given) => { files = files.concat([...given]); sync(); };
+
+    input.addEventListener("change", () => add(input.files));
+    for (const kind of ["dragenter", "dragover"]) {
+      box.addEventListener(kind, (event) => { event.preventDefault(); box.classList.add("dragging"); });
+    }
+    box.addEventListener("dragleave", () => box.classList.remove("dragging"));
+    box.addEventListener("drop", (event) => {
+      event.preventDefault();
+      box.classList.remove("dragging");
+      if (event.dataTransfer && event.dataTransfer.files.length) add(event.dataTransfer.files);
+    });
+    form.addEventListener("paste", (event) => {
+      const images = [...(event.clipboardData ? event.clipboardData.items : [])]
+        .filter((item) => item.kind === "file" && item.type.startsWith("image/"))
+        .map((item) => item.getAsFile())
+        .filter(Boolean);
+      if (!images.length) return; // text pastes into the field as usual
+      event.preventDefault();
+      add(images.map((image) => {
+        pasted += 1;
+        const suffix = image.type.split("/")[1] || "png";
+        return new File([image], `pasted-image-${pasted}.${suffix}`, { type: image.type });
+      }));
+    });
+    form.addEventListener("submit", (event) => {
+      if (problems().length) {
+        event.preventDefault();
+        event.stopImmediatePropagation();
+        problem.focus();
+      }
+    }, true);
+  };
+
+  document.querySelectorAll("[data-attach]").forEach(enhance);
+})();

@@ -1,0 +1,63 @@
+"""A checked file is stored with Django's storage API, tied to its question, under a name of our own;
+an image is re-encoded (its EXIF gone, its size bounded) before any model or viewer sees it."""
+
+import hashlib
+import io
+
+from PIL import Image
+
+from debates import service
+from debates.attachments.check import Upload
+from debates.models import Attachment, Source
+from tests.fakes import files
+
+
+def test_a_pdf_is_stored_with_its_pages_text_and_digest(alice, offline_panel, no_runs, file_storage):
+    data = files.pdf(["Revenue fell 4% in Q3.", "Costs rose 2%."])
+
+    question = service.ask(alice, source=Source.API, text="Why?", attachments=[Upload("report.pdf", "", data)])
+
+    stored = Attachment.objects.get(question=question)
+    assert (stored.name, stored.kind, stored.media_type, stored.pages) == ("report.pdf", "pdf", "application/pdf", 2)
+    assert stored.text == "Revenue fell 4% in Q3.\fCosts rose 2%."
+    assert stored.sha256 == hashlib.sha256(data).hexdigest()
+    assert stored.file.read() == data
+    assert "report" not in stored.file.name
+    assert str(file_storage) in stored.file.path
+    assert no_runs == [question]
+
+
+def test_an_image_is_re_encoded_without_its_exif_and_bounded(alice, offline_panel, no_runs, settings):
+    settings.TEOREMA = settings.TEOREMA | {"ATTACHMENT_IMAGE_SIDE": 64}
+    photo = files.jpeg_with_exif()
+    assert b"SecretCam" in photo
+
+    question = service.ask(alice, source=Source.API, text="What is it?", attachments=[Upload("p.jpg", "", photo)])
+
+    stored = Attachment.objects.get(question=question)
+    data = stored.file.read()
+    assert b"SecretCam" not in data
+    assert not Image.open(io.BytesIO(data)).getexif()
+    assert (stored.width, stored.height, stored.media_type) == (64, 48, "image/jpeg")
+    assert Image.open(stored.thumbnail).size == (64, 48)
+
+
+def test_text_files_keep_their_kind_from_the_name_and_their_text(alice, offline_panel, no_runs):
+    uploads = [
+        Upload("notes.md", "", "# Plan\nShip in Q3 — café".encode()),
+        Upload("load.csv", "text/csv", b"month,load\njan,3\n"),
+        Upload("main.py", "", b"print('hi')\n"),
+        Upload("memo.docx", "", files.docx(["Decision: keep the monolith.", "Owner: Ana"])),
+    ]
+
+    question = service.ask(alice, source=Source.API, text="Read them", attachments=uploads)
+
+    stored = list(Attachment.objects.filter(question=question))
+    assert [(a.name, a.kind) for a in stored] == [
+        ("notes.md", "markdown"),
+        ("load.csv", "csv"),
+        ("main.py", "code"),
+        ("memo.docx", "docx"),
+    ]
+    assert stored[0].text == "# Plan\nShip in Q3 — café"
+    assert stored[3].text == "Decision: keep the monolith.\nOwner: Ana"

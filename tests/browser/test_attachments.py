@@ -1,0 +1,101 @@
+"""Files on the ask page in real Chromium: dropped on the picker, pasted from the clipboard, each a chip
+that can be removed, the limits checked before sending; then the debate page lists them. Screenshots
+(desktop and 390 px) go to /tmp/shots (files-*.png) for a person to look at."""
+
+import base64
+import re
+
+import pytest
+
+from tests.browser.test_elsewhere import NO_SIDEWAYS_SCROLL, SHOTS, VIEWPORTS
+from tests.browser.test_live_viewer import wait_for_the_end
+from tests.fakes import files
+from tests.fakes.answers import SYNTHESIS
+
+pytestmark = pytest.mark.browser
+
+# Builds a DataTransfer of files from [name, type, base64] in the page, then drops it or pastes it.
+GIVE = """([how, given]) => {
+  const transfer = new DataTransfer();
+  for (const [name, type, data] of given) {
+    const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+    transfer.items.add(new File([bytes], name, { type }));
+  }
+  if (how === "drop") {
+    const box = document.querySelector(".ask [data-attach]");
+    for (const kind of ["dragenter", "dragover", "drop"]) {
+      box.dispatchEvent(new DragEvent(kind, { bubbles: true, cancelable: true, dataTransfer: transfer }));
+    }
+  } else {
+    document.querySelector("#id_text").dispatchEvent(
+      new ClipboardEvent("paste", { bubbles: true, cancelable: true, clipboardData: transfer }));
+  }
+}"""
+
+
+def give(page, how: str, *given: tuple[str, str, bytes]) -> None:
+    page.evaluate(GIVE, [how, [[name, kind, base64.b64encode(data).decode()] for name, kind, data in given]])
+
+
+def chips(page) -> list[str]:
+    return page.locator(".ask .attach-chip").evaluate_all("(all) => all.map((c) => c.innerText.replace(/\\s+/g, ' '))")
+
+
+def shoot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for size, viewport in VIEWPORTS.items():
+        page.set_viewport_size(viewport)
+        page.evaluate("() => window.scrollTo(0, 0)")
+        page.wait_for_timeout(150)
+        assert page.evaluate(NO_SIDEWAYS_SCROLL), size
+        page.screenshot(path=str(SHOTS / f"files-{name}-{size}.png"))
+        page.locator(".ask .attach, .files").first.screenshot(path=str(SHOTS / f"files-{name}-part-{size}.png"))
+    page.set_viewport_size(VIEWPORTS["laptop"])
+
+
+def test_files_are_dropped_and_pasted_then_listed_on_the_debate_page(provider_server, signed_in):
+    provider_server.reset()
+    provider_server.script("model-moderator", SYNTHESIS)
+    page = signed_in("alice")
+    page.goto("/")
+    page.fill("#id_text", "Why did revenue fall in Q3?")
+
+    give(page, "drop", ("q3-report.pdf", "application/pdf", files.pdf(["Revenue fell 4%.", "Churn doubled."])))
+    give(page, "drop", ("notes.md", "text/markdown", b"# Notes\nEurope churn."))
+    give(page, "paste", ("image.png", "image/png", files.image(120, 80)))
+
+    shown = chips(page)
+    expected = [r"q3-report\.pdf \d+ B · PDF ×", r"notes\.md 21 B · Markdown ×", r"pasted-image-1\.png \d+ B · image ×"]
+    assert [re.fullmatch(pattern, chip) is not None for pattern, chip in zip(expected, shown, strict=True)] == [
+        True
+    ] * 3, shown
+    assert page.locator(".ask .attach-chip img.attach-preview").count() == 1
+    assert page.inner_text(".ask .attach-blind").startswith("No voice of this panel can see images")
+    page.click("button[aria-label='Remove notes.md']")
+    assert [chip.split(" ")[0] for chip in chips(page)] == ["q3-report.pdf", "pasted-image-1.png"]
+    assert page.evaluate("() => document.querySelector('#id_attachments').files.length") == 2
+    shoot(page, "ask")
+
+    page.click("button.primary")
+    page.wait_for_url(re.compile(r"/q/\d+/$"))
+    wait_for_the_end(page)
+    page.reload()  # who read which file comes from the roster frozen when the run started
+    names = page.locator(".file-card .file-name").all_inner_texts()
+    assert names == ["q3-report.pdf", "pasted-image-1.png"]
+    assert page.locator(".file-card img.file-thumb").count() == 1
+    assert "as text:" in page.inner_text(".files")  # the fake panel's models read text only
+    assert "could not see it:" in page.inner_text(".files")
+    assert page.evaluate("() => window.__csp") == []
+    shoot(page, "debate")
+
+
+def test_too_many_files_are_stopped_before_sending(provider_server, signed_in):
+    page = signed_in("bob")
+    page.goto("/")
+    page.fill("#id_text", "Read all of these")
+    give(page, "drop", *[(f"note{i}.txt", "text/plain", b"note") for i in range(6)])
+
+    assert page.inner_text(".ask .attach-problem") == "6 files: at most 5 are accepted."
+    page.click("button.primary")
+    page.wait_for_timeout(300)
+    assert page.url.rstrip("/").endswith(page.url.split("/")[2])  # still on the ask page: nothing was sent
