@@ -447,6 +447,11 @@ class Question(models.Model):
         help_text="SymPy computes the question's maths for the panel first; off when the panel itself is measured "
         "(an evaluation), since the verified fact would hand every voice the answer.",
     )
+    checks = models.BooleanField(
+        default=True,
+        help_text="SymPy checks the computations each round states before the next round reads them (with "
+        "grounding on). Off for the runs started before the checks existed, whose rounds keep their indices.",
+    )
     search = models.BooleanField(
         default=True,
         help_text="Voices whose panelist may search the web do so for this question (unless its panel forbids it).",

@@ -304,7 +304,18 @@ def ledger_part(data: dict[str, Any]) -> list[str]:
             for w in c.said
         ]
         out += ["What the voices said of them:", "", *said, ""] if said else []
-    return out
+    return out + checks_part(view.checks)
+
+
+def checks_part(found: tuple[claims.Checked, ...]) -> list[str]:
+    """The computations SymPy checked between rounds, as the page lists them."""
+    if not found:
+        return []
+    lines = [
+        f"- {c.symbol} {c.label}{f', {c.claim}' if c.claim else ''}: “{c.quote}” {c.words}: {c.computation}"
+        for c in found
+    ]
+    return ["### Numbers checked between rounds", "", *lines, ""]
 
 
 def claim_sources(claim: claims.Claim) -> str:

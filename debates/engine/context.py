@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from debates.engine import agreement as agreements
-from debates.engine import attachments, calls, dossier, judging, prompts, sourcing
+from debates.engine import attachments, calls, checks, dossier, judging, prompts, sourcing
 from debates.engine import ledger as ledgers
 from debates.engine.clock import Clock
 from debates.engine.consensus import Consensus
@@ -41,11 +41,16 @@ BASIS = ":basis"  # a seat's key + this: the call asking it for the basis of a c
 
 
 class Grounder(Protocol):
-    """Verified facts before the panel, and the claims that contradict them afterwards."""
+    """Verified facts before the panel, the claims that contradict them afterwards, and the
+    computations each round states, checked between rounds."""
 
     async def ground(self, question: str, context: str) -> str: ...
 
     def contradicts(self, text: str) -> list[str]: ...
+
+    async def check(self, said: list[checks.Said]) -> list[dict[str, Any]]:
+        """One JSON record per computation found: label, round, claim, quote, kind, holds, computation."""
+        ...
 
 
 def stopped_by(cancel: asyncio.CancelledError) -> str:
@@ -78,6 +83,7 @@ class Run:
         self.agreements: dict[int, agreements.Agreement] = {}  # round index -> its answers grouped
         self.judgements: dict[int, ContributionResult] = {}  # round index -> the judge's call, when made
         self.grounding = spec.grounding
+        self.checks: list[dict[str, Any]] = []  # the computations checked between rounds, in order
         self.restated = ""  # the facilitator's brief, when it wrote one
         self.consensus: Consensus | None = None
         self.dissent: ledgers.DissentCheck | None = None  # debate = on_dissent: what the blind round showed
@@ -150,6 +156,8 @@ class Run:
         found = [gates.change_flag(change.get("degree", ""), change.get("reason", ""))]
         if result.kind == StepKind.ANSWER:
             found.append(gates.off_topic(result.text, self.spec.question))
+        if result.kind == StepKind.SYNTHESIS:
+            found += checks.unreasoned(self.checks, result.text)
         return replace(result, flags=(*result.flags, *(f for f in found if f and f not in result.flags)))
 
     async def with_basis(self, step: Step, seat: Seat, result: ContributionResult) -> ContributionResult:
@@ -364,7 +372,7 @@ class Run:
             for step in self.panel_steps()
             for r in self.results[step.index].values()
         ]
-        return ledgers.Ledger(entries, self.spec.similarity, self.agreement() if judged else None)
+        return ledgers.Ledger(entries, self.spec.similarity, self.agreement() if judged else None, checks=self.checks)
 
     def notes(self) -> list[str]:
         """What the moderator must weigh besides the text: stand-ins, drops, the agreement, flags."""

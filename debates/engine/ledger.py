@@ -61,6 +61,7 @@ class Ledger:
     changes: dict[str, dict[str, Any]] = field(default_factory=dict)
     unreadable: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
+    checks: list[dict[str, Any]] = field(default_factory=list)  # the computations checked between rounds
 
     def __post_init__(self) -> None:
         for entry in self.entries:
@@ -288,6 +289,7 @@ class Ledger:
             "unreadable": self.unreadable,
             "flags": [*self.flags, *self.change_flags()],
             "labels": self.labels(),
+            "checks": self.checks,
             "sourcing": self.sourcing,
             "searched": self.searched(),
         }

@@ -7,7 +7,7 @@ from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any
 
-from debates.engine import dossier, sourcing
+from debates.engine import checks, dossier, sourcing
 from debates.engine.attachments import IMAGE, PDF, Attachment, Delivery, delivery_to
 from debates.engine.events import ContributionResult
 from debates.engine.reading import closing
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 # Bump when a template changes meaning; recorded with each run.
-PROMPTS_VERSION = 5
+PROMPTS_VERSION = 6
 
 METHODS: dict[str, str] = {
     Method.NONE: "",
@@ -251,6 +251,25 @@ def claims_note(
 def block(title: str, lines: list[str]) -> str:
     """A titled list for a prompt; "" when there is nothing to list."""
     return f"\n{title}:\n" + "\n".join(f"- {line}" for line in lines) + "\n" if lines else ""
+
+
+def checks_block(found: list[dict[str, Any]], moderator: bool = False) -> str:
+    """The computations checked between rounds, as facts for the next round (and the moderator):
+    computed by the program from the panel's own claims, outside the quoted material. "" when none."""
+    if not found:
+        return ""
+    lines = "\n".join(f"- {checks.line(c)}" for c in sorted(found, key=lambda c: c["holds"]))
+    if moderator:
+        rule = (
+            "A claim a check refuted cannot stand in your verdict: if your verdict still rests on one, "
+            "say why, naming the claim."
+        )
+    else:
+        rule = "Rely on them: a claim a check refuted is wrong as stated; correct it, or say why it still holds."
+    return (
+        "\nNumbers checked by the program between rounds (SymPy recomputed the computations the panelists "
+        f"stated; these are facts, not a panelist's words). {rule}\n{lines}\n"
+    )
 
 
 def ledger_block(ledger: "Ledger") -> str:

@@ -3,8 +3,9 @@
 A plan is plain data (kind, title, who takes part, whether its calls are usually made);
 engine.run holds the one table from a step's kind to the function that runs it. Round
 indices are fixed by the plan (not by what happened), so a resumed run finds its stored
-contributions at the same places; conditional steps (grounding, revote, tie-break) keep their
-index whether or not they run.
+contributions at the same places; conditional steps (grounding, checks, revote, tie-break) keep
+their index whether or not they run. The checks between rounds are planned only for a run that
+asked for them when it started (``checks``), so a run started before keeps its indices.
 """
 
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ class Shape:
     revote_on_dissent: bool = False
     force_panel: bool = False
     facilitator_brief: bool = False
+    checks: bool = False
 
 
 def plan(shape: Shape | RunSpec) -> list[Step]:
@@ -72,7 +74,24 @@ def plan(shape: Shape | RunSpec) -> list[Step]:
         entries.append((StepKind.TIEBREAK, "Tie-breaker", False, False))
     else:
         raise ValueError(f"unknown protocol {shape.protocol!r}")
+    if shape.checks:
+        entries = checked(entries)
     return [Step(index, kind, title, panel, planned) for index, (kind, title, panel, planned) in enumerate(entries)]
+
+
+CHECKED_KINDS = frozenset(
+    {StepKind.ANSWER, StepKind.DEBATE, StepKind.CRITIQUE, StepKind.CRITIQUE_FINAL, StepKind.FINAL}
+)
+
+
+def checked(entries: list[tuple[StepKind, str, bool, bool]]) -> list[tuple[StepKind, str, bool, bool]]:
+    """After each round of a debate, a step that checks the computations it states (no call: SymPy)."""
+    out: list[tuple[StepKind, str, bool, bool]] = []
+    for entry in entries:
+        out.append(entry)
+        if entry[0] in CHECKED_KINDS:
+            out.append((StepKind.CHECK, f"{entry[1].split(' — ')[0]} — numbers checked (SymPy)", False, False))
+    return out
 
 
 def planned_calls(steps: list[Step], voices: int, judging: bool = True) -> int:

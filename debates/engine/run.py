@@ -20,6 +20,7 @@ from debates.engine.vocabulary import DEBATE_KINDS, Status, StepKind
 Action = Callable[[Run, Step], Awaitable[RunFinished | None]]
 ACTIONS: dict[StepKind, Action] = {
     StepKind.GROUNDING: steps.grounding,
+    StepKind.CHECK: steps.check,
     StepKind.TRIAGE: steps.triage,
     StepKind.ANSWER: steps.answer,
     StepKind.DEBATE: steps.debate,

@@ -65,6 +65,7 @@ class RunSpec:
     facilitator_brief: bool = False  # the facilitator restates the question as a brief before the panel
     deadline: float | None = None  # seconds the asker gave for the answer, from the run's start
     synthesis_time: float | None = None  # what the moderator's synthesis usually takes, in seconds, if known
+    checks: bool = False  # SymPy checks the computations each round states, before the next round reads it
     attachments: tuple[Attachment, ...] = ()  # the question's files and its thread's, in order
 
     @property

@@ -7,10 +7,10 @@ the run ends there (a direct answer, the synthesis) or None to go on.
 from dataclasses import replace
 from decimal import Decimal
 
-from debates.engine import calls, prompts
+from debates.engine import calls, checks, prompts
 from debates.engine import ledger as ledgers
 from debates.engine.context import Run
-from debates.engine.events import ContributionResult, RoundFinished, RoundStarted, RunFinished
+from debates.engine.events import ContributionResult, LedgerUpdated, RoundFinished, RoundStarted, RunFinished
 from debates.engine.policy import RunStopped
 from debates.engine.protocols import Step, planned_calls
 from debates.engine.reading import gates
@@ -38,6 +38,28 @@ async def grounding(run: Run, step: Step) -> None:
     await calls.finish(run.sink, stored, replayed=(step.index, SYMPY) in run.prior)
     await run.sink.emit(RoundFinished(step.index, "done"))
     run.grounding = stored.text
+
+
+async def check(run: Run, step: Step) -> None:
+    """The computations the round before states, checked by SymPy (engine.checks); a round that
+    states none shows no step."""
+    stored = run.prior.get((step.index, checks.SEAT))
+    if stored is None:
+        source = run.steps[step.index - 1]
+        if run.grounder is None or not run.results.get(source.index):
+            return
+        new = checks.unchecked(run.checks, await run.grounder.check(checks.said(run.accepted(source))))
+        if not new:
+            return
+        text = checks.in_words(new)
+        stored = ContributionResult(
+            step.index, checks.SEAT, checks.LABEL, StepKind.CHECK, Outcome.DONE, text=text, ledger={"checks": new}
+        )
+    await run.sink.emit(RoundStarted(step.index, StepKind.CHECK, step.title, (checks.SEAT,), (checks.LABEL,)))
+    await calls.finish(run.sink, stored, replayed=(step.index, checks.SEAT) in run.prior)
+    await run.sink.emit(RoundFinished(step.index, "done"))
+    run.checks += list(stored.ledger.get("checks", []))
+    await run.sink.emit(LedgerUpdated(run.ledger().as_dict()))
 
 
 async def triage(run: Run, step: Step) -> RunFinished | None:
@@ -141,6 +163,7 @@ async def discuss(run: Run, step: Step, source: Step | None) -> None:
             brief=run.brief(seat),
             label=seat.label,
             dossier=run.fenced(source, rotation=position),
+            checks=prompts.checks_block(run.checks),
             contested=prompts.claims_note(run.ledger(), run.dissent, source.kind if source else None, seat.label),
             **prompts.examples(seat.label, run.labels()),
         ),
@@ -161,6 +184,7 @@ async def critique(run: Run, step: Step) -> None:
             brief=run.brief(seat),
             label=seat.label,
             dossier=run.fenced(source, seat.key, rotation=position),
+            checks=prompts.checks_block(run.checks),
             contested=prompts.claims_note(
                 run.ledger(), run.dissent, source.kind if source else None, seat.label, attacking=True
             ),
@@ -181,6 +205,7 @@ async def final(run: Run, step: Step) -> None:
             label=seat.label,
             own=run.own(blind, seat),
             dossier=run.fenced(critiques, seat.key, rotation=position),
+            checks=prompts.checks_block(run.checks),
             **prompts.examples(seat.label, run.labels()),
         ),
     )
@@ -201,6 +226,7 @@ async def synthesis(run: Run, step: Step) -> RunFinished:
             dossier=record,
             evidence_note=f"\nEvidence strength: {heterogeneity.note}\n{weigh}",
             contradictions=prompts.block("Claims contradicting the verified facts", run.contradictions()),
+            checks=prompts.checks_block(run.checks, moderator=True),
             ledger=prompts.ledger_block(run.ledger()),
             labels=", ".join(sorted(run.ledger().labels())),
         )

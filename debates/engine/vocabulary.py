@@ -57,6 +57,7 @@ class StepKind(Labelled):
     """
 
     GROUNDING = "grounding", "Verified maths (SymPy)"
+    CHECK = "check", "Numbers checked (SymPy)"
     TRIAGE = "triage", "Triage"
     ANSWER = "answer", "Blind answers"
     DEBATE = "debate", "Debate"
@@ -75,7 +76,7 @@ class StepKind(Labelled):
 # Contributions that are ballots: they carry a decision (asked in JSON) and are counted for consensus.
 BALLOT_KINDS = frozenset({StepKind.VOTE, StepKind.REVOTE, StepKind.TIEBREAK})
 # Contributions that are not model calls (the one rule for the calls counted, stored and live).
-NOT_CALLS = frozenset({StepKind.GROUNDING})
+NOT_CALLS = frozenset({StepKind.GROUNDING, StepKind.CHECK})
 # Contributions whose closing block feeds the claim ledger (a re-vote's ballot feeds it by its decision).
 LEDGER_KINDS = frozenset(
     {StepKind.ANSWER, StepKind.CRITIQUE, StepKind.FINAL, StepKind.CRITIQUE_FINAL, StepKind.DEBATE}

@@ -2,8 +2,8 @@
 
 SymPy can hang (factorising a 150-digit number) or explode (expanding a huge power), and a
 Python thread cannot be interrupted inside a C-level integer operation: only a process can be
-killed. One child serves a whole question; after a timeout it is killed and a fresh one takes
-the remaining tasks.
+killed. One child serves a whole run (``Sandbox``); after a timeout it is killed and a fresh one
+takes the remaining tasks.
 """
 
 import asyncio
@@ -11,6 +11,7 @@ import contextlib
 import json
 import sys
 import tempfile
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -29,15 +30,49 @@ class WorkerFailed(Exception):
 
 
 async def compute(tasks: list[Task]) -> tuple[list[Fact], list[str]]:
-    """Facts for the tasks that finished in time, and a note for each that did not."""
-    facts: list[Fact] = []
-    notes: list[str] = []
-    child: asyncio.subprocess.Process | None = None
+    """Facts for the tasks that finished in time, and a note for each that did not (a child of its own)."""
+    sandbox = Sandbox()
     try:
+        return await sandbox.compute(tasks)
+    finally:
+        await sandbox.close()
+
+
+class Sandbox:
+    """A child kept for many computations (the checks between rounds of every run on an event loop:
+    ``shared``), so SymPy is loaded once; ``warm`` starts it ahead of the first computation, off its
+    path. Computations take turns on its pipe. A child that timed out or died is replaced for the
+    next task."""
+
+    def __init__(self) -> None:
+        self.starting: asyncio.Task[asyncio.subprocess.Process] | None = None
+        self.turn = asyncio.Lock()
+
+    def warm(self) -> None:
+        """Start the child now, in the background (call it on the run's event loop)."""
+        if self.starting is None:
+            self.starting = asyncio.create_task(spawn())
+
+    async def child(self) -> asyncio.subprocess.Process:
+        self.warm()
+        assert self.starting is not None, "warm() starts it"
+        try:
+            return await asyncio.shield(self.starting)
+        except WorkerFailed:
+            self.starting = None
+            raise
+
+    async def compute(self, tasks: list[Task]) -> tuple[list[Fact], list[str]]:
+        """Facts for the tasks that finished in time, and a note for each that did not."""
+        async with self.turn:
+            return await self._compute(tasks)
+
+    async def _compute(self, tasks: list[Task]) -> tuple[list[Fact], list[str]]:
+        facts: list[Fact] = []
+        notes: list[str] = []
         for task in tasks:
             try:
-                child = child or await spawn()
-                reply = await ask(child, task)
+                reply = await ask(await self.child(), task)
             except TimeoutError:
                 notes.append(f"Gave up on {task.describe()}: no result within {TIME_LIMIT_S:g} s.")
             except WorkerFailed as failure:
@@ -47,13 +82,32 @@ async def compute(tasks: list[Task]) -> tuple[list[Fact], list[str]]:
                     notes.append(f"Could not compute {task.describe()}: {reply['error']}.")
                 facts.extend(Fact(**fact) for fact in reply.get("facts", ()))
                 continue
-            if child:
-                await stop(child)
-                child = None
-    finally:
-        if child:
-            await stop(child)
-    return facts, notes
+            await self.close()
+        return facts, notes
+
+    async def close(self) -> None:
+        """Stop the child (or its start): no orphan, whatever state it is in."""
+        starting, self.starting = self.starting, None
+        if starting is None:
+            return
+        if not starting.done():
+            starting.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.shield(starting)
+        if not starting.cancelled() and starting.exception() is None:
+            await stop(starting.result())
+
+
+SHARED: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Sandbox]" = weakref.WeakKeyDictionary()
+
+
+def shared() -> Sandbox:
+    """This event loop's kept child, for the checks between rounds of all its runs: one SymPy load
+    and about 50 MB per process, not per run (it ends with its process: its stdin closes)."""
+    loop = asyncio.get_running_loop()
+    if loop not in SHARED:
+        SHARED[loop] = Sandbox()
+    return SHARED[loop]
 
 
 async def spawn() -> asyncio.subprocess.Process:

@@ -55,6 +55,11 @@ def main() -> None:
         # A fresh dict each time: parse_expr would otherwise leak names between tasks.
         return sp.parse_expr(source, local_dict={}, global_dict=dict(namespace), transformations=transformations)
 
+    # Load numeric evaluation and expansion now, not on a first task between two rounds.
+    exact(sympy, parse("log(2)/log(107/100)"))
+    sympy.cancel(parse("(a+b)^2") - parse("a^2+2ab+b^2"))
+    for shape in ("(12/100)*(250*1)", "Abs(((100*1)-(80*1))/(80*1))", "(1+(10/100))^(5)", "-(25*(1/100)+0)"):
+        exact(sympy, parse(shape))  # the shapes the checks between rounds send
     print("ready", flush=True)
     for line in sys.stdin:
         reply: dict[str, object]
@@ -130,6 +135,13 @@ def compute(sympy, parse, task: dict) -> list[dict]:
         return [fact(kind, f"isprime({source})", sympy.isprime(int(value)))]
     if kind == "factor":
         return [fact(kind, f"factor({source})", factorisation(sympy, value))]
+    if kind == "identity":  # a claim that two expressions are equal for every value of their symbols
+        difference = value - parse(task["rhs"])
+        # A rational function is settled exactly by cancelling; anything else by SymPy's own test.
+        holds = sympy.cancel(difference) == 0 if difference.is_rational_function() else difference.equals(0)
+        if holds is None:
+            raise ValueError("SymPy could not decide whether it holds")
+        return [fact("identity_check", f"{source} = {task['rhs']}", bool(holds))]
     if kind in ("equation", "solve"):
         return equation(sympy, task, source, value, parse(task.get("rhs") or "0"))
     var = pick_variable(sympy, task, value)

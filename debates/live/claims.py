@@ -7,7 +7,7 @@ this turns it into rows and cells a template can loop over. Every mark has a sym
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from debates.engine import sourcing
@@ -105,6 +105,40 @@ class Cited:
 
 
 @dataclass(frozen=True)
+class Checked:
+    """A computation SymPy checked between rounds (engine.checks): who stated it, in which claim
+    ("" when in the prose), whether it holds, and the computation that says so."""
+
+    label: str
+    claim: str
+    quote: str
+    holds: bool
+    computation: str
+
+    @property
+    def symbol(self) -> str:
+        return "✓" if self.holds else "✗"
+
+    @property
+    def words(self) -> str:
+        return "holds" if self.holds else "does not hold"
+
+
+def checked(ledger: Mapping[str, Any]) -> tuple[Checked, ...]:
+    """The ledger's checks, what does not hold first."""
+    found = (
+        Checked(c["label"], c.get("claim", ""), c["quote"], c["holds"], c["computation"])
+        for c in ledger.get("checks", [])
+    )
+    return tuple(sorted(found, key=lambda c: c.holds))
+
+
+def with_checks(claims: list["Claim"], found: tuple[Checked, ...]) -> list["Claim"]:
+    """Each claim with the checks of its own words: "checked ✓ / ✗" beside it."""
+    return [replace(claim, checks=tuple(c for c in found if c.claim == claim.id)) for claim in claims]
+
+
+@dataclass(frozen=True)
 class Claim:
     id: str
     text: str
@@ -116,6 +150,7 @@ class Claim:
     cells: list[Cell]
     said: list[Said]  # what the voices said about it, in order
     sources: list[Cited]  # what it rests on (none: unsourced, where the run searched)
+    checks: tuple[Checked, ...] = ()  # its computations, checked between rounds
 
 
 @dataclass(frozen=True)
@@ -154,6 +189,7 @@ class LedgerView:
     unmatched: list[dict[str, Any]]
     grouped_by: str = ""  # how the answers were grouped, in words
     agreement_notes: tuple[str, ...] = ()  # the guards' refusals, a judge that could not be used
+    checks: tuple[Checked, ...] = ()  # every computation checked between rounds, in a claim or in the prose
     sourcing: bool = False  # some voice searched or cites a source: each claim is sourced or not
 
     @property
@@ -168,6 +204,17 @@ class LedgerView:
         """How the claims stand, in words ("3 standing, 1 contested"): the line of the folded table."""
         counts = Counter(claim.status for claim in self.claims)
         return ", ".join(f"{counts[status]} {status}" for status in CLAIM_STATUSES if counts[status])
+
+    @property
+    def checks_tally(self) -> str:
+        """How the checks came out, in words ("1 does not hold, 2 hold"): the line of the folded list."""
+        wrong = sum(not c.holds for c in self.checks)
+        right = len(self.checks) - wrong
+        said = [
+            f"{wrong} {'does' if wrong == 1 else 'do'} not hold" if wrong else "",
+            f"{right} {'holds' if right == 1 else 'hold'}" if right else "",
+        ]
+        return ", ".join(s for s in said if s)
 
     @property
     def legend(self) -> list[tuple[str, str, str, str]]:
@@ -206,9 +253,11 @@ def view(
         unmatched=list(ledger.get("unmatched", [])),
         grouped_by=GROUPED_BY.get(agreement.get("method", ""), ""),
         agreement_notes=tuple(agreement.get("notes", ())),
+        checks=checked(ledger),
         sourcing=bool(ledger.get("sourcing")),
     )
-    return found if found.claims or found.flags or found.unreadable or stances else None
+    found = replace(found, claims=with_checks(found.claims, found.checks))
+    return found if found.claims or found.flags or found.unreadable or stances or found.checks else None
 
 
 def _claim(row: Mapping[str, Any], labels: list[str], events: list[Said]) -> Claim:

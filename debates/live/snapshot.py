@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 
 from django.utils.text import Truncator
 
+from debates.engine.checks import RESTS_ON
 from debates.engine.reading.synthesis import for_people, named
-from debates.engine.vocabulary import RETIRED, SEARCH_KINDS
+from debates.engine.vocabulary import RETIRED, SEARCH_KINDS, Outcome
 from debates.live import claims, story
 from debates.live.cards import FINISHED_STATUSES, Card, RoundView, card_key, in_label_order, label_order, voice_tabs
 from debates.live.state import LiveRound, LiveState, Totals
@@ -106,6 +107,18 @@ class Debate:
         confidence = self.synthesis.confidence if self.synthesis else None
         agreement = story.agreement(self.ledger, self.consensus)
         return story.support(agreement, confidence) if self.question.verdict else None
+
+    @property
+    def refuted_support(self) -> list[str]:
+        """What the synthesis rests on that a check between rounds refuted, unexplained: shown under the verdict."""
+        return [
+            flag
+            for round_ in self.rounds
+            for card in round_.cards
+            if card.kind == StepKind.SYNTHESIS and card.status == Outcome.DONE
+            for flag in card.flags
+            if flag.startswith(RESTS_ON)
+        ]
 
     @property
     def ran(self) -> str:

@@ -80,7 +80,7 @@ def group_name(question_id: int) -> str:
 # Bump when LiveState or Card gains or loses a field, or the way it is stored changes: a state
 # stored by the code before would not read, and the new key makes it absent instead (the DB holds
 # every completed step).
-STATE_VERSION = 8
+STATE_VERSION = 9
 
 
 def state_key(question_id: int) -> str:

@@ -164,11 +164,14 @@ async def execute(question_id: int) -> str | None:
     this = asyncio.current_task()
     assert this is not None, "a run executes inside a task"
     watcher = asyncio.create_task(lease.watch(question_id, this))
+    grounder = grounding.SympyGrounder() if question.grounding else None
     try:
         if isinstance(given, Exception):
             raise given
         spec, prior = given
-        finished = await engine.run(spec, sink, prior, grounder=SympyGrounder() if question.grounding else None)
+        if grounder is not None:
+            grounder.warm()  # SymPy loads (once per process) beside the first round, not in front of the first check
+        finished = await engine.run(spec, sink, prior, grounder=grounder)
         await sink.drain()  # failing to store the end is a crash like any other
     except asyncio.CancelledError:
         this.uncancel()
@@ -203,21 +206,6 @@ async def execute(question_id: int) -> str | None:
             sink.close()
             await live.close()
     return finished.status
-
-
-class SympyGrounder:
-    """The engine's Grounder: SymPy before the panel, and the claims that contradict its facts."""
-
-    def __init__(self) -> None:
-        self.facts: tuple = ()
-
-    async def ground(self, question: str, context: str) -> str:
-        grounded = await grounding.ground(question, context)
-        self.facts = grounded.facts
-        return grounded.as_brief()
-
-    def contradicts(self, text: str) -> list[str]:
-        return grounding.contradictions(self.facts, text)
 
 
 def cancel(question_id: int) -> None:

@@ -113,6 +113,7 @@ def spec_for(question: Question) -> RunSpec:
         debate=DebateMode(question.debate or panel.debate),
         deadline=deadline,
         synthesis_time=synthesis_time(question.roster) if deadline else None,
+        checks=question.checks and question.grounding,
     )
 
 

@@ -34,18 +34,20 @@ def test_closing_block_examples_name_claims_that_exist_for_this_reader(reader):
     labels = ["Panelist A", "Panelist B", "Panelist C"]
     own, others = reader[-1], [label[-1] for label in labels if label != reader]
     ids = examples(reader, labels)
-    debate = render("debate", brief="B", label=reader, dossier="D", contested="", **ids)
+    debate = render("debate", brief="B", label=reader, dossier="D", checks="", contested="", **ids)
     assert f"- {others[0]}1 confirm" in debate
     assert f"- {others[-1]}2 refute" in debate
     assert f"- {own}1 correct" in debate  # correcting one's own claim concedes it: the example says so
-    final = render("final", brief="B", label=reader, own="O", dossier="D", **ids)
+    final = render("final", brief="B", label=reader, own="O", dossier="D", checks="", **ids)
     assert f"- {own}1 conceded" in final
     assert f"- {own}2 defended" in final
-    critique = render("critique", brief="B", label=reader, dossier="D", contested="", **ids)
+    critique = render("critique", brief="B", label=reader, dossier="D", checks="", contested="", **ids)
     assert not re.search(rf"^- {own}\d", critique, re.MULTILINE)  # a critique attacks the others' claims
 
 
 def test_the_debate_prompt_asks_for_the_closing_block_last_and_only_once():
-    debate = render("debate", brief="B", label="Panelist A", dossier="D", contested="", **examples("Panelist A", []))
+    debate = render(
+        "debate", brief="B", label="Panelist A", dossier="D", checks="", contested="", **examples("Panelist A", [])
+    )
     assert "End with your updated answer" not in debate
     assert debate.rstrip().endswith("ANSWER: <your updated answer in a few words>")

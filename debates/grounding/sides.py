@@ -1,0 +1,285 @@
+"""The shape of a computation in a sentence: its numbers as ``#i``, its sides, and how each side
+is written in SymPy's syntax (``Rendering``) with the rounding its claimed number allows.
+
+A sentence becomes a ``Skeleton`` (each number replaced by ``#i``, so that patterns read its
+shape); a side of "a = b" becomes a ``Side`` (its amounts with their units, whether it computes
+anything); both write SymPy syntax from the numbers read and the units' sizes only, never from
+the text. ``claims`` finds the claims, ``phrases`` reads the ones said in words.
+"""
+
+import itertools
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from debates.grounding import units
+from debates.grounding.numbers import Number, Reading, numbers
+
+MAX_READINGS = 8  # renderings of one side: a claim with more ambiguity than this is not checked
+APPROX = (
+    r"(?:about|approximately|approx\.?|roughly|around|circa|ca\.|~|≈|nearly|almost|close\s+to|some|just\s+about"
+    r"|quasi|circa|intorno\s+a|più\s+o\s+meno|aproximadamente|alrededor\s+de|casi|unos|unas|environ|à\s+peu\s+près"
+    r"|presque|etwa|ungefähr|rund|knapp|fast)"
+)
+APPROXIMATE = re.compile(rf"(?<!\w){APPROX}(?!\w)", re.IGNORECASE)
+INEQUALITY = re.compile(
+    r"(?:more|less|greater|fewer|higher|lower|bigger|smaller)\s+than\s*$|(?:over|under|above|below|at\s+least|at\s+most"
+    r"|up\s+to|exceeds?|beyond|oltre|più\s+di|meno\s+di|más\s+de|menos\s+de|plus\s+de|moins\s+de|mehr\s+als"
+    r"|weniger\s+als|über|unter)\s*$|(?<!-)[<>≤≥]\s*$",
+    re.IGNORECASE,
+)
+REL = (
+    r"(?:==?|≈|~|→|->|(?<![^\W_])(?:is\s+equal\s+to|equals?|is|are|was|makes|gives|yields|comes\s+to|è|es|est|ist"
+    r"|sind|sono|son|fa|fanno|font|ergibt|ergeben)(?![^\W_]))"
+)
+UNIT = "(?:" + "|".join(re.escape(w).replace("_", r"\s+") for w in units.WORDS) + r")(?![^\W_])"
+UNIT_AHEAD = re.compile(rf"[ \t]*{UNIT}")
+NUM = r"#\d+"
+# A word naming what a number counts ("8 shards", "1.2M users"): no unit, no word of the phrases.
+NOT_LABELS = (
+    r"is|are|was|were|equals?|makes|gives|yields|comes|of|than|more|less|per|from|to|and|or|for|in|on|with|which"
+    r"|that|the|at|by|a|an|as|so|reaches|becomes|means|totals?|grows|growing|grown|grew|compound\w*|increas\w*"
+    r"|decreas\w*|ris\w*|rose|fell|falls|dropp?\w*|declin\w*|doubl\w*|after|over|each|every|times|plus|minus"
+)
+LABEL = rf"\s+(?!(?:{NOT_LABELS})(?![^\W_]))[a-zà-ÿ][^\W\d_]{{2,}}(?![^\W_])"
+AMOUNT = rf"{NUM}(?:\s*{UNIT}|{LABEL})?"
+ATOM = rf"(?:(?:sqrt|log|ln|exp)\s*)?(?:\(\s*)*-?{AMOUNT}(?:\s*!)?(?:\s*\))*"  # a sign is glued: "- 1" is a bullet
+OPERATOR = r"(?:\s*[+*/^]\s*|\s+-\s+|(?<=\))\s*-\s*|\s*-\s*(?=\())"
+SIDE = rf"{ATOM}(?:{OPERATOR}{ATOM})*"
+CHAIN = re.compile(rf"{SIDE}(?:\s*{REL}\s*(?:{APPROX}\s*)?{SIDE})+", re.IGNORECASE)
+SPLIT = re.compile(rf"\s*{REL}\s*(?:{APPROX}\s*)?", re.IGNORECASE)
+PERCENT = r"\s*(?:%|percent|per\s*cent|percento|per\s+cento|por\s+ciento|pour\s+cent|prozent)"
+CHANGE_WORDS = re.compile(
+    r"\b(?:rise|rises|rose|increase|decrease|drop|difference|change|warmer|colder|hotter|cooler|delta|by)\b", re.I
+)
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """One way to read a side, in SymPy's syntax, with how far off a claimed value may be."""
+
+    expression: str
+    tolerance: Fraction  # 0: exact; else half the unit of the claimed number's last digit
+    size: Fraction = Fraction(1)  # the claimed side's unit, to say a result in it
+    offset: Fraction = Fraction(0)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A computation stated in a text: the side to compute, the side claimed, as quoted."""
+
+    quote: str
+    kind: str  # arithmetic, percent, growth, units, algebra
+    computed: tuple[Rendering, ...]
+    claimed: tuple[Rendering, ...]
+    unit: str = ""  # the claimed side's unit as written, to say the result in it
+    percent: bool = False  # the claimed side is a percentage: the result is said as one
+    question: str = ""  # what was computed, in words: "2^10", "12 % of 250", "the change from 80 to 100"
+    said: str = ""  # the claimed side as written: "1000", "40", "a 25% decrease"
+
+
+@dataclass
+class Skeleton:
+    """A sentence with each number replaced by ``#i``, so that patterns read its shape."""
+
+    sentence: str
+    text: str
+    numbers: list[Number]
+    spans: list[tuple[int, int]]  # of each ``#i`` in ``text``
+    approximate: bool
+    taken: list[range]
+
+    @classmethod
+    def of(cls, sentence: str) -> "Skeleton":
+        found = numbers(sentence, UNIT_AHEAD)
+        parts, spans, at, length = [], [], 0, 0
+        for i, number in enumerate(found):
+            parts.append(sentence[at : number.start])
+            length += len(parts[-1])
+            token = f"#{i}"
+            spans.append((length, length + len(token)))
+            parts.append(token)
+            length += len(token)
+            at = number.end
+        parts.append(sentence[at:])
+        return cls(sentence, "".join(parts), found, spans, bool(APPROXIMATE.search(sentence)), [])
+
+    def free(self, start: int, end: int) -> bool:
+        return not any(start in span or end - 1 in span for span in self.taken)
+
+    def take(self, start: int, end: int) -> None:
+        self.taken.append(range(start, end))
+
+    def bounded(self, start: int, end: int) -> bool:
+        """Not part of a larger expression or phrase: nothing operator-like or glued on either side."""
+        before, after = self.text[:start], self.text[end:]
+        if re.search(r"(?:[-+*/^(=×#]\s*|[^\W_]|\b(?:of|than|from|to|by)\s+)$", before, re.I):
+            return False
+        if re.match(r"\s+(?:of|di|de|von)\b", after) and re.search(rf"{PERCENT}\s*$", self.text[start:end], re.I):
+            return False  # "… = 12% of 250": a phrase of its own
+        return not re.match(r"(?:\s*[-+*/^(]\s*[\d#(]|[^\W_]|\s*[%‰\\°]|\s+(?:than|more|less)\b)", after, re.I)
+
+    def quote(self, start: int, end: int) -> str:
+        """The words of the sentence the skeleton's span stands for, as written."""
+
+        def back(position: int, closing: bool) -> int:
+            for (s, e), number in zip(self.spans, self.numbers, strict=True):
+                if s <= position < e or (closing and position == e):
+                    return number.end if closing else number.start
+            shift = sum(
+                (n.end - n.start) - (e - s) for (s, e), n in zip(self.spans, self.numbers, strict=True) if e <= position
+            )
+            return position + shift
+
+        return " ".join(self.sentence[back(start, False) : back(end, True)].split())
+
+    def number(self, index: str) -> Number:
+        return self.numbers[int(index)]
+
+    def claimed(self, index: str, unit_word: str | None, sign: int = 1) -> tuple[Rendering, ...]:
+        """A number as the claimed side: each reading and unit size, with the rounding it was written to."""
+        number = self.number(index)
+        if INEQUALITY.search(self.sentence[: number.start]):
+            return ()
+        unit = units.unit(unit_word) if unit_word else None
+        sizes = unit.sizes if unit else (Fraction(1),)
+        offset = unit.offset if unit else Fraction(0)
+        return tuple(
+            Rendering(
+                f"({'-' if sign < 0 else ''}{rational(r.value)}*{rational(size)}+{rational(offset)})",
+                self.rounding(r) * size,
+                size,
+                offset,
+            )
+            for r in number.readings
+            for size in sizes
+        )[:MAX_READINGS]
+
+    def rounding(self, reading: Reading) -> Fraction:
+        return (reading.significant if self.approximate else reading.step) / 2
+
+    def amounts(self, index: str, unit_word: str | None) -> list[str]:
+        """A number as part of a computation, each reading and size, in base units."""
+        number = self.number(index)
+        unit = units.unit(unit_word) if unit_word else None
+        if unit is not None and unit.affine:
+            return []
+        sizes = unit.sizes if unit else (Fraction(1),)
+        return [f"({rational(r.value)}*{rational(size)})" for r in number.readings for size in sizes]
+
+    def chain(self, match: re.Match[str]) -> list[Claim]:
+        """Each pair of neighbouring sides of "a = b = c" that is a computation."""
+        text = match.group(0)
+        sides = SPLIT.split(text)
+        found = []
+        for left, right in itertools.pairwise(sides):
+            claim = self.pair(left.strip(), right.strip(), match.start() + text.index(left))
+            if claim is not None:
+                found.append(claim)
+        return found
+
+    def pair(self, left: str, right: str, start: int) -> Claim | None:
+        sides = [Side.read(self, s) for s in (left, right)]
+        if any(s is None for s in sides):
+            return None
+        lhs, rhs = sides[0], sides[1]
+        assert lhs is not None
+        assert rhs is not None
+        computed, claimed = (lhs, rhs) if rhs.lone or not lhs.lone else (rhs, lhs)
+        # "365 * 24 = 8760 hours": a unit after a bare computation only names what was counted.
+        counted = claimed.lone and computed.operators and not computed.dimension
+        counted = counted and claimed.dimension not in ("", "percent", "temperature")
+        dimensions = {"" if d == "percent" or counted else d for d in (lhs.dimension, rhs.dimension)}
+        if len(dimensions) > 1 or not (lhs.operators or rhs.operators or (lhs.units and rhs.units)):
+            return None
+        if "temperature" in dimensions and (lhs.operators or rhs.operators or CHANGE_WORDS.search(self.sentence)):
+            return None
+        computed_renderings = computed.renderings(self, exact=True)
+        claimed_renderings = claimed.renderings(self, exact=not claimed.lone, plain=counted)
+        if not computed_renderings or not claimed_renderings:
+            return None
+        middle = self.text.index(right, start)
+        end = middle + len(right)
+        spans = {id(lhs): (start, start + len(left)), id(rhs): (middle, end)}
+        kind = (
+            "units"
+            if lhs.units and rhs.units
+            else "percent"
+            if "%" in (lhs.unit_words + rhs.unit_words)
+            else "arithmetic"
+        )
+        return Claim(
+            self.quote(start, end),
+            kind,
+            computed_renderings,
+            claimed_renderings,
+            unit=claimed.unit_words[-1] if claimed.units else "",
+            percent=claimed.dimension == "percent",
+            question=self.quote(*spans[id(computed)]),
+            said=self.quote(*spans[id(claimed)]),
+        )
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a chain: its numbers with their units, and whether it computes anything."""
+
+    template: str  # SymPy syntax with {0}, {1}… for each amount
+    amounts: tuple[tuple[str, str | None], ...]  # (number index, unit word)
+    operators: bool
+    dimension: str  # "" for pure numbers (a percentage is one)
+    units: int  # amounts with a unit other than percent
+    unit_words: tuple[str, ...]
+
+    @property
+    def lone(self) -> bool:
+        return len(self.amounts) == 1 and not self.operators
+
+    @classmethod
+    def read(cls, skeleton: Skeleton, text: str) -> "Side | None":
+        amounts: list[tuple[str, str | None]] = []
+
+        def slot(match: re.Match[str]) -> str:
+            amounts.append((match.group("i"), match.group("u")))
+            return "{" + str(len(amounts) - 1) + "}"
+
+        template = re.sub(rf"#(?P<i>\d+)(?:\s*(?P<u>{UNIT})|{LABEL})?", slot, text, flags=re.IGNORECASE)
+        if template.count("(") != template.count(")"):
+            return None
+        found = [units.unit(u) for _, u in amounts if u]
+        if any(u is None for u in found):
+            return None
+        dimensions = {u.dimension for u in found if u and u.dimension != "percent"}
+        if len(dimensions) > 1:
+            return None
+        operators = bool(re.search(r"[-+*/^!]|sqrt|log|ln|exp", template.strip().removeprefix("-")))
+        with_units = sum(1 for u in found if u and u.dimension != "percent")
+        # A product or quotient of two quantities with units has another dimension: not read.
+        if with_units > 1 and re.search(r"[*/^]", template):
+            return None
+        dimension = dimensions.pop() if dimensions else ("percent" if found and not with_units else "")
+        return cls(template, tuple(amounts), operators, dimension, with_units, tuple(u or "" for _, u in amounts))
+
+    def renderings(self, skeleton: Skeleton, exact: bool, plain: bool = False) -> tuple[Rendering, ...]:
+        """Each way to read the side; a claimed number alone with its rounding (``plain``: its unit
+        only names what was counted)."""
+        if not exact:
+            index, unit_word = self.amounts[0]
+            sign = -1 if self.template.lstrip().startswith("-") else 1
+            return skeleton.claimed(index, None if plain else unit_word, sign)
+        unit = units.unit(self.unit_words[0]) if self.lone and self.unit_words[0] else None
+        if unit is not None and unit.affine:  # a temperature alone: an absolute reading
+            sign = -1 if self.template.lstrip().startswith("-") else 1
+            return skeleton.claimed(self.amounts[0][0], self.unit_words[0], sign)
+        options = [skeleton.amounts(i, u) for i, u in self.amounts]
+        if any(not o for o in options):
+            return ()
+        combos = list(itertools.islice(itertools.product(*options), MAX_READINGS + 1))
+        if len(combos) > MAX_READINGS:
+            return ()
+        template = self.template.replace("^", "**")
+        return tuple(Rendering(template.format(*combo).replace("**", "^"), Fraction(0)) for combo in combos)
+
+
+def rational(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"({value.numerator}/{value.denominator})"
