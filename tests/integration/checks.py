@@ -141,7 +141,7 @@ def check_viewer(viewer: Viewer, calls: list[StoredContribution], who: str, web_
             for _, body in read(stored.text).sections:
                 if str(markdown(body)) not in final:
                     problems.append(f"{about}: the last snapshot lacks the synthesis section {body!r}")
-        elif finished_html(final, text_id) != str(markdown(stored.text)):
+        elif finished_html(final, text_id) != stored.finished_body():
             problems.append(
                 f"{about}: the last snapshot shows {finished_html(final, text_id)!r}, not the stored text rendered"
             )

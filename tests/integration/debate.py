@@ -5,11 +5,12 @@ traced to the one request that produced it in the fake server's log.
 """
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import psycopg
 
+from debates.live.cards import Card
 from tests.fakes.provider_server import FakeProviderServer, FakeRequest, Script
 from tests.integration.cluster import API_KEY_ENV, Cluster, Credentials, create_user, server_env
 
@@ -94,6 +95,12 @@ class StoredContribution:
     text: str
     error: str
     model: str
+    record: dict = field(default_factory=dict)  # its closing block as read (the ledger column)
+
+    def finished_body(self) -> str:
+        """Its finished card's text as the page renders it: its closing block as read, not raw."""
+        card = Card(self.round, self.seat, "", self.kind, self.status, text=self.text, record=self.record)
+        return str(card.body)
 
 
 class Store:
@@ -116,11 +123,11 @@ class Store:
     def contributions(self, question_id: int) -> list[StoredContribution]:
         models = {e["seat"]: e["model"] for e in self.question(question_id)["roster"]}
         rows = self.connection.execute(
-            "SELECT r.index, v.seat, v.kind, v.status, v.text, v.error FROM debates_contribution v"
+            "SELECT r.index, v.seat, v.kind, v.status, v.text, v.error, v.ledger FROM debates_contribution v"
             " JOIN debates_round r ON r.id = v.round_id WHERE r.question_id = %s ORDER BY r.index, v.seat",
             [question_id],
         ).fetchall()
-        return [StoredContribution(*row, model=models.get(row[1], "")) for row in rows]
+        return [StoredContribution(*row[:6], model=models.get(row[1], ""), record=as_dict(row[6])) for row in rows]
 
     def calls(self, question_id: int) -> list[StoredContribution]:
         """The stored contributions that were model calls (grounding is local)."""
@@ -142,3 +149,8 @@ def set_up(
     setup.manage("migrate", "--no-input")
     setup.manage("roster", "import", str(roster))
     return Deployment(server, environment, database_url, create_user(setup, "watcher"))
+
+
+def as_dict(value: object) -> dict:
+    """A JSON column as psycopg hands it (a dict, or its text)."""
+    return value if isinstance(value, dict) else json.loads(value or "{}")

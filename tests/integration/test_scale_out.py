@@ -94,7 +94,7 @@ def assert_saw_everything(
             for _, body in sections:
                 assert str(markdown(body)) in final, body
         else:
-            assert finished_html(final, text_id) == str(markdown(stored.text)), text_id
+            assert finished_html(final, text_id) == stored.finished_body(), text_id
         streamed = page.streamed.get(text_id)
         assert streamed is not None, f"{text_id} never streamed to the viewer on port {viewer.port}"
         if text_id in cut_short:

@@ -90,10 +90,21 @@ class Page:
             self.texts[op.target] = text
 
 
+DIV = re.compile(r"<div\b|</div>")
+
+
 def finished_html(message: str, text_id: str) -> str | None:
-    """The inner HTML of a finished card's text (rendered markdown) in one message."""
-    match = re.search(rf'<div id="{re.escape(text_id)}" class="card-body markdown">(.*?)</div>', message, re.S)
-    return match and match[1]
+    """The inner HTML of a finished card's text (rendered markdown, its closing block in a div of
+    its own) in one message."""
+    opened = re.search(rf'<div id="{re.escape(text_id)}" class="card-body markdown">', message)
+    if opened is None:
+        return None
+    depth = 1
+    for tag in DIV.finditer(message, opened.end()):
+        depth += 1 if tag[0] == "<div" else -1
+        if not depth:
+            return message[opened.end() : tag.start()]
+    return None
 
 
 @dataclass
