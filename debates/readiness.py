@@ -4,8 +4,9 @@ The ask page's figures (``panel_options``) and the one rule for "cannot run" (``
 the ask form, the roster import, the question page's panel choices and ``manage.py evaluate`` share.
 """
 
+import json
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from debates.engine.policy import small
@@ -50,6 +51,12 @@ class PanelOption:
     search_cost: Decimal = Decimal(0)  # what their searches add to ``cost``: one search a call, planned
     sees_images: int = 0  # voices whose model reads an image natively
     reads_pdf: int = 0  # voices whose model takes a PDF as a document
+    file_rates: dict[str, float] = field(default_factory=dict)  # $ a token of attached files costs a run
+
+    @property
+    def file_rates_json(self) -> str:
+        """``file_rates`` for the ask page's estimate of what attached files add (attach.js)."""
+        return json.dumps(self.file_rates)
 
     @property
     def blind_to_images(self) -> str:
@@ -86,6 +93,7 @@ class PanelOption:
         # Each of their calls in the panel's rounds searches about once (Anthropic's may search more).
         search_cost = per_voice * sum((p.price_search for p in searching), Decimal(0)) / 1000
         sights = [p.sight() for p in members]
+        readers = [*((p, per_voice) for p in members), (panel.moderator, moderator_calls)]
         return cls(
             panel=panel,
             voices=len(members),
@@ -101,7 +109,27 @@ class PanelOption:
             search_cost=search_cost,
             sees_images=sum(sight.vision for sight in sights),
             reads_pdf=sum(sight.pdf for sight in sights),
+            file_rates=file_rates(readers),
         )
+
+
+def file_rates(readers: list[tuple[Panelist, int]]) -> dict[str, float]:
+    """What one token of an attached file costs over a run, in dollars, by how the file is read: as
+    text (a text file, by every call that reads the question), an image natively (by the voices
+    whose model sees images), a PDF natively or as its text (by the voices that read PDFs or not).
+    ``readers``: each voice that reads the question with its calls (the panel's, the moderator's)."""
+    sights = {id(p): p.sight() for p, _calls in readers}
+
+    def rate(who: list[tuple[Panelist, int]]) -> float:
+        return float(sum((calls * p.price_in for p, calls in who), Decimal(0)) / 1_000_000)
+
+    return {
+        "text": rate(readers),
+        "image": rate([(p, c) for p, c in readers if sights[id(p)].vision]),
+        "pdf_native": rate([(p, c) for p, c in readers if sights[id(p)].pdf]),
+        "pdf_text": rate([(p, c) for p, c in readers if not sights[id(p)].pdf]),
+        "calls": sum(c for _p, c in readers),
+    }
 
 
 def plan_of(panel: Panel) -> list[Step]:

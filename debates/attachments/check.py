@@ -105,6 +105,8 @@ def limits() -> dict[str, Any]:
         "total_bytes": teorema["ATTACHMENTS_MAX_BYTES"],
         "pages": teorema["ATTACHMENT_MAX_PAGES"],
         "pixels": teorema["ATTACHMENT_MAX_PIXELS"],
+        "image_side": teorema["ATTACHMENT_IMAGE_SIDE"],
+        "text_chars": teorema["ATTACHMENT_TEXT_CHARS"],
     }
 
 

@@ -74,17 +74,83 @@
       problem.hidden = !found.length;
       box.classList.toggle("over", found.length > 0);
       warnBlind();
+      estimate();
+    };
+    // The panel chosen: the ask page's radio, or the follow-up's select.
+    const chosenPanel = () => {
+      const radio = form.querySelector("input[name=panel]:checked");
+      const select = form.querySelector("select[name=panel]");
+      return radio || (select ? select.selectedOptions[0] : null);
     };
     // An image, and a panel none of whose voices can see one: said before sending (readiness.py words it).
     const blind = box.querySelector(".attach-blind");
     const warnBlind = () => {
-      const panel = form.querySelector("input[name=panel]:checked");
+      const panel = chosenPanel();
       const said = panel ? panel.dataset.blind : "";
       const images = files.some((file) => file.type.startsWith("image/"));
       blind.textContent = images && said ? said : "";
       blind.hidden = !blind.textContent;
     };
-    form.addEventListener("change", (event) => { if (event.target.name === "panel") warnBlind(); });
+    // What the files add to the run, before sending: their tokens (an image's from its size, a PDF's
+    // from its pages, text from its bytes) times what a token costs the panel's calls that read them
+    // (readiness.file_rates: natively where a model reads the kind, else as text). The run's own
+    // figures count them after, from the providers' usage.
+    const cost = box.querySelector(".attach-cost");
+    const side = +box.dataset.imageSide;
+    const textCap = Math.ceil(+box.dataset.textChars / 4);
+    const imageTokens = async (file) => {
+      try {
+        const bitmap = await createImageBitmap(file);
+        const scale = Math.min(1, side / Math.max(bitmap.width, bitmap.height));
+        const tokens = Math.ceil((bitmap.width * scale * bitmap.height * scale) / 750);
+        bitmap.close();
+        return Math.min(tokens, 1600);
+      } catch (error) {
+        return 1600; // an image the browser cannot read: counted at most
+      }
+    };
+    const pdfPages = async (file) => {
+      const ends = [file.slice(0, 262144), file.slice(Math.max(0, file.size - 262144))];
+      const text = (await Promise.all(ends.map((part) => part.text()))).join("\n");
+      const counts = [...text.matchAll(/\/Type\s*\/Pages\b[^>]*?\/Count\s+(\d+)/g)].map((m) => +m[1]);
+      return counts.length ? Math.max(...counts) : Math.max(1, Math.round(file.size / 60000));
+    };
+    const tokensOf = async (file) => {
+      const kind = kindOf(file);
+      if (kind === "image") return { image: await imageTokens(file) };
+      if (kind === "PDF") {
+        const pages = await pdfPages(file);
+        return { pdfText: Math.min(pages * 500, textCap), pdfNative: pages * 1500 };
+      }
+      return { text: Math.min(Math.ceil(file.size / (kind === "Word" ? 8 : 4)), textCap) };
+    };
+    let estimating = 0;
+    const estimate = async () => {
+      const panel = chosenPanel();
+      const rates = panel && panel.dataset.fileRates ? JSON.parse(panel.dataset.fileRates) : null;
+      const mine = ++estimating;
+      const found = await Promise.all(files.map(tokensOf));
+      if (mine !== estimating) return; // files or the panel changed meanwhile: a later estimate says it
+      if (!files.length || !rates) {
+        cost.hidden = true;
+        return;
+      }
+      const sum = (key) => found.reduce((total, tokens) => total + (tokens[key] || 0), 0);
+      const dollars = sum("text") * rates.text + sum("image") * rates.image
+        + sum("pdfNative") * rates.pdf_native + sum("pdfText") * rates.pdf_text;
+      const tokens = sum("text") + (rates.image ? sum("image") : 0) + sum("pdfText"); // an unseen image is a line
+      if (!tokens) {
+        cost.hidden = true; // only images no voice can see: the warning above says what they get
+        return;
+      }
+      const price = dollars < 0.0005 ? "no cost on this panel's models" : `about $${dollars.toFixed(3)} more for this panel`;
+      cost.textContent = `The files add about ${tokens.toLocaleString("en")} tokens to each of the ${rates.calls} calls `
+        + `that read the question (more where a model reads a PDF natively): ${price}. The run counts them exactly.`;
+      cost.hidden = false;
+    };
+    form.addEventListener("change", (event) => {
+      if (event.target.name === "panel") { warnBlind(); estimate(); }
+    });
     const add = (given) => { files = files.concat([...given]); sync(); };
 
     input.addEventListener("change", () => add(input.files));

@@ -99,3 +99,22 @@ def test_too_many_files_are_stopped_before_sending(provider_server, signed_in):
     page.click("button.primary")
     page.wait_for_timeout(300)
     assert page.url.rstrip("/").endswith(page.url.split("/")[2])  # still on the ask page: nothing was sent
+
+
+def test_the_ask_page_says_what_the_files_add_to_the_run_before_sending(provider_server, signed_in):
+    """Issue 42: the attachment's tokens per voice, on the ask page's estimate."""
+    page = signed_in("alice")
+    page.goto("/")
+    give(page, "drop", ("log.txt", "text/plain", b"x" * 4000), ("chart.png", "image/png", files.image(750, 100)))
+    page.wait_for_selector(".ask .attach-cost:not([hidden])")
+    said = page.inner_text(".ask .attach-cost")
+    rates = page.evaluate("() => JSON.parse(document.querySelector('input[name=panel]:checked').dataset.fileRates)")
+    tokens = 1000 + (100 if rates["image"] else 0)  # 4,000 bytes of text; a 750 x 100 image, where a voice sees it
+    assert said.startswith(f"The files add about {tokens:,} tokens to each of the {rates['calls']} calls"), said
+    dollars = 1000 * rates["text"] + 100 * rates["image"]
+    assert (f"about ${dollars:.3f} more for this panel" if dollars >= 0.0005 else "no cost") in said
+    page.click("button[aria-label='Remove log.txt']")
+    page.wait_for_function(
+        "() => { const c = document.querySelector('.ask .attach-cost');"
+        " return c.hidden || !c.textContent.includes('1,0'); }"
+    )

@@ -1,12 +1,17 @@
 """Asking in the web form: every refusal says why; a valid question starts its run."""
 
+import html
+import json
+import re
 from decimal import Decimal
 
 import pytest
 from django.conf import settings
 from django.urls import reverse
 
+from debates.engine.protocols import call_steps
 from debates.models import Contribution, Question, Round
+from debates.readiness import PanelOption, plan_of
 from tests.fakes.roster import make_panel
 
 
@@ -216,3 +221,20 @@ def test_a_nul_in_any_field_is_refused_in_words_and_spends_none_of_the_hours_que
     assert "\x00" not in page  # what is shown again is what can be shown
     assert not Question.objects.exists()
     assert ask(asker).status_code == 302
+
+
+def test_each_panel_says_what_a_token_of_a_file_costs_its_run(client, alice, panel):
+    """The ask page's estimate of what attached files add (attach.js reads these rates)."""
+    client.force_login(alice)
+    page = client.get("/").content.decode()
+    found = re.search(r'data-file-rates="([^"]+)"', page)
+    assert found is not None
+    rates = json.loads(html.unescape(found[1]))
+    option = PanelOption.of(panel)
+    assert rates == option.file_rates
+    per_voice, moderator_calls = call_steps(plan_of(panel), judging=False)
+    readers = [*((p, per_voice) for p in panel.roster()), (panel.moderator, moderator_calls)]
+    assert rates["calls"] == sum(calls for _p, calls in readers)
+    assert rates["text"] == pytest.approx(float(sum(calls * p.price_in for p, calls in readers)) / 1_000_000)
+    seeing = [(p, calls) for p, calls in readers if p.sight().vision]
+    assert rates["image"] == pytest.approx(float(sum(calls * p.price_in for p, calls in seeing)) / 1_000_000)
