@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -201,6 +202,24 @@ class Cluster:
             if process.alive():
                 process.signal(signal.SIGKILL)
                 process.popen.wait(10)
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    body: str
+
+
+def get(port: int, path: str, session: str = "", timeout: float = 30) -> Answer:
+    """GET ``path`` from the process on ``port`` (signed in with ``session``), whatever its status;
+    a ``timeout`` (seconds, as a probe or a reader gives up) that passes raises TimeoutError."""
+    headers = {"Cookie": f"sessionid={session}"} if session else {}
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers=headers)
+    try:
+        with LOOPBACK.open(request, timeout=timeout) as response:
+            return Answer(response.status, response.read().decode())
+    except urllib.error.HTTPError as error:
+        return Answer(error.code, error.read().decode())
 
 
 def _answers(port: int) -> bool:

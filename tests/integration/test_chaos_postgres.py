@@ -7,6 +7,7 @@ each call is made once, and every viewer sees every word once and in order, as s
 
 import asyncio
 import contextlib
+import json
 import secrets
 import time
 from collections import Counter
@@ -113,3 +114,43 @@ async def test_a_postgres_restart_mid_debate_costs_no_run_and_no_call(
     deployment: Deployment, cluster: Cluster, postgres_server: services.PrivatePostgres
 ) -> None:
     await restart_postgres_mid_debates(deployment, cluster, postgres_server)
+
+
+PROBE_TIMEOUT = 5.0  # seconds: how long an orchestrator's probe waits (1 to 5 s), then calls the process dead
+READER_TIMEOUT = 10.0  # seconds: a reader's patience with a page
+
+
+@contextlib.contextmanager
+def postgres_down(postgres_server: services.PrivatePostgres) -> Iterator[None]:
+    """PostgreSQL stopped as a crash would for the block, then started again."""
+    postgres_server.stop()
+    try:
+        yield
+    finally:
+        postgres_server.start()
+
+
+async def test_with_postgres_down_probes_and_pages_are_answered_at_once_in_words(
+    deployment: Deployment, cluster: Cluster, postgres_server: services.PrivatePostgres
+) -> None:
+    web = cluster.web("web")
+    session = deployment.credentials.session
+    assert deploy.get(web.port, "/history/", session).status == 200
+    with postgres_down(postgres_server):
+        probes = [deploy.get(web.port, "/healthz", timeout=PROBE_TIMEOUT) for _ in range(3)]
+        page = deploy.get(web.port, "/history/", session, timeout=READER_TIMEOUT)
+        api = deploy.get(web.port, "/api/questions/1", session, timeout=READER_TIMEOUT)
+
+    for probe in probes:
+        assert (probe.status, json.loads(probe.body)) == (
+            503,
+            {"status": "failed", "database": "failed", "channel_layer": "ok"},
+        )
+    assert page.status == 503
+    assert "The database is not answering: this page cannot be shown now." in page.body
+    assert "Traceback" not in page.body
+    assert api.status == 503
+    assert json.loads(api.body)["error"].startswith("The database is not answering")
+    # Back: the next probe finds it, and the page shows again.
+    await until(lambda: deploy.get(web.port, "/healthz").status == 200, "the probe to find PostgreSQL back", cluster)
+    assert deploy.get(web.port, "/history/", session).status == 200
