@@ -8,6 +8,7 @@ catches up and ends with every word once and in order, as stored.
 
 import asyncio
 import contextlib
+import json
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -30,6 +31,7 @@ from tests.integration.debate import (
     step_of,
     write_roster,
 )
+from tests.integration.test_chaos_postgres import PROBE_TIMEOUT
 from tests.integration.test_scale_out import assert_complete_run, assert_saw_everything, question_text, until
 from tests.integration.viewer import Viewer, dom_text_id, follow, out_of_order
 
@@ -111,3 +113,18 @@ async def test_a_redis_restart_loses_no_word_and_strands_no_run(
     deployment: Deployment, cluster: Cluster, redis_server: services.PrivateRedis
 ) -> None:
     await restart_redis_mid_debates(deployment, cluster, redis_server)
+
+
+async def test_with_redis_unreachable_the_probe_is_answered_at_once_naming_the_channel_layer(
+    deployment: Deployment, cluster: Cluster, redis_server: services.PrivateRedis
+) -> None:
+    web = cluster.web("web")
+    with redis_server.frozen():
+        probes = [deploy.get(web.port, "/healthz", timeout=PROBE_TIMEOUT) for _ in range(3)]
+
+    for probe in probes:
+        assert (probe.status, json.loads(probe.body)) == (
+            503,
+            {"status": "failed", "database": "ok", "channel_layer": "failed"},
+        )
+    await until(lambda: deploy.get(web.port, "/healthz").status == 200, "the probe to find Redis back", cluster)
