@@ -154,7 +154,7 @@ async def execute(question_id: int) -> str | None:
         return None
     question, given = started
     live = LiveSink(question_id, Totals.stored(question))
-    sink = InOrder(Tee(Recorder(question_id, seat_panelists(question.roster)), live))
+    sink = InOrder(Tee(Recorder(question_id, seat_panelists(question.roster), live.database_away), live))
     this = asyncio.current_task()
     assert this is not None, "a run executes inside a task"
     watcher = asyncio.create_task(lease.watch(question_id, this))

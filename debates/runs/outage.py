@@ -22,23 +22,34 @@ UNREACHABLE = (OperationalError, InterfaceError)
 RETRY_EVERY = 0.25  # seconds between two tries of a write while the database is away
 
 
-def reconnecting[T](write: Callable[[], T], patience: float = settings.TEOREMA["LEASE_SECONDS"]) -> T:
+def reconnecting[T](
+    write: Callable[[], T],
+    patience: float = settings.TEOREMA["LEASE_SECONDS"],
+    waiting: Callable[[bool], None] = lambda away: None,
+) -> T:
     """``write()``, tried again while the database is unreachable, for up to ``patience`` seconds
     (the lease: past it another runner may hold the run). An error of a database that answers
-    (a constraint, a full disk) is raised at once."""
+    (a constraint, a full disk) is raised at once. ``waiting(True)`` is called when the write
+    starts waiting, ``waiting(False)`` once it went through after all."""
     deadline = time.monotonic() + patience
-    waiting = False
+    away = False
     while True:
         try:
-            return write()
+            done = write()
         except UNREACHABLE as error:
             if connection.in_atomic_block or connection.is_usable() or time.monotonic() > deadline:
                 raise
-            if not waiting:
-                waiting = True
+            if not away:
+                away = True
                 log.warning("a write waits for the database (%s), for up to %gs", str(error).strip(), patience)
+                waiting(True)
             connection.close()  # the next try opens a new one
             time.sleep(RETRY_EVERY)
+        else:
+            if away:
+                log.warning("the database answers again: the write went through")
+                waiting(False)
+            return done
 
 
 @contextlib.asynccontextmanager

@@ -12,6 +12,7 @@ import secrets
 import time
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -37,7 +38,9 @@ from tests.integration.viewer import Viewer, dom_text_id, follow, out_of_order
 pytestmark = [pytest.mark.services, pytest.mark.timeout(600)]
 DEBATES = 3
 DOWN = 3.0  # seconds PostgreSQL stays away: the slower voices finish their calls meanwhile
-LEASE = "10"  # seconds: longer than the outage, as in production (60 s)
+AWAY = 20.0  # seconds of a longer outage: every voice finishes its call and waits to store it
+LEASE = "60"  # seconds: longer than the outage, as in production
+TOLD = "The database is not answering"  # what a viewer reads while it is away
 WORDS = 40  # per answer: the slowest voice's takes longer than the outage
 
 
@@ -67,12 +70,24 @@ def deployment(
         yield deployment
 
 
+@dataclass(frozen=True)
+class Recovered:
+    resumed: float  # seconds from PostgreSQL answering again to the next contribution stored
+    told: list[bool]  # per viewer: told in words, while it was away, that the database is not answering
+
+
+def told_of_the_outage(viewer: Viewer) -> bool:
+    """The viewer was shown that the database is not answering, and the page moved on from it."""
+    said = [i for i, (_, message) in enumerate(viewer.messages) if TOLD in message]
+    return bool(said) and said[-1] < len(viewer.messages) - 1
+
+
 async def restart_postgres_mid_debates(
-    deployment: Deployment, cluster: Cluster, postgres_server: services.PrivatePostgres
-) -> float:
+    deployment: Deployment, cluster: Cluster, postgres_server: services.PrivatePostgres, down: float = DOWN
+) -> Recovered:
     """Run DEBATES debates, each watched; stop PostgreSQL as a crash would once every one has
-    stored a contribution, start it again DOWN seconds later; check every run and viewer. Returns
-    the seconds from PostgreSQL answering again to the next contribution stored."""
+    stored a contribution, start it again ``down`` seconds later; check every run and viewer:
+    each call made once, every word seen once and in order."""
     web = cluster.web("web")
     cluster.worker("worker")
     store = Store(deployment.database_url)
@@ -88,7 +103,7 @@ async def restart_postgres_mid_debates(
     before = sum(len(store.calls(q)) for q in ids)
     store.close()
     postgres_server.stop()
-    await asyncio.sleep(DOWN)
+    await asyncio.sleep(down)
     postgres_server.start()
     back = time.monotonic()
     store = Store(deployment.database_url)
@@ -107,13 +122,21 @@ async def restart_postgres_mid_debates(
         stored = {dom_text_id(v.round, v.seat): v.text for v in contributions}
         assert out_of_order(viewer, stored)[:3] == []
         assert_saw_everything(viewer, contributions, cut_short=set(stored))
-    return resumed
+    return Recovered(resumed, [told_of_the_outage(viewer) for viewer in viewers])
 
 
 async def test_a_postgres_restart_mid_debate_costs_no_run_and_no_call(
     deployment: Deployment, cluster: Cluster, postgres_server: services.PrivatePostgres
 ) -> None:
     await restart_postgres_mid_debates(deployment, cluster, postgres_server)
+
+
+async def test_postgres_away_for_20s_mid_debate_costs_no_call_and_its_viewers_are_told_in_words(
+    deployment: Deployment, cluster: Cluster, postgres_server: services.PrivatePostgres
+) -> None:
+    recovered = await restart_postgres_mid_debates(deployment, cluster, postgres_server, down=AWAY)
+
+    assert recovered.told == [True] * DEBATES
 
 
 # Seconds an orchestrator's probe waits before it calls the process dead (Kubernetes: 1 s by default),
