@@ -195,7 +195,8 @@ class QuestionConsumer(AsyncWebsocketConsumer):
     async def resync_when_silent(self) -> None:
         """A broadcast the layer lost (the Redis layer can drop one when a receive is cancelled),
         with nothing after it to reveal the gap: the end of a run, say. After a silence, a state
-        ahead of this viewer means a fresh snapshot."""
+        ahead of this viewer means a fresh snapshot, and so does no state at all: the run ended
+        while Redis was away, its end and its state lost with it, and only the DB knows."""
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(max(0.0, self.heard + RESYNC_AFTER - loop.time()))
@@ -203,7 +204,7 @@ class QuestionConsumer(AsyncWebsocketConsumer):
                 continue
             self.heard = loop.time()
             state = read_state(self.question_id)
-            if state is not None and (self.recounted(state.epoch) or state.seq > self.seq):
+            if state is None or self.recounted(state.epoch) or state.seq > self.seq:
                 try:
                     await self.send_snapshot()
                 except Exception as error:

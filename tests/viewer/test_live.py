@@ -806,6 +806,28 @@ async def test_a_run_whose_writes_wait_for_the_database_tells_its_viewers_and_cl
     assert "Round 0 — independent answers" in back
 
 
+async def test_a_run_that_ended_while_its_state_and_end_were_lost_is_found_over_after_a_silence(
+    question, sink, headers, alice, tab, monkeypatch
+):
+    """Redis away while a run ends: its last broadcast and its live state are both gone, and the
+    DB alone says it is over."""
+    monkeypatch.setattr(consumers, "RESYNC_AFTER", 0.2)
+    await start_round(sink)
+    viewer = tab(question.pk, headers(alice))
+    assert await viewer.open()
+    await sink.emit(finished("p1", "Shard."))
+    await sink.emit(finished("p2", "Shard too."))
+    await sink.sinks[1].flush()
+    lose_next_broadcast(monkeypatch)  # the final one
+    await sink.emit(RunFinished("done", verdict="Shard.", synthesis="## Verdict\n\nShard."))
+    release(question.pk)  # the run's sink closed, and Redis lost what it left
+    cache.delete(state_key(question.pk))
+    while (output := await viewer.socket.receive_output(timeout=WAIT))["type"] != "websocket.close":
+        viewer.page.apply(output["text"])
+    assert output["code"] == 1000
+    assert "Shard." in viewer.page.text("v0-p1")
+
+
 # --- the live state, where a single process keeps it -------------------------------------------
 
 
