@@ -18,6 +18,8 @@ from cryptography.fernet import Fernet
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
+from teorema import database
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("TEOREMA_DATA_DIR", BASE_DIR / "data"))
 DATA_DIR.mkdir(parents=True, exist_ok=True)
@@ -173,6 +175,7 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         "max_size": env_number("TEOREMA_DB_POOL_SIZE", 10, 1),
         "timeout": DB_WAIT,
         "reconnect_timeout": DB_WAIT,
+        "check": database.check,  # a dead connection: every one pooled with it is replaced
     }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

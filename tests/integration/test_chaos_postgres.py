@@ -179,3 +179,18 @@ async def test_with_postgres_down_probes_and_pages_are_answered_at_once_in_words
     # Back: the next probe finds it, and the page shows again.
     await until(lambda: deploy.get(web.port, "/healthz").status == 200, "the probe to find PostgreSQL back", cluster)
     assert deploy.get(web.port, "/history/", session).status == 200
+
+
+async def test_the_first_pages_after_a_postgres_restart_are_served_from_fresh_connections(
+    deployment: Deployment, cluster: Cluster, postgres_server: services.PrivatePostgres
+) -> None:
+    """Every connection the pool held died with the server: none of them may cost a reader a 503."""
+    web = cluster.web("web")
+    session = deployment.credentials.session
+    pages = [deploy.get(web.port, "/history/", session) for _ in range(4)]  # the pool holds connections
+    with postgres_down(postgres_server):
+        pass  # a restart, with no request meanwhile
+
+    pages += [deploy.get(web.port, "/history/", session, timeout=READER_TIMEOUT) for _ in range(4)]
+
+    assert [page.status for page in pages] == [200] * 8
