@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -20,6 +21,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 import psycopg
 import pytest
@@ -51,7 +53,7 @@ def require_services() -> None:
         skip_or_fail(reason)
 
 
-def skip_or_fail(reason: str) -> None:
+def skip_or_fail(reason: str) -> NoReturn:
     """Skip the calling test for want of PostgreSQL or Redis; fail instead where
     TEOREMA_REQUIRE_SERVICES=1 (.ci/run sets it once it has installed and started both)."""
     if os.environ.get("TEOREMA_REQUIRE_SERVICES") == "1":
@@ -170,6 +172,23 @@ class Cluster:
         port = free_port()
         argv = [sys.executable, "-m", self.serve, "-b", "127.0.0.1", "-p", str(port), "teorema.asgi:application"]
         process = self.spawn(name, argv, port, **env)
+        self.wait(lambda: _answers(port), timeout, f"{name} to answer on port {port}", process)
+        return process
+
+    def proxy(self, name: str, webs: list[Process], timeout: float = 30) -> Process:
+        """HAProxy with the server setup's own configuration (haproxy.cfg) in front of two web
+        processes, on a free loopback port, once it answers HTTP."""
+        haproxy = shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin")
+        if haproxy is None:
+            skip_or_fail("HAProxy is not installed (Debian: apt-get install haproxy)")
+        first, second = webs
+        port = free_port()
+        addresses = {
+            "TEOREMA_PROXY_BIND": f"127.0.0.1:{port}",
+            "TEOREMA_WEB_1": f"127.0.0.1:{first.port}",
+            "TEOREMA_WEB_2": f"127.0.0.1:{second.port}",
+        }
+        process = self.spawn(name, [str(haproxy), "-db", "-f", str(ROOT / "haproxy.cfg")], port, **addresses)
         self.wait(lambda: _answers(port), timeout, f"{name} to answer on port {port}", process)
         return process
 
