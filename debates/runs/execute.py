@@ -33,7 +33,7 @@ from debates.live.mailbox import Mailbox
 from debates.live.sink import LiveSink
 from debates.live.state import Totals
 from debates.models import Contribution, Question, Status
-from debates.runs import lease
+from debates.runs import lease, outage
 from debates.runs.recorder import Recorder
 from debates.runs.spec import RosterGone, prior_for, seat_panelists, spec_for
 
@@ -154,10 +154,16 @@ async def execute(question_id: int) -> str | None:
         return None
     question, given = started
     live = LiveSink(question_id, Totals.stored(question))
-    sink = InOrder(Tee(Recorder(question_id, seat_panelists(question.roster), live.database_away), live))
+    sink = InOrder(Tee(Recorder(question_id, seat_panelists(question.roster)), live))
     this = asyncio.current_task()
     assert this is not None, "a run executes inside a task"
     watcher = asyncio.create_task(lease.watch(question_id, this))
+    loop = asyncio.get_running_loop()
+
+    def database_away(away: bool) -> None:  # from the writing thread: the viewers are told on the run's loop
+        asyncio.run_coroutine_threadsafe(live.database_away(away), loop)
+
+    unheard = outage.listen(database_away)
     try:
         if isinstance(given, Exception):
             raise given
@@ -191,6 +197,7 @@ async def execute(question_id: int) -> str | None:
         await sink.emit(finished)
     finally:
         watcher.cancel()
+        unheard()
         try:
             await sink.drain()
         finally:

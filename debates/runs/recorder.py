@@ -6,8 +6,6 @@ which is also what makes a resumed run skip it.
 
 import asyncio
 import functools
-from collections.abc import Callable, Coroutine
-from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.db import transaction
@@ -45,17 +43,8 @@ class Recorder:
     about seven hops, each queued behind every other run's, and the next round's first words
     wait for those contributions."""
 
-    def __init__(
-        self,
-        question_id: int,
-        panelists: dict[str, int | None],
-        database_away: Callable[[bool], Coroutine[Any, Any, None]] | None = None,
-    ) -> None:
-        """``database_away``: told, on the run's loop, when a write starts waiting for the database
-        (True) and when it went through after all (False)."""
+    def __init__(self, question_id: int, panelists: dict[str, int | None]) -> None:
         self.question_id = question_id
-        self.database_away = database_away
-        self.loop: asyncio.AbstractEventLoop | None = None  # the run's, once an event came
         self.panelists = panelists  # seat key -> Panelist id, from the frozen roster
         self.rounds: dict[int, int] = {}
         self.questions = Question.objects.filter(pk=question_id)
@@ -70,8 +59,7 @@ class Recorder:
         result = isinstance(event, RunFinished) or (isinstance(event, ContributionFinished) and not event.replayed)
         if not (result or isinstance(event, PROGRESS)):
             return  # nothing to store: a chunk, a start, a replayed contribution
-        self.loop = asyncio.get_running_loop()
-        written: asyncio.Future[None] = self.loop.create_future()
+        written: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.queued.append((event, written))
         if self.writer is None or self.writer.done():
             self.writer = asyncio.create_task(self._write())
@@ -108,16 +96,11 @@ class Recorder:
         if not written.cancelled() and written.exception() is not None:
             self.failed = self.failed or written.exception()
 
-    def _waiting(self, away: bool) -> None:
-        """``database_away``, called from the DB thread: handed to the run's loop."""
-        if self.database_away is not None and self.loop is not None:
-            asyncio.run_coroutine_threadsafe(self.database_away(away), self.loop)
-
     def _store_each(self, events: list[Event]) -> list[Exception | None]:
         outcomes: list[Exception | None] = []
         for event in events:
             try:
-                outage.reconnecting(functools.partial(self.store, event), waiting=self._waiting)
+                outage.reconnecting(functools.partial(self.store, event))
             except Exception as exc:
                 outcomes.append(exc)
             else:
