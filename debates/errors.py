@@ -9,6 +9,7 @@ from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.defaultfilters import filesizeformat
+from django.template.loader import render_to_string
 from django.views import defaults
 
 from debates.integrations import endpoint
@@ -91,9 +92,13 @@ class UnstoredMiddleware:
         why = unstored(exception)
         if not why:
             return None
-        message = f"{why}{': nothing was saved' if request.method == 'POST' else ''}. Please try again later."
+        saving = request.method == "POST"
+        lost = "nothing was saved" if saving else "this page cannot be shown now"
+        message = f"{why}: {lost}. Please try again later."
         if is_api(request):
             return in_json(request, Refused(message, Kind.UNAVAILABLE), 503, {"Retry-After": RETRY_AFTER})
-        response = render(request, "503.html", {"message": message}, status=503)
-        response["Retry-After"] = RETRY_AFTER
-        return response
+        # Rendered without the request: its user, session and messages are in the database that
+        # failed, and reading them again would wait for it a second time, then fail with a 500.
+        title = "Not saved" if saving else "Unavailable"
+        page = render_to_string("503.html", {"title": title, "message": message})
+        return HttpResponse(page, status=503, headers={"Retry-After": RETRY_AFTER})

@@ -18,6 +18,8 @@ from cryptography.fernet import Fernet
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
+from teorema import database
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("TEOREMA_DATA_DIR", BASE_DIR / "data"))
 DATA_DIR.mkdir(parents=True, exist_ok=True)
@@ -172,11 +174,19 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # PostgreSQL's limit (503s), each after 2.8 ms of connecting. A thread takes one from the pool
     # (checked first: a server restart leaves none broken) and gives it back when Django closes it;
     # one more than the pool holds waits for it.
+    # A database that is down costs a request DB_WAIT seconds, not psycopg-pool's 30: a connection
+    # is tried for at most that long (libpq counts whole seconds, 2 at least), a request waits that
+    # long for one, and a failed try is given up after it, so the next request tries afresh.
+    DB_WAIT = env_number("TEOREMA_DB_WAIT_SECONDS", 2.0, 0.5, float)
     DATABASES["default"]["CONN_MAX_AGE"] = 0
-    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+    options = DATABASES["default"].setdefault("OPTIONS", {})
+    options.setdefault("connect_timeout", max(2, math.ceil(DB_WAIT)))
+    options["pool"] = {
         "min_size": 2,
         "max_size": env_number("TEOREMA_DB_POOL_SIZE", 10, 1),
-        "timeout": 30,
+        "timeout": DB_WAIT,
+        "reconnect_timeout": DB_WAIT,
+        "check": database.check,  # a dead connection: every one pooled with it is replaced
     }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -118,6 +118,35 @@ def test_compose_checks_the_web_process_on_healthz() -> None:
     assert all("healthcheck" in compose()["services"][name] for name in ("db", "redis"))
 
 
+def test_compose_puts_haproxy_in_front_of_two_web_processes_and_publishes_only_it() -> None:
+    services = compose()["services"]
+    proxy = services["proxy"]
+
+    assert services["web-2"]["command"] == services["web"]["command"]
+    assert "ports" not in services["web"]
+    assert "ports" not in services["web-2"]
+    assert proxy["ports"] == ["127.0.0.1:${WEB_PORT:-8000}:8000"]
+    assert "./haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro" in proxy["volumes"]
+    assert (proxy["environment"]["TEOREMA_WEB_1"], proxy["environment"]["TEOREMA_WEB_2"]) == ("web:8000", "web-2:8000")
+
+
+def test_the_proxys_configuration_is_valid_and_never_sticky() -> None:
+    config = (ROOT / "haproxy.cfg").read_text()
+    assert not re.search(r"^\s*(stick|cookie|balance\s+source)", config, re.M)
+    haproxy = shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin")
+    if haproxy is None:
+        pytest.skip("HAProxy is not installed: the configuration is not checked by HAProxy itself")
+    addresses = {"TEOREMA_PROXY_BIND": "127.0.0.1:8000", "TEOREMA_WEB_1": "web:8000", "TEOREMA_WEB_2": "web-2:8000"}
+    checked = subprocess.run(
+        [haproxy, "-c", "-f", str(ROOT / "haproxy.cfg")],
+        env={"PATH": "/usr/bin:/bin"} | addresses,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
 def test_compose_and_the_image_run_the_procfiles_commands() -> None:
     services = compose()["services"]
     # Compose writes a literal $ as $$; `exec` hands the signals to the process itself.

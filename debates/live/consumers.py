@@ -18,6 +18,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.template.loader import render_to_string
 
+from debates.errors import unstored
 from debates.live import snapshot
 from debates.live.mailbox import Mailbox
 from debates.live.state import LiveState, group_name, read_state
@@ -64,6 +65,9 @@ async def shared_snapshot(question_id: int, state: LiveState | None) -> tuple[sn
 
 # Seconds a live viewer waits without a broadcast before it checks the live state for one it missed.
 RESYNC_AFTER = 10.0
+# Seconds before a viewer that could not follow a broadcast tries a snapshot again, doubling up to the last.
+CATCH_UP_FIRST, CATCH_UP_LAST = 1.0, 8.0
+CAUGHT_OUT = "This page lost track of the debate: it catches up in a moment."
 # The close of a socket whose user may no longer read the question (as a 403; htmx does not reconnect).
 REVOKED, REVOKED_REASON = 4403, "This question is no longer shared with you."
 
@@ -116,15 +120,42 @@ class QuestionConsumer(AsyncWebsocketConsumer):
         await handler(message)
 
     async def handle_broadcast(self, message: dict[str, Any]) -> None:
-        """A broadcast from the mailbox, handled as Channels would (a failure closes the socket,
-        and the page's reconnect starts from a fresh snapshot)."""
+        """A broadcast from the mailbox, handled as Channels would; one that fails (its snapshot
+        could not be read) is caught up with (``catch_up``)."""
         try:
             await self.dispatch(message)
         except Disconnected:
             pass  # the reader reloaded or left while a fragment was on its way: its disconnect follows
-        except Exception:
-            log.exception("live viewer of question %s failed on a broadcast", self.question_id)
-            await self.close(code=1011)
+        except Exception as error:
+            await self.catch_up(error)
+
+    async def catch_up(self, error: Exception) -> None:
+        """After a broadcast this viewer could not follow: tell the reader why, in words, and try a
+        fresh snapshot again until one is sent. The broadcasts that come meanwhile wait in the
+        mailbox; those the snapshot holds are then skipped.
+
+        The socket stays open: Daphne refuses to close one with 1011, the code on which the page
+        reconnects, and the close it refused left the viewer waiting for a run long over.
+        """
+        pause = CATCH_UP_FIRST
+        while True:
+            why = unstored(error)
+            if why:  # the database: one line, not a traceback, for every viewer while it is down
+                log.warning("live viewer of question %s waits for the database: %s", self.question_id, error)
+            else:
+                log.error("live viewer of question %s failed on a broadcast", self.question_id, exc_info=error)
+            said = f"{why}: this page catches up once it is back." if why else CAUGHT_OUT
+            await self.send(text_data=render_to_string("debates/partials/outage.html", {"message": said}))
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, CATCH_UP_LAST)
+            try:
+                await self.send_snapshot()
+            except Disconnected:
+                return
+            except Exception as again:
+                error = again
+            else:
+                return
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """The socket is one-way: whatever a client sends (nothing, from our pages) is ignored."""
@@ -164,7 +195,8 @@ class QuestionConsumer(AsyncWebsocketConsumer):
     async def resync_when_silent(self) -> None:
         """A broadcast the layer lost (the Redis layer can drop one when a receive is cancelled),
         with nothing after it to reveal the gap: the end of a run, say. After a silence, a state
-        ahead of this viewer means a fresh snapshot."""
+        ahead of this viewer means a fresh snapshot, and so does no state at all: the run ended
+        while Redis was away, its end and its state lost with it, and only the DB knows."""
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(max(0.0, self.heard + RESYNC_AFTER - loop.time()))
@@ -172,8 +204,11 @@ class QuestionConsumer(AsyncWebsocketConsumer):
                 continue
             self.heard = loop.time()
             state = read_state(self.question_id)
-            if state is not None and (self.recounted(state.epoch) or state.seq > self.seq):
-                await self.send_snapshot()
+            if state is None or self.recounted(state.epoch) or state.seq > self.seq:
+                try:
+                    await self.send_snapshot()
+                except Exception as error:
+                    await self.catch_up(error)
 
     def recounted(self, epoch: str) -> bool:
         """The run started its seq afresh (resumed with its state lost): what this viewer has is stale."""

@@ -72,6 +72,7 @@ PLUMBING_OVERLAP = 7
 # Seconds a step of the page (a card started or finished, a round, the phase) waits for the steps
 # the engine emits with it, so that they go out as one message.
 STEP_WINDOW = 0.01
+DATABASE_AWAY = "The database is not answering: the panel goes on, and its answers are saved once the database is back."
 
 
 def fragment(template: str, **context: Any) -> str:
@@ -129,6 +130,17 @@ class LiveSink:
             await self.flush()
         elif self.soon is None:
             self.soon = asyncio.create_task(self._flush_soon())
+
+    async def database_away(self, away: bool) -> None:
+        """The run's writes wait for the database (``away``), or it answers again: its viewers read
+        so where the progress shows, while the panel goes on streaming."""
+        self._load()
+        if away:
+            part = self._part("outage.html", message=DATABASE_AWAY)
+        else:
+            part = self._part("progress.html", debate=self.live)
+        async with self.lock:
+            await self._broadcast([part])
 
     async def open_rounds(self) -> list[int]:
         """The rounds a stopped run left open (each of its voices is stored with what it had written)."""

@@ -113,8 +113,8 @@ def read_state(question_id: int) -> LiveState | None:
             state = _joined(layer.parts(state_key(question_id), group_name(question_id)))
         else:
             state = cache.get(state_key(question_id))
-    except Exception:  # unpicklable: written by an older version of this code
-        log.warning("live state of question %s unreadable; starting afresh", question_id)
+    except Exception as error:  # unpicklable (written by an older version of this code), or Redis away
+        log.warning("live state of question %s unreadable (%r); starting afresh", question_id, error)
         return None
     return state if isinstance(state, LiveState) else None
 

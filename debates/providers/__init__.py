@@ -39,6 +39,7 @@ from debates.providers.base import (
     Voice,
 )
 from debates.providers.faults import without_key
+from debates.providers.secrecy import Secret
 
 __all__ = ["check", "spend", "stream"]
 
@@ -60,18 +61,21 @@ async def stream(voice: Voice, messages: list[Message]) -> AsyncIterator[StreamE
     deadline = loop.time() + voice.endpoint.total_timeout
     started = time.perf_counter()
     attempts: list[Attempt] = []
+    secret = Secret(voice.endpoint.api_key)  # a model may quote the key: no rendering of it is shown
     for number in itertools.count(1):
         began = time.perf_counter()
         parts: list[str] = []
         sources: list[Source] = []
         usage = None
         queued_ms = 0
+        text = secret.stream()
         try:
             async with aclosing(attempt(voice, messages, deadline)) as items:
                 async for item in items:
                     if isinstance(item, Chunk):
-                        parts.append(item.text)
-                        yield item
+                        if shown := text.feed(item.text):
+                            parts.append(shown)
+                            yield Chunk(shown)
                     elif isinstance(item, Cited):
                         sources += item.sources
                         yield item
@@ -81,9 +85,15 @@ async def stream(voice: Voice, messages: list[Message]) -> AsyncIterator[StreamE
                         if isinstance(item, Started):
                             queued_ms = item.queued_ms
                         yield item
+            if rest := text.rest():
+                parts.append(rest)
+                yield Chunk(rest)
             if not "".join(parts).strip():
                 raise ProviderError(Fault.EMPTY, _empty(voice, usage))
         except ProviderError as failed:
+            if rest := text.rest():  # what streamed before the failure, whole
+                parts.append(rest)
+                yield Chunk(rest)
             # The one exit of every failure: some servers echo the key in their error message.
             error = without_key(failed, voice.endpoint.api_key)
             attempts.append(Attempt(number, _ms_since(began) - queued_ms, error.message, error.fault, queued_ms))

@@ -1,17 +1,13 @@
 """Turning what went wrong into a Fault and a sentence a user can act on."""
 
-import base64
 import json
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from urllib.parse import quote
 
 from debates.providers.base import Fault, ProviderError
+from debates.providers.secrecy import Secret
 
 _DETAIL_CHARS = 300
-KEY_REMOVED = "[key removed]"
-# A server may echo a truncated or masked key: any piece this long is removed too.
-KEY_PIECE = 8
 
 
 def status_error(name: str, status: int, body: str = "", retry_after: str | None = None) -> ProviderError:
@@ -36,61 +32,12 @@ def status_error(name: str, status: int, body: str = "", retry_after: str | None
 
 
 def without_key(error: ProviderError, key: str) -> ProviderError:
-    """The same error with the endpoint's key, and every piece of it, removed from its message."""
-    clean = redact(error.message, key)
+    """The same error with the endpoint's key, in every form and every piece of it, removed from its message."""
+    clean = Secret(key).redact(error.message)
     if clean != error.message:
         error.message = clean
         error.args = (clean,)
     return error
-
-
-def redact(text: str, secret: str) -> str:
-    """``text`` with ``secret``, in each form a server may echo it (``echoed_forms``), and any
-    substring of such a form of KEY_PIECE+ characters replaced.
-
-    A secret shorter than four characters is no secret (and would blank common words).
-    """
-    if len(secret) < 4:
-        return text
-    for form in echoed_forms(secret):
-        text = _without_pieces(text, form)
-    return text
-
-
-def echoed_forms(secret: str) -> list[str]:
-    """The secret as is, percent-encoded (where needed, or every byte), and base64-encoded
-    (standard and URL-safe alphabets).
-
-    Base64 of a longer text holding the key (``Bearer <key>``, ``user:<key>`` in Basic auth)
-    spells the key's bytes by their place in a three-byte group: each of the three offsets
-    gives its own characters, of which those that come from the key's bits alone are kept.
-    """
-    raw = secret.encode()
-    every_byte = "".join(f"%{byte:02X}" for byte in raw)
-    forms = [secret, quote(secret, safe=""), every_byte, every_byte.lower()]
-    for offset in range(3):
-        encoded = base64.b64encode(bytes(offset) + raw).decode()
-        start, end = -(-offset * 8 // 6), (offset + len(raw)) * 8 // 6
-        core = encoded[start:end]
-        forms += [core, core.replace("+", "-").replace("/", "_")]
-    return list(dict.fromkeys(form for form in forms if len(form) >= 4))
-
-
-def _without_pieces(text: str, secret: str) -> str:
-    piece = min(KEY_PIECE, len(secret))
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        if i + piece <= len(text) and text[i : i + piece] in secret:
-            end = i + piece
-            while end < len(text) and text[i : end + 1] in secret:
-                end += 1
-            out.append(KEY_REMOVED)
-            i = end
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)
 
 
 def status_of(code: object) -> int:

@@ -35,7 +35,7 @@ from debates.live.sink import LiveSink
 from debates.live.state import Totals
 from debates.models import Contribution, Question, Status
 from debates.readiness import expected_seconds
-from debates.runs import lease
+from debates.runs import lease, outage
 from debates.runs.recorder import Recorder
 from debates.runs.spec import RosterGone, prior_for, seat_panelists, spec_for
 
@@ -165,6 +165,12 @@ async def execute(question_id: int) -> str | None:
     assert this is not None, "a run executes inside a task"
     watcher = asyncio.create_task(lease.watch(question_id, this))
     grounder = grounding.SympyGrounder() if question.grounding else None
+    loop = asyncio.get_running_loop()
+
+    def database_away(away: bool) -> None:  # from the writing thread: the viewers are told on the run's loop
+        asyncio.run_coroutine_threadsafe(live.database_away(away), loop)
+
+    unheard = outage.listen(database_away)
     try:
         if isinstance(given, Exception):
             raise given
@@ -200,6 +206,7 @@ async def execute(question_id: int) -> str | None:
         await sink.emit(finished)
     finally:
         watcher.cancel()
+        unheard()
         try:
             await sink.drain()
         finally:

@@ -22,23 +22,46 @@ UNREACHABLE = (OperationalError, InterfaceError)
 RETRY_EVERY = 0.25  # seconds between two tries of a write while the database is away
 
 
+# Told when a write of this process starts waiting for the database (True) and once it went
+# through (False): every run here waits with it, their writes queued behind it on one thread.
+_listeners: set[Callable[[bool], None]] = set()
+
+
+def listen(tell: Callable[[bool], None]) -> Callable[[], None]:
+    """Have ``tell`` called (from the writing thread) as the database goes away and comes back;
+    returns what stops it."""
+    _listeners.add(tell)
+    return lambda: _listeners.discard(tell)
+
+
+def _tell(away: bool) -> None:
+    for tell in tuple(_listeners):
+        tell(away)
+
+
 def reconnecting[T](write: Callable[[], T], patience: float = settings.TEOREMA["LEASE_SECONDS"]) -> T:
     """``write()``, tried again while the database is unreachable, for up to ``patience`` seconds
     (the lease: past it another runner may hold the run). An error of a database that answers
-    (a constraint, a full disk) is raised at once."""
+    (a constraint, a full disk) is raised at once. The listeners are told (``listen``)."""
     deadline = time.monotonic() + patience
-    waiting = False
+    away = False
     while True:
         try:
-            return write()
+            done = write()
         except UNREACHABLE as error:
             if connection.in_atomic_block or connection.is_usable() or time.monotonic() > deadline:
                 raise
-            if not waiting:
-                waiting = True
+            if not away:
+                away = True
                 log.warning("a write waits for the database (%s), for up to %gs", str(error).strip(), patience)
+                _tell(True)
             connection.close()  # the next try opens a new one
             time.sleep(RETRY_EVERY)
+        else:
+            if away:
+                log.warning("the database answers again: the write went through")
+                _tell(False)
+            return done
 
 
 @contextlib.asynccontextmanager

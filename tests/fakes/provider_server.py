@@ -29,7 +29,8 @@ instead, by default a judge that groups answers whose words are the same::
 A ``Script`` has:
   answer: str, or a callable receiving the ``FakeRequest`` (``.prompt`` is the last user turn,
     ``.system``, ``.messages``, ``.number`` the request count for that model) and returning a str;
-    the answer streams as word-sized chunks.
+    the answer streams as word-sized chunks, or in pieces of ``chunk_chars`` characters (a word
+    split across chunks).
   status / error / retry_after: answer with that HTTP status, a provider-shaped error body
     carrying ``error`` and a ``Retry-After`` header.
   fault: "hang" (never answer), "stall" (stop sending after ``after_chunks`` chunks),
@@ -126,6 +127,7 @@ class Script:
     usage: bool | tuple[int, int] = True
     sources: tuple[Cite, ...] = ()
     finish: str = "stop"
+    chunk_chars: int | None = None  # streamed in pieces of this many characters, not word by word
 
 
 class FakeProviderServer(ThreadedServer):
@@ -298,7 +300,10 @@ class FakeProviderServer(ThreadedServer):
             message = step.error or f"fake failure {step.status}"
             return web.json_response(wire.error_body(step.status, message), status=step.status, headers=headers)
         answer = "" if step.fault == "empty" else step.answer(fake) if callable(step.answer) else step.answer
-        pieces = _pieces(answer, bounds(answer, step.sources) if step.sources else [])
+        if step.chunk_chars:
+            pieces = [answer[i : i + step.chunk_chars] for i in range(0, len(answer), step.chunk_chars)]
+        else:
+            pieces = _pieces(answer, bounds(answer, step.sources) if step.sources else [])
         usage = self._usage(step, fake, pieces)
         if not fake.stream:  # generated as a stream would be, then sent whole
             await asyncio.sleep(step.first_token_delay + len(pieces) / (step.tokens_per_second or float("inf")))

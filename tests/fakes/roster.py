@@ -3,13 +3,15 @@
 from debates.models import Membership, Panel, Panelist, Provider, Question
 
 FAMILIES = ("alpha", "beta", "gamma", "delta", "epsilon")
+# Random, as a real key is: no piece of it is a word an answer or a page would show.
+API_KEY = "sk-fake-Tq7Lw2Vn9Rx4Kc8Mz3"
 
 
 def make_panel(base_url: str, voices: int = 3, protocol: str = "teorema", slug: str = "house") -> Panel:
     """An OpenAI-wire provider at ``base_url``; ``voices`` panelists of distinct families, each
     on ``model-<family>``; a moderator on ``model-moderator``; the default panel ``slug``."""
     provider = Provider.objects.create(name=f"Fake {slug}", wire="openai", base_url=base_url, max_retries=0)
-    provider.set_api_key("sk-fake-provider-key")
+    provider.set_api_key(API_KEY)
     provider.save()
     members = [
         Panelist.objects.create(

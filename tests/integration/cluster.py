@@ -10,15 +10,18 @@ import contextlib
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 import psycopg
 import pytest
@@ -50,7 +53,7 @@ def require_services() -> None:
         skip_or_fail(reason)
 
 
-def skip_or_fail(reason: str) -> None:
+def skip_or_fail(reason: str) -> NoReturn:
     """Skip the calling test for want of PostgreSQL or Redis; fail instead where
     TEOREMA_REQUIRE_SERVICES=1 (.ci/run sets it once it has installed and started both)."""
     if os.environ.get("TEOREMA_REQUIRE_SERVICES") == "1":
@@ -172,6 +175,23 @@ class Cluster:
         self.wait(lambda: _answers(port), timeout, f"{name} to answer on port {port}", process)
         return process
 
+    def proxy(self, name: str, webs: list[Process], timeout: float = 30) -> Process:
+        """HAProxy with the server setup's own configuration (haproxy.cfg) in front of two web
+        processes, on a free loopback port, once it answers HTTP."""
+        haproxy = shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin")
+        if haproxy is None:
+            skip_or_fail("HAProxy is not installed (Debian: apt-get install haproxy)")
+        first, second = webs
+        port = free_port()
+        addresses = {
+            "TEOREMA_PROXY_BIND": f"127.0.0.1:{port}",
+            "TEOREMA_WEB_1": f"127.0.0.1:{first.port}",
+            "TEOREMA_WEB_2": f"127.0.0.1:{second.port}",
+        }
+        process = self.spawn(name, [str(haproxy), "-db", "-f", str(ROOT / "haproxy.cfg")], port, **addresses)
+        self.wait(lambda: _answers(port), timeout, f"{name} to answer on port {port}", process)
+        return process
+
     def worker(self, name: str, *args: str, timeout: float = 90, **env: str) -> Process:
         """A debate_worker process, once it polls the queue."""
         process = self.spawn(name, [sys.executable, "manage.py", "debate_worker", *args], **env)
@@ -201,6 +221,24 @@ class Cluster:
             if process.alive():
                 process.signal(signal.SIGKILL)
                 process.popen.wait(10)
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    body: str
+
+
+def get(port: int, path: str, session: str = "", timeout: float = 30) -> Answer:
+    """GET ``path`` from the process on ``port`` (signed in with ``session``), whatever its status;
+    a ``timeout`` (seconds, as a probe or a reader gives up) that passes raises TimeoutError."""
+    headers = {"Cookie": f"sessionid={session}"} if session else {}
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers=headers)
+    try:
+        with LOOPBACK.open(request, timeout=timeout) as response:
+            return Answer(response.status, response.read().decode())
+    except urllib.error.HTTPError as error:
+        return Answer(error.code, error.read().decode())
 
 
 def _answers(port: int) -> bool:

@@ -88,6 +88,17 @@ class PrivateRedis:
             self.process.send_signal(signal.SIGKILL)
             self.process.wait(10)
 
+    @contextlib.contextmanager
+    def frozen(self) -> Iterator[None]:
+        """Unreachable for the block, as behind a network partition or on a hung machine: its port
+        takes connections and every byte sent, and nothing comes back (SIGSTOP, then SIGCONT)."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            self.process.send_signal(signal.SIGCONT)
+
 
 @contextlib.contextmanager
 def private_redis() -> Iterator[PrivateRedis]:

@@ -7,10 +7,12 @@ each call is made once, and every viewer sees every word once and in order, as s
 
 import asyncio
 import contextlib
+import json
 import secrets
 import time
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -36,7 +38,9 @@ from tests.integration.viewer import Viewer, dom_text_id, follow, out_of_order
 pytestmark = [pytest.mark.services, pytest.mark.timeout(600)]
 DEBATES = 3
 DOWN = 3.0  # seconds PostgreSQL stays away: the slower voices finish their calls meanwhile
-LEASE = "10"  # seconds: longer than the outage, as in production (60 s)
+AWAY = 20.0  # seconds of a longer outage: every voice finishes its call and waits to store it
+LEASE = "60"  # seconds: longer than the outage, as in production
+TOLD = "The database is not answering"  # what a viewer reads while it is away
 WORDS = 40  # per answer: the slowest voice's takes longer than the outage
 
 
@@ -66,12 +70,24 @@ def deployment(
         yield deployment
 
 
+@dataclass(frozen=True)
+class Recovered:
+    resumed: float  # seconds from PostgreSQL answering again to the next contribution stored
+    told: list[bool]  # per viewer: told in words, while it was away, that the database is not answering
+
+
+def told_of_the_outage(viewer: Viewer) -> bool:
+    """The viewer was shown that the database is not answering, and the page moved on from it."""
+    said = [i for i, (_, message) in enumerate(viewer.messages) if TOLD in message]
+    return bool(said) and said[-1] < len(viewer.messages) - 1
+
+
 async def restart_postgres_mid_debates(
-    deployment: Deployment, cluster: Cluster, postgres_server: services.PrivatePostgres
-) -> float:
+    deployment: Deployment, cluster: Cluster, postgres_server: services.PrivatePostgres, down: float = DOWN
+) -> Recovered:
     """Run DEBATES debates, each watched; stop PostgreSQL as a crash would once every one has
-    stored a contribution, start it again DOWN seconds later; check every run and viewer. Returns
-    the seconds from PostgreSQL answering again to the next contribution stored."""
+    stored a contribution, start it again ``down`` seconds later; check every run and viewer:
+    each call made once, every word seen once and in order."""
     web = cluster.web("web")
     cluster.worker("worker")
     store = Store(deployment.database_url)
@@ -87,7 +103,7 @@ async def restart_postgres_mid_debates(
     before = sum(len(store.calls(q)) for q in ids)
     store.close()
     postgres_server.stop()
-    await asyncio.sleep(DOWN)
+    await asyncio.sleep(down)
     postgres_server.start()
     back = time.monotonic()
     store = Store(deployment.database_url)
@@ -106,10 +122,75 @@ async def restart_postgres_mid_debates(
         stored = {dom_text_id(v.round, v.seat): v.text for v in contributions}
         assert out_of_order(viewer, stored)[:3] == []
         assert_saw_everything(viewer, contributions, cut_short=set(stored))
-    return resumed
+    return Recovered(resumed, [told_of_the_outage(viewer) for viewer in viewers])
 
 
 async def test_a_postgres_restart_mid_debate_costs_no_run_and_no_call(
     deployment: Deployment, cluster: Cluster, postgres_server: services.PrivatePostgres
 ) -> None:
     await restart_postgres_mid_debates(deployment, cluster, postgres_server)
+
+
+async def test_postgres_away_for_20s_mid_debate_costs_no_call_and_its_viewers_are_told_in_words(
+    deployment: Deployment, cluster: Cluster, postgres_server: services.PrivatePostgres
+) -> None:
+    recovered = await restart_postgres_mid_debates(deployment, cluster, postgres_server, down=AWAY)
+
+    assert recovered.told == [True] * DEBATES
+
+
+# Seconds an orchestrator's probe waits before it calls the process dead (Kubernetes: 1 s by default),
+# doubled for a loaded test machine.
+PROBE_TIMEOUT = 2.0
+READER_TIMEOUT = 10.0  # seconds: a reader's patience with a page
+
+
+@contextlib.contextmanager
+def postgres_down(postgres_server: services.PrivatePostgres) -> Iterator[None]:
+    """PostgreSQL stopped as a crash would for the block, then started again."""
+    postgres_server.stop()
+    try:
+        yield
+    finally:
+        postgres_server.start()
+
+
+async def test_with_postgres_down_probes_and_pages_are_answered_at_once_in_words(
+    deployment: Deployment, cluster: Cluster, postgres_server: services.PrivatePostgres
+) -> None:
+    web = cluster.web("web")
+    session = deployment.credentials.session
+    assert deploy.get(web.port, "/history/", session).status == 200
+    with postgres_down(postgres_server):
+        probes = [deploy.get(web.port, "/healthz", timeout=PROBE_TIMEOUT) for _ in range(3)]
+        page = deploy.get(web.port, "/history/", session, timeout=READER_TIMEOUT)
+        api = deploy.get(web.port, "/api/questions/1", session, timeout=READER_TIMEOUT)
+
+    for probe in probes:
+        assert (probe.status, json.loads(probe.body)) == (
+            503,
+            {"status": "failed", "database": "failed", "channel_layer": "ok"},
+        )
+    assert page.status == 503
+    assert "The database is not answering: this page cannot be shown now." in page.body
+    assert "Traceback" not in page.body
+    assert api.status == 503
+    assert json.loads(api.body)["error"].startswith("The database is not answering")
+    # Back: the next probe finds it, and the page shows again.
+    await until(lambda: deploy.get(web.port, "/healthz").status == 200, "the probe to find PostgreSQL back", cluster)
+    assert deploy.get(web.port, "/history/", session).status == 200
+
+
+async def test_the_first_pages_after_a_postgres_restart_are_served_from_fresh_connections(
+    deployment: Deployment, cluster: Cluster, postgres_server: services.PrivatePostgres
+) -> None:
+    """Every connection the pool held died with the server: none of them may cost a reader a 503."""
+    web = cluster.web("web")
+    session = deployment.credentials.session
+    pages = [deploy.get(web.port, "/history/", session) for _ in range(4)]  # the pool holds connections
+    with postgres_down(postgres_server):
+        pass  # a restart, with no request meanwhile
+
+    pages += [deploy.get(web.port, "/history/", session, timeout=READER_TIMEOUT) for _ in range(4)]
+
+    assert [page.status for page in pages] == [200] * 8

@@ -8,6 +8,7 @@ catches up and ends with every word once and in order, as stored.
 
 import asyncio
 import contextlib
+import json
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -30,12 +31,14 @@ from tests.integration.debate import (
     step_of,
     write_roster,
 )
+from tests.integration.test_chaos_postgres import PROBE_TIMEOUT
 from tests.integration.test_scale_out import assert_complete_run, assert_saw_everything, question_text, until
 from tests.integration.viewer import Viewer, dom_text_id, follow, out_of_order
 
 pytestmark = [pytest.mark.services, pytest.mark.timeout(600)]
 DEBATES = 10
 DOWN = 1.0  # seconds Redis stays away
+AWAY = 20.0  # seconds of a longer outage: runs end their rounds meanwhile
 WORDS = 40  # per answer: long enough for a run to be mid-stream when Redis goes
 
 
@@ -63,11 +66,11 @@ def deployment(tmp_path_factory: pytest.TempPathFactory, redis_server: services.
 
 
 async def restart_redis_mid_debates(
-    deployment: Deployment, cluster: Cluster, redis_server: services.PrivateRedis
+    deployment: Deployment, cluster: Cluster, redis_server: services.PrivateRedis, down: float = DOWN
 ) -> list[float]:
     """Run DEBATES debates, each watched; kill Redis once every one has stored a contribution,
-    start it again DOWN seconds later; check every run and viewer. Returns, per viewer, the
-    seconds from Redis answering again to its first message after that (caught up)."""
+    start it again ``down`` seconds later; check every run and viewer. Returns, per viewer, the
+    seconds from Redis answering again to its first message after that (caught up), 0 for none."""
     web = cluster.web("web")
     cluster.worker("worker", "--concurrency", str(DEBATES))
     store = Store(deployment.database_url)
@@ -84,7 +87,7 @@ async def restart_redis_mid_debates(
 
         await until(lambda: all(store.calls(q) for q in ids), "a stored contribution in every debate", cluster)
         redis_server.stop()
-        await asyncio.sleep(DOWN)
+        await asyncio.sleep(down)
         redis_server.start()
         back = time.time()
         # A page opened (or reloaded) now reads the live state from the new, empty Redis.
@@ -104,10 +107,32 @@ async def restart_redis_mid_debates(
             assert out_of_order(viewer, stored)[:3] == []
             # Words a viewer missed while Redis was away come back in the snapshot it catches up from.
             assert_saw_everything(viewer, contributions, cut_short=set(stored))
-    return [next(at for at, _ in viewer.messages if at >= back) - back for viewer in viewers]
+    # A viewer that had the finished page before Redis was back (from the DB, after a silence) waited 0 s.
+    return [next((at - back for at, _ in viewer.messages if at >= back), 0.0) for viewer in viewers]
 
 
 async def test_a_redis_restart_loses_no_word_and_strands_no_run(
     deployment: Deployment, cluster: Cluster, redis_server: services.PrivateRedis
 ) -> None:
     await restart_redis_mid_debates(deployment, cluster, redis_server)
+
+
+async def test_redis_away_for_20s_loses_no_word_and_strands_no_run(
+    deployment: Deployment, cluster: Cluster, redis_server: services.PrivateRedis
+) -> None:
+    await restart_redis_mid_debates(deployment, cluster, redis_server, down=AWAY)
+
+
+async def test_with_redis_unreachable_the_probe_is_answered_at_once_naming_the_channel_layer(
+    deployment: Deployment, cluster: Cluster, redis_server: services.PrivateRedis
+) -> None:
+    web = cluster.web("web")
+    with redis_server.frozen():
+        probes = [deploy.get(web.port, "/healthz", timeout=PROBE_TIMEOUT) for _ in range(3)]
+
+    for probe in probes:
+        assert (probe.status, json.loads(probe.body)) == (
+            503,
+            {"status": "failed", "database": "ok", "channel_layer": "failed"},
+        )
+    await until(lambda: deploy.get(web.port, "/healthz").status == 200, "the probe to find Redis back", cluster)

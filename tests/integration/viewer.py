@@ -115,6 +115,7 @@ class Viewer:
     messages: list[tuple[float, str]] = field(default_factory=list)
     close_code: int | None = None
     connections: int = 0  # handshakes that succeeded
+    opened: list[float] = field(default_factory=list)  # when each succeeded (time.time())
     _page: Page = field(default_factory=Page)
     _applied: int = 0
 
@@ -143,6 +144,7 @@ async def watch(viewer: Viewer, question_id: int, session: str, opened=None) -> 
         ping_interval=None,
     ) as socket:
         viewer.connections += 1
+        viewer.opened.append(time.time())
         if opened is not None:
             opened.set()
         try:

@@ -9,7 +9,7 @@ import pytest
 
 from debates.providers import check, stream
 from debates.providers.base import TRANSIENT, Fault, ProviderError
-from debates.providers.faults import redact
+from debates.providers.secrecy import Secret
 from tests.fakes.provider_server import Script
 from tests.providers.helpers import WIRES, collect, completion, failure, retries, text_of
 
@@ -154,6 +154,10 @@ ENCODED = {
     "url-safe base64": base64.urlsafe_b64encode(f"api:{KEY}".encode()).decode(),
     "percent-encoded": "".join(f"%{byte:02x}" for byte in KEY.encode()),
     "query string": quote(f"{KEY}/+=", safe=""),
+    "hex": KEY.encode().hex(),
+    "HEX": KEY.encode().hex().upper(),
+    "in fours": " ".join(KEY[i : i + 4] for i in range(0, len(KEY), 4)),
+    "reversed": KEY[::-1],
 }
 
 
@@ -215,4 +219,4 @@ async def test_the_connection_check_removes_the_key_too(fake_provider):
     ],
 )
 def test_redact_removes_the_key_and_every_long_piece_of_it(text, secret, expected):
-    assert redact(text, secret) == expected
+    assert Secret(secret).redact(text) == expected

@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from debates.models import ApiToken, Contribution, Question, Round
 from debates.tokens import assign_secret
+from tests.fakes.roster import API_KEY
 
 
 def bearer(user) -> dict:
@@ -99,7 +100,7 @@ def test_get_returns_the_debate_and_never_a_key(client, token, alice, offline_pa
     assert body["rounds"][0]["contributions"][0]["text"] == "Replicas."
     assert {"phase", "synthesis", "consensus", "cost", "tokens_out"} <= body.keys()
     raw = json.dumps(body)
-    assert "sk-fake-provider-key" not in raw
+    assert API_KEY not in raw
     assert "api_key" not in raw
 
 

@@ -18,6 +18,7 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.core.cache import cache
+from django.db import OperationalError
 from django.test import Client
 from django.utils import timezone
 
@@ -756,6 +757,74 @@ async def test_a_lost_last_broadcast_is_found_after_a_silence(question, sink, he
     while (output := await viewer.socket.receive_output(timeout=WAIT))["type"] != "websocket.close":
         viewer.page.apply(output["text"])
     assert output["code"] == 1000  # the finished page came, and the socket closed normally
+    assert "Shard." in viewer.page.text("v0-p1")
+
+
+async def test_a_snapshot_the_database_cannot_give_is_said_in_words_and_made_good_once_it_can(
+    question, sink, headers, alice, tab, monkeypatch
+):
+    monkeypatch.setattr(consumers, "CATCH_UP_FIRST", 0.05)
+    await start_round(sink)
+    viewer = tab(question.pk, headers(alice))
+    assert await viewer.open()
+    build = snapshot.build
+    refused = []
+
+    def down_once(*args):
+        if not refused:
+            refused.append(1)
+            raise OperationalError("connection to server at 127.0.0.1 failed: Connection refused")
+        return build(*args)
+
+    monkeypatch.setattr(snapshot, "build", down_once)
+    lose_next_broadcast(monkeypatch)
+    await sink.emit(ContributionChunk(0, "p1", "Lost words "))
+    await sink.emit(ContributionChunk(0, "p2", "Found "))  # the gap needs a snapshot: the database refuses it
+    said = await viewer.socket.receive_from(timeout=WAIT)
+    assert "The database is not answering: this page catches up once it is back." in said
+    assert "127.0.0.1" not in said  # the reason goes to the log
+    await viewer.shows("v0-p2", "Found ")  # caught up: the socket stayed open
+    assert viewer.page.text("v0-p1") == "Lost words "
+
+
+async def test_a_run_whose_writes_wait_for_the_database_tells_its_viewers_and_clears_it_once_back(
+    question, sink, headers, alice, tab
+):
+    await start_round(sink)
+    viewer = tab(question.pk, headers(alice))
+    assert await viewer.open()
+    live = sink.sinks[1]
+
+    await live.database_away(True)
+    said = await viewer.socket.receive_from(timeout=WAIT)
+    await live.database_away(False)
+    back = await viewer.socket.receive_from(timeout=WAIT)
+
+    assert "Database unavailable" in said
+    assert "its answers are saved once the database is back" in said
+    assert "Database unavailable" not in back
+    assert "Round 0 — independent answers" in back
+
+
+async def test_a_run_that_ended_while_its_state_and_end_were_lost_is_found_over_after_a_silence(
+    question, sink, headers, alice, tab, monkeypatch
+):
+    """Redis away while a run ends: its last broadcast and its live state are both gone, and the
+    DB alone says it is over."""
+    monkeypatch.setattr(consumers, "RESYNC_AFTER", 0.2)
+    await start_round(sink)
+    viewer = tab(question.pk, headers(alice))
+    assert await viewer.open()
+    await sink.emit(finished("p1", "Shard."))
+    await sink.emit(finished("p2", "Shard too."))
+    await sink.sinks[1].flush()
+    lose_next_broadcast(monkeypatch)  # the final one
+    await sink.emit(RunFinished("done", verdict="Shard.", synthesis="## Verdict\n\nShard."))
+    release(question.pk)  # the run's sink closed, and Redis lost what it left
+    cache.delete(state_key(question.pk))
+    while (output := await viewer.socket.receive_output(timeout=WAIT))["type"] != "websocket.close":
+        viewer.page.apply(output["text"])
+    assert output["code"] == 1000
     assert "Shard." in viewer.page.text("v0-p1")
 
 

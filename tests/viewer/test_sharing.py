@@ -11,6 +11,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 
 from debates.models import Contribution, Question, Round, Synthesis, VerdictOutcome
+from tests.fakes.roster import API_KEY
 from tests.viewer.test_api import bearer
 
 MIGRATION = "0008_threads_and_sharing"
@@ -139,7 +140,7 @@ def test_a_link_opens_the_debate_read_only_to_anyone_without_the_askers_name(cli
         assert part in body
     assert "alice" not in body
     assert "<form" not in body  # no follow-up, share, re-ask, or sign-out form
-    assert "sk-fake-provider-key" not in body
+    assert API_KEY not in body
     assert "$0.1235" in body  # the cost, since the asker did not hide it
     assert stranger.get(debated.get_absolute_url()).status_code == 302  # the page itself still needs a login
     assert stranger.get(f"/api/questions/{debated.pk}").status_code == 401
