@@ -127,6 +127,14 @@
     var still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
     verdict.scrollIntoView({ block: "start", behavior: still ? "auto" : "smooth" });
   }
+  // A round the page shows already is not added again: a snapshot may read the DB after the live
+  // state it is keyed by, so the broadcast of a round's start can follow a snapshot that has it.
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    var round = event.detail.fragment.querySelector && event.detail.fragment.querySelector("section.round[id]");
+    if (event.detail.target.id === "rounds" && round !== null && document.getElementById(round.id) !== null) {
+      event.detail.shouldSwap = false;
+    }
+  });
   document.addEventListener("htmx:oobAfterSwap", function () {
     var verdict = document.getElementById("verdict");
     if (!watching || verdict === null) { return; }

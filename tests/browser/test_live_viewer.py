@@ -102,6 +102,14 @@ def test_a_debate_streams_live_survives_a_reload_and_reveals_who_was_who(provide
     assert page.evaluate("window.__csp") == []
     assert [e for e in page.console_errors if "htmx" in e.lower() or "oob" in e.lower()] == []
 
+    # A round's start that reaches the page after a snapshot which shows the round adds nothing.
+    rounds = page.locator("#rounds > section.round").count()
+    page.evaluate(
+        """() => htmx.swap('#rounds', '<div hx-swap-oob="beforeend:#rounds">'
+             + document.querySelector('#rounds > section.round').outerHTML + '</div>', {swapStyle: 'none'})"""
+    )
+    assert page.locator("#rounds > section.round").count() == rounds
+
 
 def test_an_xss_payload_in_an_answer_never_runs(provider_server, signed_in):
     script(provider_server, {family: f"{family.upper()} says: {XSS}" for family in FAMILIES}, tokens_per_second=10)
