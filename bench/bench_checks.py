@@ -21,23 +21,13 @@ Usage: python bench/bench_checks.py [--repeat 15]
 
 import argparse
 import asyncio
-import os
 import statistics
-import sys
-import tempfile
 import time
 from dataclasses import replace
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "teorema.settings")
-os.environ.setdefault("TEOREMA_DATA_DIR", tempfile.mkdtemp(prefix="teorema-bench-"))
-os.environ.setdefault("LOG_LEVEL", "WARNING")
+from standalone import django_setup
 
-import django  # noqa: E402
-
-django.setup()
+django_setup()
 
 from debates.engine import run as engine  # noqa: E402
 from debates.engine.checks import Said  # noqa: E402

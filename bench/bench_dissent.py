@@ -22,24 +22,14 @@ Usage: python bench/bench_dissent.py [--repeat 3] [--protocol teorema|adversaria
 
 import argparse
 import asyncio
-import os
 import statistics
-import sys
-import tempfile
 import time
 from dataclasses import dataclass, replace
 from decimal import Decimal
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "teorema.settings")
-os.environ.setdefault("TEOREMA_DATA_DIR", tempfile.mkdtemp(prefix="teorema-bench-"))
-os.environ.setdefault("LOG_LEVEL", "WARNING")
+from standalone import django_setup
 
-import django  # noqa: E402
-
-django.setup()
+django_setup()
 
 from debates.engine.events import ContributionFinished, Event, PanelChanged  # noqa: E402
 from debates.engine.run import run  # noqa: E402

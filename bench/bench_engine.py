@@ -20,23 +20,13 @@ Usage: python bench/bench_engine.py [--repeat 5] [--items 500] [--seed 7]
 
 import argparse
 import asyncio
-import os
 import random
 import statistics
-import sys
-import tempfile
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "teorema.settings")
-os.environ.setdefault("TEOREMA_DATA_DIR", tempfile.mkdtemp(prefix="teorema-bench-"))
-os.environ.setdefault("LOG_LEVEL", "WARNING")
+from standalone import django_setup
 
-import django  # noqa: E402
-
-django.setup()
+django_setup()
 
 from asgiref.sync import sync_to_async  # noqa: E402
 from django.core.management import call_command  # noqa: E402
@@ -49,8 +39,9 @@ from debates.engine.spec import RunSpec, Seat  # noqa: E402
 from debates.engine.vocabulary import Criticality, Method, Protocol  # noqa: E402
 from debates.models import Contribution  # noqa: E402
 from debates.runs import execute  # noqa: E402
+from tests.fakes.answers import SYNTHESIS  # noqa: E402
 from tests.fakes.provider_server import FakeProviderServer, Script  # noqa: E402
-from tests.fakes.roster import SYNTHESIS, make_panel, make_question  # noqa: E402
+from tests.fakes.roster import make_panel, make_question  # noqa: E402
 
 LATENCIES = [1.0, 1.25, 1.5, 1.75, 2.0]  # time to first token per voice, seconds (real APIs: 1-20 s)
 WORDS, TOKENS_PER_SECOND = 40, 200
