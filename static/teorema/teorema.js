@@ -127,13 +127,25 @@
     var still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
     verdict.scrollIntoView({ block: "start", behavior: still ? "auto" : "smooth" });
   }
-  // A round the page shows already is not added again: a snapshot may read the DB after the live
-  // state it is keyed by, so the broadcast of a round's start can follow a snapshot that has it.
+  // A round the page shows already is not added again, only the cards it lacks: a snapshot may
+  // read the DB after the live state it is keyed by, so the broadcast of a round's start can
+  // follow a snapshot that has the round, with none or some of its cards.
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
-    var round = event.detail.fragment.querySelector && event.detail.fragment.querySelector("section.round[id]");
-    if (event.detail.target.id === "rounds" && round !== null && document.getElementById(round.id) !== null) {
-      event.detail.shouldSwap = false;
-    }
+    var round = event.detail.fragment.querySelector ? event.detail.fragment.querySelector("section.round[id]") : null;
+    var shown = round !== null && event.detail.target.id === "rounds" ? document.getElementById(round.id) : null;
+    if (shown === null) { return; }
+    event.detail.shouldSwap = false;
+    var cards = shown.querySelector(".cards");
+    var before = null;
+    round.querySelectorAll(".cards .card").forEach(function (card) {
+      var present = document.getElementById(card.id);
+      if (present === null) {
+        present = document.importNode(card, true);
+        if (before === null) { cards.prepend(present); } else { before.closest(".cards > *").after(present); }
+        htmx.process(present);
+      }
+      before = present;
+    });
   });
   document.addEventListener("htmx:oobAfterSwap", function () {
     var verdict = document.getElementById("verdict");

@@ -102,13 +102,21 @@ def test_a_debate_streams_live_survives_a_reload_and_reveals_who_was_who(provide
     assert page.evaluate("window.__csp") == []
     assert [e for e in page.console_errors if "htmx" in e.lower() or "oob" in e.lower()] == []
 
-    # A round's start that reaches the page after a snapshot which shows the round adds nothing.
+    # A round's start that reaches the page after a snapshot which shows the round adds only the
+    # cards the page lacks, where they belong.
+    first = "#rounds > section.round .cards .card"
+    order = page.eval_on_selector_all(first, "cards => cards.map(c => c.id)")
     rounds = page.locator("#rounds > section.round").count()
     page.evaluate(
-        """() => htmx.swap('#rounds', '<div hx-swap-oob="beforeend:#rounds">'
-             + document.querySelector('#rounds > section.round').outerHTML + '</div>', {swapStyle: 'none'})"""
+        """() => {
+             const round = document.querySelector('#rounds > section.round');
+             const broadcast = '<div hx-swap-oob="beforeend:#rounds">' + round.outerHTML + '</div>';
+             round.querySelector('.cards > :nth-child(2)').remove();
+             htmx.swap('#rounds', broadcast, {swapStyle: 'none'});
+           }"""
     )
     assert page.locator("#rounds > section.round").count() == rounds
+    assert page.eval_on_selector_all(first, "cards => cards.map(c => c.id)") == order
 
 
 def test_an_xss_payload_in_an_answer_never_runs(provider_server, signed_in):
