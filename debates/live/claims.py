@@ -152,6 +152,17 @@ class Claim:
     sources: list[Cited]  # what it rests on (none: unsourced, where the run searched)
     checks: tuple[Checked, ...] = ()  # its computations, checked between rounds
 
+    @property
+    def check_marks(self) -> list[tuple[Checked, str]]:
+        """One mark per outcome of its checks, what does not hold first, with every computation
+        behind it: a claim stating two true computations is "checked ✓" once, not twice."""
+        marks = []
+        for holds in (False, True):
+            alike = [c for c in self.checks if c.holds == holds]
+            if alike:
+                marks.append((alike[0], "; ".join(f"{c.quote}: {c.computation}" for c in alike)))
+        return marks
+
 
 @dataclass(frozen=True)
 class Voice:

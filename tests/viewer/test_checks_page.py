@@ -96,3 +96,12 @@ def test_the_exports_and_the_api_carry_the_checks(client, alice, checked):
     assert exported["ledger"]["checks"] == CHECKS
     api = client.get(reverse("debates:api_question", args=[checked.pk])).json()
     assert api["ledger"]["checks"] == CHECKS
+
+
+def test_a_claim_with_two_computations_that_hold_is_checked_once_naming_both(client, alice, checked):
+    second = CHECKS[1] | {"quote": "250 × 12% = 30", "computation": "250 * 12/100 = 30"}
+    checked.ledger["checks"] = [*CHECKS, second]
+    checked.save()
+    b1 = row(page_of(client, alice, checked), "B1")
+    assert words(b1).count("checked ✓") == 1
+    assert 'title="30 is 12% of 250: 30 / 250 = 12%; 250 × 12% = 30: 250 * 12/100 = 30"' in b1
