@@ -22,7 +22,6 @@ from django_tasks_db.models import DBTaskResult
 from debates.engine.vocabulary import CANCELLED_BY_ASKER
 from debates.models import Panel, Question, Status
 from debates.runs import outage
-from debates.runs.spec import freeze_roster
 
 log = logging.getLogger(__name__)
 
@@ -54,10 +53,6 @@ def claim(question_id: int) -> Question | None:
         pk=question_id
     )
     question.panel.hold_roster()  # read once for the frozen roster, the spec and the estimate
-    if not question.roster:
-        question.roster = freeze_roster(question)
-        question.started_at = now
-        question.save(update_fields=["roster", "started_at"])
     return question
 
 

@@ -4,6 +4,7 @@ import statistics
 from dataclasses import replace
 
 from django.conf import settings
+from django.utils import timezone
 
 from debates.conversations import threads
 from debates.engine.dossier import shuffled_labels
@@ -37,6 +38,13 @@ def freeze_roster(question: Question) -> list[dict]:
     if panel.judge:
         entries.append(_entry("judge", "Judge", panel.judge))
     return entries
+
+
+def freeze(question: Question) -> None:
+    """Freeze the roster of a run starting for the first time, and note when it started."""
+    question.roster = freeze_roster(question)
+    question.started_at = timezone.now()
+    question.save(update_fields=["roster", "started_at"])
 
 
 def _entry(seat: str, label: str, panelist: Panelist) -> dict:
