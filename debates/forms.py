@@ -113,6 +113,8 @@ class PanelField(forms.ModelChoiceField):
 
 class VoicesField(forms.ModelMultipleChoiceField):
     def clean(self, value: Any) -> Any:
+        if value in self.empty_values and not self.required:
+            return []  # none picked: not the empty queryset, whose every reading compiles a query
         if isinstance(value, list | tuple) and len(value) > MAX_VOICES:
             raise forms.ValidationError(f"Pick at most {MAX_VOICES} voices: {len(value):,} were given.")
         return super().clean(value)

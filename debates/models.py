@@ -357,6 +357,13 @@ class Panel(models.Model):
         if self.failure_policy == FailurePolicy.QUORUM and not self.quorum:
             raise ValidationError({"quorum": "The quorum policy needs a minimum number of voices."})
 
+    def hold_roster(self) -> list[Panelist]:
+        """Read the seats now and keep them: every later roster() of this instance returns them
+        (a run's start reads them once for its frozen roster, its spec and its estimate)."""
+        seats = self.memberships.select_related("panelist__provider").order_by("position")
+        self.prefetched_seats = list(seats)
+        return self.roster()
+
     def roster(self) -> list[Panelist]:
         """The panelists in seat order, from with_roster()'s prefetch when the panel came with it
         (its own attribute: another prefetch of memberships may be stale, as in the admin's save)."""

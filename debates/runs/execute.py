@@ -37,7 +37,7 @@ from debates.models import Contribution, Question, Status
 from debates.readiness import expected_seconds
 from debates.runs import lease, outage
 from debates.runs.recorder import Recorder
-from debates.runs.spec import RosterGone, prior_for, seat_panelists, spec_for
+from debates.runs.spec import RosterGone, freeze, prior_for, seat_panelists, spec_for
 
 log = logging.getLogger(__name__)
 
@@ -146,9 +146,12 @@ def start(question_id: int) -> tuple[Question, Totals, tuple[RunSpec, Prior] | E
     question = lease.claim(question_id)
     if question is None:
         return None
+    first = not question.roster  # its first start: nothing is stored yet to replay
+    if first:
+        freeze(question)
     totals = Totals.stored(question, expected=expected_seconds(question.panel))
     try:
-        return question, totals, (spec_for(question), prior_for(question_id))
+        return question, totals, (spec_for(question), {} if first else prior_for(question_id))
     except Exception as error:
         return question, totals, error
 

@@ -20,9 +20,8 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from debates.engine.vocabulary import CANCELLED_BY_ASKER
-from debates.models import Question, Status
+from debates.models import Panel, Question, Status
 from debates.runs import outage
-from debates.runs.spec import freeze_roster
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +37,8 @@ class TakenOver(Exception):
 
 
 def claim(question_id: int) -> Question | None:
-    """Take the run's lease if it is free or lapsed; None when someone else holds it."""
+    """Take the run's lease if it is free or lapsed; None when someone else holds it. The question
+    comes with its panel's seats and roles as they are now, their providers with them."""
     now = timezone.now()
     claimed = (
         Question.objects.filter(pk=question_id, status__in=RESUMABLE)
@@ -47,14 +47,12 @@ def claim(question_id: int) -> Question | None:
     )
     if not claimed:
         return None
-    close_orphaned_task_rows(question_id)
-    question = Question.objects.select_related(
-        "panel__moderator", "panel__tie_breaker", "panel__fallback_moderator", "panel__judge"
-    ).get(pk=question_id)
-    if not question.roster:
-        question.roster = freeze_roster(question)
-        question.started_at = now
-        question.save(update_fields=["roster", "started_at"])
+    if not settings.RUN_IN_PROCESS:  # task rows exist only where workers run the tasks
+        close_orphaned_task_rows(question_id)
+    question = Question.objects.select_related(*(f"panel__{role}__provider" for role in Panel.JUDGES)).get(
+        pk=question_id
+    )
+    question.panel.hold_roster()  # read once for the frozen roster, the spec and the estimate
     return question
 
 

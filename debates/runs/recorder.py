@@ -130,8 +130,13 @@ class Recorder:
 
     def round_id(self, index: int, kind: str = "", title: str = "") -> int:
         if index not in self.rounds:
-            row, _ = Round.objects.get_or_create(
-                question_id=self.question_id, index=index, defaults={"kind": kind, "title": title}
+            # One statement: the ORM's get-or-create took a read, a savepoint and an insert. A round
+            # stored before (a resumed run) is kept as it was; the statement only returns its id.
+            [row] = Round.objects.bulk_create(
+                [Round(question_id=self.question_id, index=index, kind=kind, title=title)],
+                update_conflicts=True,
+                unique_fields=["question", "index"],
+                update_fields=["index"],
             )
             self.rounds[index] = row.pk
         return self.rounds[index]

@@ -4,13 +4,14 @@ import statistics
 from dataclasses import replace
 
 from django.conf import settings
+from django.utils import timezone
 
 from debates.conversations import threads
 from debates.engine.dossier import shuffled_labels
 from debates.engine.events import ContributionResult
 from debates.engine.spec import RunSpec, Seat
 from debates.engine.vocabulary import Criticality, DebateMode, FailurePolicy, Method, Outcome, Protocol, StepKind
-from debates.models import Contribution, Panelist, Question
+from debates.models import Contribution, Panel, Panelist, Question
 from debates.voices import voice_from_panelist
 
 
@@ -39,6 +40,13 @@ def freeze_roster(question: Question) -> list[dict]:
     return entries
 
 
+def freeze(question: Question) -> None:
+    """Freeze the roster of a run starting for the first time, and note when it started."""
+    question.roster = freeze_roster(question)
+    question.started_at = timezone.now()
+    question.save(update_fields=["roster", "started_at"])
+
+
 def _entry(seat: str, label: str, panelist: Panelist) -> dict:
     sight = panelist.sight()  # frozen with the roster: which voice saw which file stays as it was
     return {
@@ -65,7 +73,7 @@ def seat_panelists(roster: list[dict]) -> dict[str, int | None]:
 
 def spec_for(question: Question) -> RunSpec:
     """Rebuild the engine's input from the frozen roster (keys are read fresh: they may rotate)."""
-    panelists = Panelist.objects.select_related("provider").in_bulk([e["panelist_id"] for e in question.roster])
+    panelists = current_panelists(question)
     seats = {}
     for entry in question.roster:
         panelist = panelists.get(entry["panelist_id"])
@@ -115,6 +123,19 @@ def spec_for(question: Question) -> RunSpec:
         synthesis_time=synthesis_time(question.roster) if deadline else None,
         checks=question.checks and question.grounding,
     )
+
+
+def current_panelists(question: Question) -> dict[int, Panelist]:
+    """The frozen roster's panelists as they are now: those its panel's seats and roles were just
+    read with (Panel.hold_roster, lease.claim), else in one query."""
+    wanted = {entry["panelist_id"] for entry in question.roster}
+    panel = question.panel
+    if getattr(panel, "prefetched_seats", None) is not None:
+        roles = [getattr(panel, role) for role in Panel.JUDGES]
+        held = {p.pk: p for p in [*panel.roster(), *roles] if p is not None}
+        if wanted <= held.keys():
+            return {pk: held[pk] for pk in wanted}
+    return Panelist.objects.select_related("provider").in_bulk(list(wanted))
 
 
 def synthesis_time(roster: list[dict]) -> float | None:
