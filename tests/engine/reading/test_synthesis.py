@@ -200,8 +200,12 @@ def shows_whole(prose: str, reading: ReadSynthesis) -> bool:
     shown = [w for heading, body in reading.sections for w in words(heading) + words(body)]
     if shown != words(prose):
         return False
-    written = iter(line.strip() for line in prose.splitlines() if line.strip())
-    body_lines = (line.strip() for _heading, body in reading.sections for line in body.splitlines() if line.strip())
+    # Lines compared with their whitespace collapsed, as the verdict put in the block's place is
+    # (a unit separator or a no-break space is whitespace to it).
+    written = iter(" ".join(line.split()) for line in prose.splitlines() if line.strip())
+    body_lines = (
+        " ".join(line.split()) for _heading, body in reading.sections for line in body.splitlines() if line.strip()
+    )
     # each body line is, in order, a line of the prose (or its end, after a "**Verdict:**" lead-in)
     return all(any(line.endswith(body_line) for line in written) for body_line in body_lines)
 
