@@ -89,7 +89,13 @@ def question_live(request: HttpRequest, pk: int) -> HttpResponse:
     found = live_context(debate)
     if request.GET.get("seen") == found["mark"]:
         return HttpResponse(status=204)
-    context = {"debate": debate, "can_cancel": debate.live and asked.can_act(request.user), "polled": True, **found}
+    context = {
+        "debate": debate,
+        "can_cancel": debate.live and asked.can_act(request.user),
+        "polled": True,
+        "swapped": True,
+        **found,
+    }
     return render(request, "debates/partials/live.html", context)
 
 

@@ -38,7 +38,7 @@ def render_snapshot(question_id: int, state: LiveState | None) -> tuple[snapshot
     """The debate region now; once the run is over, the whole page part without the socket."""
     debate = snapshot.build(question_id, state)
     template = "debates/partials/snapshot.html" if debate.live else "debates/partials/live.html"
-    return debate, render_to_string(template, {"debate": debate})
+    return debate, render_to_string(template, {"debate": debate, "swapped": True})
 
 
 # (question, epoch, seq) -> the render of that moment under way, for every viewer that asks for it.

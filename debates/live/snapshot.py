@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from django.utils.text import Truncator
 
+from debates.attachments import shown
 from debates.engine.checks import RESTS_ON
 from debates.engine.reading.synthesis import for_people, named
 from debates.engine.vocabulary import RETIRED, SEARCH_KINDS, Outcome
@@ -84,6 +85,11 @@ class Debate:
     def names(self) -> dict[str, str]:
         """Label -> the revealed panelist ({} until the run is over)."""
         return {who["label"]: who["name"] for who in self.reveal if who.get("name")}
+
+    @property
+    def files(self) -> list[shown.Shown]:
+        """The question's files and who read each how, a voice named once the run is over."""
+        return shown.for_question(self.question, self.names)
 
     @property
     def verdict(self) -> str:

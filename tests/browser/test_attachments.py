@@ -8,7 +8,7 @@ import re
 import pytest
 
 from tests.browser.test_elsewhere import NO_SIDEWAYS_SCROLL, SHOTS, VIEWPORTS
-from tests.browser.test_live_viewer import wait_for_the_end
+from tests.browser.test_live_viewer import until, wait_for_the_end
 from tests.fakes import files
 from tests.fakes.answers import SYNTHESIS
 
@@ -79,7 +79,11 @@ def test_files_are_dropped_and_pasted_then_listed_on_the_debate_page(provider_se
     page.click("button.primary")
     page.wait_for_url(re.compile(r"/q/\d+/$"))
     wait_for_the_end(page)
-    page.reload()  # who read which file comes from the roster frozen when the run started
+    # Who read which file, by name once the run is over, without a reload.
+    until(page, "() => document.querySelector('.files').innerText.includes('Alpha house')")
+    assert page.locator(".file-seen").count() == 2
+    page.reload()
+    assert page.locator(".file-seen").count() == 2  # the page itself renders them once
     names = page.locator(".file-card .file-name").all_inner_texts()
     assert names == ["q3-report.pdf", "pasted-image-1.png"]
     assert page.locator(".file-card img.file-thumb").count() == 1
