@@ -531,9 +531,11 @@ async def test_the_ledger_reaches_a_connected_viewer_after_a_round_and_stays_for
     assert re.findall(r'id="claim-(\w+)"', section) == ["a1", "a2", "b1", "b2", "c1", "c2"]
     assert "Emerging answer</span> Add read replicas" in section
     assert read_state(question.pk).ledger == ledger
-    # A viewer connecting now gets it in its snapshot; the recorder stored it for the finished page.
+    # A viewer connecting now gets it in its snapshot; the recorder stored it for the finished page
+    # (behind the page: written once the recorder's writes are through).
     _, html = await consumers.render_snapshot(question.pk, read_state(question.pk))
     assert 'id="claim-c2"' in html
+    await sink.sinks[0].written()
     stored = await sync_to_async(snapshot.build)(question.pk, None)
     assert stored.ledger == ledger
 
