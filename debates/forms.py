@@ -12,6 +12,7 @@ from django import forms
 from django.conf import settings
 from django.db.models import QuerySet
 
+from debates import panels
 from debates.conversations import threads
 from debates.engine.vocabulary import DebateMode
 from debates.models import (
@@ -98,17 +99,18 @@ def voice_label(panelist: Panelist) -> str:
 
 
 class PanelField(forms.ModelChoiceField):
-    """A panel by slug; refusing an unknown one lists the panels, looked up only then."""
+    """A panel by slug, as it is now (debates.panels: no query while the roster is unchanged);
+    refusing an unknown one lists the panels, looked up only then."""
 
     def to_python(self, value: Any) -> Panel | None:
-        try:
-            return super().to_python(value)
-        except forms.ValidationError as refused:
-            if refused.code != "invalid_choice":
-                raise
+        if value in self.empty_values:
+            return None
+        panel = panels.by_slug(value.slug if isinstance(value, Panel) else str(value))
+        if panel is None:
             slugs = ", ".join(Panel.objects.listed().order_by("slug").values_list("slug", flat=True)) or "none yet"
             message = f"{self.error_messages['invalid_choice']} The panels: {slugs}."
-            raise forms.ValidationError(message, code="invalid_choice", params=refused.params) from None
+            raise forms.ValidationError(message, code="invalid_choice", params={"value": value})
+        return panel
 
 
 class VoicesField(forms.ModelMultipleChoiceField):
@@ -292,7 +294,7 @@ class AskForm(ReadableForm):
 
     def clean_panel(self) -> Panel:
         parent = self.cleaned_data.get("follow_up_of")
-        panel = self.cleaned_data["panel"] or (parent and parent.panel) or PANELS.default()
+        panel = self.cleaned_data["panel"] or (parent and parent.panel) or panels.default()
         if panel is None:
             raise forms.ValidationError("No default panel is set up yet: an admin has to mark one as the default.")
         return panel

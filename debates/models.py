@@ -357,16 +357,10 @@ class Panel(models.Model):
         if self.failure_policy == FailurePolicy.QUORUM and not self.quorum:
             raise ValidationError({"quorum": "The quorum policy needs a minimum number of voices."})
 
-    def hold_roster(self) -> list[Panelist]:
-        """Read the seats now and keep them: every later roster() of this instance returns them
-        (a run's start reads them once for its frozen roster, its spec and its estimate)."""
-        seats = self.memberships.select_related("panelist__provider").order_by("position")
-        self.prefetched_seats = list(seats)
-        return self.roster()
-
     def roster(self) -> list[Panelist]:
         """The panelists in seat order, from with_roster()'s prefetch when the panel came with it
-        (its own attribute: another prefetch of memberships may be stale, as in the admin's save)."""
+        (debates.panels' do; its own attribute: another prefetch of memberships may be stale, as in
+        the admin's save)."""
         memberships = getattr(self, "prefetched_seats", None)
         if memberships is None:
             memberships = self.memberships.select_related("panelist__provider").order_by("position")
@@ -694,6 +688,17 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+class Stamp(models.Model):
+    """The last change to a group of tables, as a random number the database's own triggers write
+    (migration 0018): a process keeps copies of those rows until it changes (debates.stamped)."""
+
+    name = models.CharField(max_length=16, primary_key=True)
+    value = models.BigIntegerField()
+
+    def __str__(self) -> str:
+        return f"{self.name} changed ({self.value})"
 
 
 class VerdictOutcome(models.Model):

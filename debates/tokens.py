@@ -2,6 +2,7 @@
 way in that takes a token (the JSON API, MCP over HTTP, the OpenAI-compatible endpoint) reads its
 user here."""
 
+import copy
 import hashlib
 import secrets
 from datetime import timedelta
@@ -10,6 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.utils import timezone
 
 from debates.models import ApiToken
+from debates.stamped import TOKENS, Stamped
 
 PREFIX_LENGTH = 10
 # A token's last use is kept to the minute, the grain the admin shows it in: writing it on every
@@ -29,16 +31,24 @@ def assign_secret(token: ApiToken) -> str:
     return raw
 
 
+def _read(token_digest: str) -> ApiToken | None:
+    return ApiToken.objects.select_related("user").filter(digest=token_digest).first()
+
+
+# Tokens with their users, as they are now: a script's every request reads one (debates.stamped).
+_TOKENS: Stamped[str, ApiToken] = Stamped(TOKENS, _read)
+
+
 def bearer_user(authorization: str) -> AbstractBaseUser | AnonymousUser | None:
     """The user of a valid bearer token in an Authorization header's value, None without one,
     AnonymousUser for a bad one."""
     scheme, _, raw = authorization.partition(" ")
     if scheme.lower() != "bearer":
         return None
-    token = ApiToken.objects.select_related("user").filter(digest=digest(raw.strip())).first()
+    token = _TOKENS.get(digest(raw.strip()))
     if token is None or not token.user.is_active:
         return AnonymousUser()
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at >= LAST_USE_GRAIN:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
-    return token.user
+    return copy.copy(token.user)  # the request's own: what it caches on its user (permissions) stays its own

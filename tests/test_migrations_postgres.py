@@ -43,3 +43,33 @@ def test_migrations_and_bootstrap_apply_on_postgresql(postgres_database: str, tm
         )
         assert result.returncode == 0, result.stdout + result.stderr
     assert "Imported the default roster" in result.stdout
+
+
+@pytest.mark.services
+def test_every_change_to_the_roster_or_the_tokens_on_postgresql_writes_a_new_stamp(postgres_database: str) -> None:
+    """debates.stamped trusts the database to note each change, whoever makes it: here a client of
+    its own, with statements that touch no row, many rows, or empty a table."""
+    env = os.environ | {"DATABASE_URL": postgres_database}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    migrate = [sys.executable, "manage.py", "migrate", "--no-input"]
+    result = subprocess.run(migrate, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+    with psycopg.connect(postgres_database, autocommit=True) as client:
+
+        def stamps() -> dict[str, int]:
+            return dict(client.execute("SELECT name, value FROM debates_stamp").fetchall())
+
+        before = stamps()
+        assert set(before) == {"roster", "tokens"}  # written by the migration: kept from the first read
+        for statement, group in [
+            ("UPDATE debates_panelist SET enabled = false", "roster"),
+            ("DELETE FROM debates_membership", "roster"),
+            ("TRUNCATE debates_apitoken", "tokens"),
+            ("UPDATE auth_user SET is_active = false", "tokens"),
+        ]:
+            client.execute(statement)
+            after = stamps()
+            assert after[group] != before[group], statement
+            assert {k: v for k, v in after.items() if k != group} == {k: v for k, v in before.items() if k != group}
+            before = after

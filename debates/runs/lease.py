@@ -19,8 +19,9 @@ from django.db.models import Q
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from debates import panels
 from debates.engine.vocabulary import CANCELLED_BY_ASKER
-from debates.models import Panel, Question, Status
+from debates.models import Question, Status
 from debates.runs import outage
 
 log = logging.getLogger(__name__)
@@ -49,10 +50,10 @@ def claim(question_id: int) -> Question | None:
         return None
     if not settings.RUN_IN_PROCESS:  # task rows exist only where workers run the tasks
         close_orphaned_task_rows(question_id)
-    question = Question.objects.select_related(*(f"panel__{role}__provider" for role in Panel.JUDGES)).get(
-        pk=question_id
-    )
-    question.panel.hold_roster()  # read once for the frozen roster, the spec and the estimate
+    question = Question.objects.get(pk=question_id)
+    panel = panels.by_pk(question.panel_id)  # for the frozen roster, the spec and the estimate
+    assert panel is not None, "a panel with questions cannot be deleted"
+    question.panel = panel
     return question
 
 

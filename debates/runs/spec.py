@@ -126,8 +126,8 @@ def spec_for(question: Question) -> RunSpec:
 
 
 def current_panelists(question: Question) -> dict[int, Panelist]:
-    """The frozen roster's panelists as they are now: those its panel's seats and roles were just
-    read with (Panel.hold_roster, lease.claim), else in one query."""
+    """The frozen roster's panelists as they are now: those its panel came with (debates.panels,
+    as lease.claim reads it), else in one query."""
     wanted = {entry["panelist_id"] for entry in question.roster}
     panel = question.panel
     if getattr(panel, "prefetched_seats", None) is not None:

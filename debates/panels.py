@@ -1,0 +1,28 @@
+"""The panels as they are now, each with its judges and seats (their panelists and providers): what
+every question reads twice before its first call (the ask form, the run's start), read here once
+per change to the roster and kept in this process (debates.stamped)."""
+
+from debates.models import Panel
+from debates.stamped import ROSTER, Stamped
+
+
+def _read(key: tuple[str, object]) -> Panel | None:
+    field, value = key
+    return Panel.objects.with_roster().filter(**{field: value}).first()
+
+
+_PANELS: Stamped[tuple[str, object], Panel] = Stamped(ROSTER, _read)
+
+
+def by_pk(pk: int) -> Panel | None:
+    return _PANELS.get(("pk", pk))
+
+
+def by_slug(slug: str) -> Panel | None:
+    """Any panel, one made for picked voices included (a script may name one again)."""
+    return _PANELS.get(("slug", slug))
+
+
+def default() -> Panel | None:
+    """The panel a question gets when the asker names none."""
+    return _PANELS.get(("is_default", True))
