@@ -49,6 +49,10 @@ class LiveChannelLayer(InMemoryChannelLayer):
     def unsubscribe(self, channel: str) -> None:
         self.subscribers.pop(channel, None)
 
+    def has_members(self, group: str) -> bool:
+        """Whether a group send to ``group`` now reaches anyone (the live sink renders nothing for nobody)."""
+        return bool(self.groups.get(group))
+
     def _clean_expired(self) -> None:
         now = time.monotonic()
         if now - self._swept >= self.sweep_every:

@@ -4,7 +4,9 @@ Every broadcast carries a per-question ``seq`` and the state it leaves is publis
 (``live.state.publish``) before it is sent, so a viewer that reads the state and then
 listens misses nothing and doubles nothing (see docs/architecture.md, "Live stream without loss
 or doubling").
-Fragments are rendered once here, whatever the number of viewers; the consumer only filters.
+Fragments are rendered once here, whatever the number of viewers, and not at all while nobody
+in this process watches a run whose broadcasts stay in it (nothing reads them: a viewer that comes
+later starts from the state, published all the same); the consumer only filters.
 Events wait in a queue for the next broadcast and change the state only when it goes (a reader
 never sees a change whose broadcast it will also get): a voice's first words and the end go at
 once, other words one flush window after the last broadcast (at once after a quiet window: a
@@ -58,7 +60,7 @@ from debates.engine.events import (
 )
 from debates.live.cards import FINISHED_STATUSES, Card, RoundView, card_key, in_label_order, voice_tabs
 from debates.live.pace import PACE
-from debates.live.state import Changes, LiveRound, LiveState, Totals, publish, read_state, release
+from debates.live.state import Changes, LiveRound, LiveState, Totals, group_name, publish, read_state, release
 
 log = logging.getLogger(__name__)
 # Text that may hold prompt plumbing to clean before a viewer sees it (dossier.unquote decides).
@@ -107,6 +109,7 @@ class LiveSink:
         self.sent_at = float("-inf")  # loop time of the last broadcast
         self.soon: asyncio.Task[None] | None = None  # the page's next step, a moment later
         self.failed: Exception | None = None  # a broadcast's failure in the background, raised at the next emit
+        self.rendering = True  # the next broadcast's fragments are read by someone (see _watched)
 
     async def emit(self, event: Event) -> None:
         """Queue the event for the next broadcast (the engine emits a round's end and the next
@@ -135,6 +138,7 @@ class LiveSink:
         """The run's writes wait for the database (``away``), or it answers again: its viewers read
         so where the progress shows, while the panel goes on streaming."""
         self._load()
+        self.rendering = self._watched()
         if away:
             part = self._part("outage.html", message=DATABASE_AWAY)
         else:
@@ -179,6 +183,7 @@ class LiveSink:
             if not self.queued:
                 return
             queued, self.queued, self.streaming = self.queued, [], set()
+            self.rendering = self._watched()
             parts: list[dict[str, Any]] = []
             words: dict[str, str] = {}  # card key -> words since the last other step
             for event in queued:
@@ -194,6 +199,15 @@ class LiveSink:
                 await self._broadcast(parts)
             if isinstance(queued[-1], RunFinished):  # on its own: a viewer answers it with the final page
                 await self._broadcast([], final=True)
+
+    def _watched(self) -> bool:
+        """Whether a broadcast now reaches anyone (always, on a layer that cannot tell: the server's).
+
+        Called with no wait between it and the broadcast's publishing, so on this process's loop a
+        viewer either joined before (and gets the fragments) or joins after and reads the state the
+        broadcast leaves."""
+        members = getattr(self.layer, "has_members", None)
+        return members is None or members(group_name(self.question_id))
 
     def _load(self) -> None:
         """The state once per run: a resumed run continues the seq of the run before it, so
@@ -257,9 +271,9 @@ class LiveSink:
             shown = raw
         if card.status != "streaming" or not shown.startswith(card.text):
             card.status, card.error, card.text = "streaming", "", shown
-            return {"card": key, "chunk": True, "html": fragment("round.html#card", card=card)}
+            return self._part("round.html#card", card_key=key, card=card) | {"chunk": True}
         added, card.text = shown[len(card.text) :], shown
-        return {"card": key, "chunk": True, "html": chunk_fragment(card.dom, added)}
+        return {"card": key, "chunk": True, "html": chunk_fragment(card.dom, added) if self.rendering else ""}
 
     def _forget(self, key: str) -> None:
         """The voice starts its text again."""
@@ -339,7 +353,7 @@ class LiveSink:
         return []
 
     def _part(self, template: str, card_key: str = "", **context: Any) -> dict[str, Any]:
-        return {"card": card_key, "chunk": False, "html": fragment(template, **context)}
+        return {"card": card_key, "chunk": False, "html": fragment(template, **context) if self.rendering else ""}
 
     def _placed(self, card: Card) -> dict[str, Any]:
         """A card the page does not show yet (a stand-in's), inserted where the label order puts it."""

@@ -43,7 +43,7 @@ from debates.live.consumers import QuestionConsumer
 from debates.live.layer import Handoff, SharedChannelLayer
 from debates.live.pace import Pace
 from debates.live.sink import LiveSink
-from debates.live.state import Changes, LiveState, Totals, publish, read_state, release, state_key
+from debates.live.state import Changes, LiveState, Totals, group_name, publish, read_state, release, state_key
 from debates.models import Contribution, Question, Round
 from debates.runs import execute, tasks
 from debates.runs.execute import Tee
@@ -410,7 +410,18 @@ async def test_words_emitted_with_the_end_reach_a_viewer_before_the_final_page(
     assert any('beforeend:#v0-p1-text">by tenant.' in message for message in messages[:-1])
 
 
-async def test_a_step_that_fails_to_render_in_the_background_fails_the_next_emit(question, sink, monkeypatch):
+@pytest.fixture
+async def looked_at(question) -> AsyncIterator[None]:
+    """Someone in this process watches the question: its sink renders what it broadcasts."""
+    layer = get_channel_layer()
+    await layer.group_add(group_name(question.pk), "viewer.looking")
+    yield
+    await layer.group_discard(group_name(question.pk), "viewer.looking")
+
+
+async def test_a_step_that_fails_to_render_in_the_background_fails_the_next_emit(
+    question, sink, looked_at, monkeypatch
+):
     live = sink.sinks[1]
 
     def broken(template: str, **context) -> str:
@@ -422,6 +433,33 @@ async def test_a_step_that_fails_to_render_in_the_background_fails_the_next_emit
     await soon  # the step went out a moment later, and failed
     with pytest.raises(ValueError, match="is broken"):
         await sink.emit(PhaseChanged("Round 0", 1, 2))
+
+
+async def test_a_run_nobody_watches_renders_nothing_and_still_publishes_its_state(question, sink, monkeypatch):
+    """Rendering is for viewers: with none in this process, a run's broadcasts carry no fragment,
+    while the state a viewer starts from is published as ever; one who joins gets fragments."""
+    rendered = []
+
+    def counted(template: str, **context) -> str:
+        rendered.append(template)
+        return f"<div id='{template}'></div>"
+
+    monkeypatch.setattr("debates.live.sink.fragment", counted)
+    await start_round(sink)
+    await sink.emit(ContributionChunk(0, "p1", "Shard by tenant."))
+    await sink.sinks[1].flush()
+    assert rendered == []
+    state = read_state(question.pk)
+    assert state is not None
+    assert state.cards["0:p1"].text == "Shard by tenant."
+    layer = get_channel_layer()
+    await layer.group_add(group_name(question.pk), "viewer.joined")
+    try:
+        await sink.emit(finished("p1", "Shard by tenant."))
+        await sink.sinks[1].flush()
+        assert "round.html#card" in rendered
+    finally:
+        await layer.group_discard(group_name(question.pk), "viewer.joined")
 
 
 async def test_a_viewer_gets_in_and_gets_its_snapshot_while_the_runs_thread_is_busy(question, headers, alice, tab):

@@ -19,7 +19,7 @@ from debates.engine.events import (
 from debates.engine.reading import closing
 from debates.live.cards import Card
 from debates.live.sink import LiveSink, fragment
-from debates.live.state import Totals
+from debates.live.state import Totals, group_name
 from debates.models import Contribution, Round
 from debates.providers.base import Source
 from debates.runs.execute import Tee
@@ -93,6 +93,7 @@ def sink(alice, offline_panel, make_question):
 
 async def test_footnotes_reach_the_card_as_they_stream_and_stay_when_it_finishes(sink):
     live = sink.sinks[1]
+    await live.layer.group_add(group_name(live.question_id), "viewer.reading")  # the sink renders for someone only
     sent = []
 
     async def record(parts, final=False):
@@ -111,6 +112,7 @@ async def test_footnotes_reach_the_card_as_they_stream_and_stay_when_it_finishes
     final = [html for html in sent if 'id="v0-p1"' in html][-1]
     assert "Boiling point" in final
     assert "status-done" in final
+    await live.layer.group_discard(group_name(live.question_id), "viewer.reading")
 
 
 @pytest.fixture
