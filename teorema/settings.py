@@ -157,6 +157,8 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Django's backend, with a request thread's connection kept for the next one (teorema/sqlite).
+    DATABASES["default"]["ENGINE"] = "teorema.sqlite"
     # WAL + immediate transactions: the debate runner writes while pages read.
     DATABASES["default"]["OPTIONS"] = {
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
