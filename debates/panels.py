@@ -8,7 +8,8 @@ from debates.stamped import ROSTER, Stamped
 
 def _read(key: tuple[str, object]) -> Panel | None:
     field, value = key
-    return Panel.objects.with_roster().filter(**{field: value}).first()
+    found = list(Panel.objects.with_roster().filter(**{field: value}).order_by()[:1])  # one at most: unsorted
+    return found[0] if found else None
 
 
 _PANELS: Stamped[tuple[str, object], Panel] = Stamped(ROSTER, _read)
