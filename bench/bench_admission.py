@@ -21,6 +21,10 @@ for each of the panel's voices (their requests are on the wire and answered with
   process's CPU from the end of the claim to the last send (the engine's start, its first rows and
   broadcasts, the three requests); "request" is the rest of the total (the ASGI handler, middleware,
   the view, JSON in and out, the hops between threads).
+The floors, measured in the same process after the questions: the CPU of a request Django answers at
+once (GET /healthz through the same application) and of one provider request as the panel's client
+makes it (httpx, a new connection, to the answer's headers); an admission holds one of the first
+and three of the second.
 The figures are medians over --runs runs, each in a fresh process after --warm questions not
 counted. With --against DIR the runs alternate between DIR (another checkout, such as a worktree of
 the commit before a change: ``git worktree add /tmp/before HEAD~1``) and this one, A first: the
@@ -103,7 +107,11 @@ def child(code: Path, port: int, questions: int, warm: int) -> dict:
     (workdir / "roster.toml").write_text(roster_toml(Fake(), dict.fromkeys(VOICES, 0.0)))
     call_command("roster", "import", str(workdir / "roster.toml"), verbosity=0)
     token = make_token()
-    return asyncio.run(admissions(token, PANEL, len(VOICES), questions, warm))
+
+    async def measured() -> dict:
+        return await admissions(token, PANEL, len(VOICES), questions, warm) | await floors(port, next(iter(VOICES)))
+
+    return asyncio.run(measured())
 
 
 def make_token() -> str:
@@ -179,6 +187,11 @@ class Meter:
 
 async def post(app, path: str, body: bytes, token: str) -> int:
     """One POST through the ASGI application, as a server would hand it over; the status."""
+    return await request(app, "POST", path, body, token)
+
+
+async def request(app, method: str, path: str, body: bytes, token: str) -> int:
+    """One request through the ASGI application; the status."""
     done = asyncio.Event()
     sent = False
     status = 0
@@ -202,7 +215,7 @@ async def post(app, path: str, body: bytes, token: str) -> int:
         "type": "http",
         "asgi": {"version": "3.0"},
         "http_version": "1.1",
-        "method": "POST",
+        "method": method,
         "scheme": "http",
         "path": path,
         "raw_path": path.encode(),
@@ -268,6 +281,37 @@ async def admissions(token: str, panel: str, voices: int, questions: int, warm: 
     return figures
 
 
+async def floors(port: int, model: str, times: int = 200) -> dict[str, float]:
+    """What no admission can cost less than, in this process: a request Django answers at once
+    (GET /healthz through the same application, median CPU), and one provider request as the
+    panel's client library makes it (httpx, a new connection, to the answer's headers)."""
+    import httpx
+
+    from teorema.asgi import application
+
+    async def cpu(step) -> float:
+        spent = []
+        for _ in range(times):
+            before = time.process_time()
+            await step()
+            spent.append(time.process_time() - before)
+        return statistics.median(spent[times // 10 :]) * 1000
+
+    async def healthz() -> None:
+        await request(application, "GET", "/healthz", b"", "")
+
+    url = f"http://127.0.0.1:{port}/v1/chat/completions"
+    body = {"model": model, "stream": True, "messages": [{"role": "user", "content": "Replicas or sharding?"}]}
+    async with httpx.AsyncClient(limits=httpx.Limits(max_keepalive_connections=0)) as client:
+
+        async def provider() -> None:
+            sent = client.build_request("POST", url, json=body, headers={"authorization": "Bearer sk-fake-bench"})
+            response = await client.send(sent, stream=True)
+            await response.aclose()
+
+        return {"floor: GET /healthz": await cpu(healthz), "floor: a provider request": await cpu(provider)}
+
+
 # --- the parent: runs, interleaved -----------------------------------------------------------------
 
 
@@ -306,7 +350,7 @@ def in_process(args: argparse.Namespace) -> None:
                 results[name].append(figures)
                 label = f"{name} " if name else ""
                 print(f"  run {run + 1} {label}(load {before}): {figures['total']:.2f} ms a question")
-    keys = [*PHASES, "total", "whole process / question"]
+    keys = [*PHASES, "total", "whole process / question", "floor: GET /healthz", "floor: a provider request"]
     print("\nms of CPU per question, medians of the runs (each the median over its questions):")
     header = "".join(f"{name or 'this':>12}" for name, _ in sides)
     print(f"  {'':28}{header}{'   B/A' if args.against else ''}")
