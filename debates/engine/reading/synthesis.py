@@ -160,7 +160,7 @@ def without_block(lines: list[str], block: Block) -> tuple[list[str | None], lis
     shown: list[str | None] = [None if i in inside else line for i, line in enumerate(lines)]
     sections = _sections(shown, inside)
     holder = next((body for _heading, body, first in reversed(sections) if first <= block.start), "")
-    if not words(holder):
+    if not words(holder) and words(block.verdict):  # a verdict of no word (a rule) says nothing there
         shown[block.start] = block.verdict
         sections = _sections(shown, inside)
     return shown, sections

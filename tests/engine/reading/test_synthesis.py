@@ -201,10 +201,11 @@ def shows_whole(prose: str, reading: ReadSynthesis) -> bool:
     if shown != words(prose):
         return False
     # Lines compared with their whitespace collapsed, as the verdict put in the block's place is
-    # (a unit separator or a no-break space is whitespace to it).
-    written = iter(" ".join(line.split()) for line in prose.splitlines() if line.strip())
+    # (a unit separator or a no-break space is whitespace to it); a line ends at "\n" only, as the
+    # text was read (splitlines would also end one at a record separator, U+001E, and the like).
+    written = iter(" ".join(line.split()) for line in prose.split("\n") if line.strip())
     body_lines = (
-        " ".join(line.split()) for _heading, body in reading.sections for line in body.splitlines() if line.strip()
+        " ".join(line.split()) for _heading, body in reading.sections for line in body.split("\n") if line.strip()
     )
     # each body line is, in order, a line of the prose (or its end, after a "**Verdict:**" lead-in)
     return all(any(line.endswith(body_line) for line in written) for body_line in body_lines)
@@ -419,6 +420,8 @@ FRAGMENTS = [
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=30)), max_size=25))
 @example(["VERDICT: ship it", "### Verdict:", "## Consensus"])  # a heading is never a verdict's second line
+@example(["VERDICT: ship it", "### Verdict:", "0\x1e0"])  # a record separator: whitespace, not a line's end
+@example(["## Consensus", "VERDICT: ship it", "### Verdict:", "-------"])  # a rule is no verdict to put in place
 def test_any_text_is_read_whole_and_the_verdict_is_never_invented(parts):
     text = "\n".join(parts)
     reading = read(text)
