@@ -80,10 +80,6 @@ class OptionsField(forms.Field):
         return options
 
 
-# A chosen panel with its judges, in one query: clean() checks them.
-PANELS = Panel.objects.select_related("moderator__provider", "tie_breaker__provider", "judge__provider")
-
-
 # The panelists an asker may pick for one question (and as its moderator).
 ENABLED_VOICES = Panelist.objects.filter(enabled=True).select_related("provider")
 
@@ -203,7 +199,7 @@ class AskForm(ReadableForm):
         },
     )
     panel = PanelField(
-        queryset=PANELS,
+        queryset=Panel.objects.all(),  # its choices; a chosen panel comes from debates.panels
         to_field_name="slug",
         empty_label=None,
         required=False,  # the default panel when left out

@@ -2,7 +2,7 @@
 their seats and judges, the API tokens), that never outlive a change to them.
 
 The database notes each change itself: triggers on the tables behind a group (migration 0018) write a
-fresh random number into its ``Stamp`` row on every insert, update or delete, whoever makes it (the
+fresh random number into its ``Stamp`` row on every insert, update, delete or truncate, whoever makes it (the
 admin, a roster import's bulk writes, another process, raw SQL), so no change can go unseen the way
 one without a Django signal would. A reader compares that stamp, one row read without the ORM (a few
 microseconds, where a query with joins costs about a millisecond to compile), with the one its copies
