@@ -23,18 +23,19 @@ class DatabaseWrapper(base.DatabaseWrapper):
     _lock = threading.Lock()
 
     def get_new_connection(self, conn_params: dict[str, Any]) -> sqlite3.Connection:
-        name, file = str(conn_params["database"]), _identity(str(conn_params["database"]))
-        with self._lock:
-            idle = self._idle.get(name, [])
-            kept = idle.pop() if idle else None
-        while kept is not None:
+        name = str(conn_params["database"])
+        file = _identity(name)
+        while (kept := self._take(name)) is not None:
             connection, of = kept
             if of == file:
                 return connection
             connection.close()  # another file now has that name
-            with self._lock:
-                kept = idle.pop() if idle else None
         return super().get_new_connection(conn_params)
+
+    def _take(self, name: str) -> tuple[sqlite3.Connection, tuple[int, int]] | None:
+        with self._lock:
+            idle = self._idle.get(name)
+            return idle.pop() if idle else None
 
     def _close(self) -> None:
         connection = self.connection
