@@ -165,6 +165,10 @@ def test_ctrl_c_in_the_terminal_turns_the_notice_into_what_happens_next(provider
 
     restart()  # what the notice promises: the next server to start records the run as cancelled
     until_text(page, "#verdict", "Cancelled", patience_s=30)
+    for _ in range(150):  # the verdict's outcome form swaps its placeholder in by a request of its own
+        if page.locator(".elsewhere, [hx-trigger]").count() == 0:
+            break
+        page.wait_for_timeout(100)
     assert page.locator(".elsewhere, [hx-trigger]").count() == 0
     assert page.evaluate("window.__csp") == []
 
