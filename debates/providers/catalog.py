@@ -74,7 +74,13 @@ async def _local(endpoint: Endpoint, deadline: float) -> list[str]:
 
 
 Lister = Callable[[Endpoint, float], Awaitable[list[str]]]
-LISTERS: dict[str, Lister] = {"openai": _openai, "anthropic": _anthropic, "gemini": _gemini, "local": _local}
+LISTERS: dict[str, Lister] = {
+    "openai": _openai,
+    "responses": _openai,  # the same GET …/models
+    "anthropic": _anthropic,
+    "gemini": _gemini,
+    "local": _local,
+}
 
 
 async def _get(
