@@ -97,6 +97,7 @@ def test_a_voice_on_the_preset_searches_with_the_responses_tool_whatever_openai_
     panelist.full_clean()  # unlike Chat Completions, no search model is needed
     voice = voice_from_panelist(panelist)
     assert (voice.endpoint.wire, voice.endpoint.search, voice.search) == ("responses", SearchTool.RESPONSES, True)
+    assert (voice.vision, voice.pdf) == (True, True)  # images and PDFs go as input_image and input_file
 
 
 def test_the_roster_file_takes_the_preset_and_exports_it_back() -> None:

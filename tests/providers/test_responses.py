@@ -9,7 +9,7 @@ from decimal import Decimal
 import httpx
 import pytest
 
-from debates.providers import responses
+from debates.providers import catalog, responses
 from debates.providers.base import (
     THINKING_ALLOWANCE,
     Chunk,
@@ -217,3 +217,28 @@ def test_each_shape_of_error_event_is_read_with_its_status(event, words):
     with pytest.raises(ProviderError) as raised:
         responses.Reading("OpenAI").read(event["type"], event)
     assert words in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("model", "only"),
+    [
+        ("o3-pro", True),
+        ("o1-pro-2025-03-19", True),
+        ("gpt-5.2-pro", True),
+        ("gpt-5-codex", True),
+        ("gpt-5.1-codex-max", True),
+        ("codex-mini-latest", True),
+        ("o4-mini-deep-research", True),
+        ("computer-use-preview", True),
+        ("gpt-5", False),
+        ("o3", False),
+        ("gpt-4.1", False),
+        ("gpt-5-chat-latest", False),
+        ("openai/o3-pro", False),  # a router's id: served its own way
+        ("codestral-latest", False),
+    ],
+)
+def test_the_catalog_names_the_models_only_the_responses_api_serves_and_their_family(model, only):
+    assert catalog.responses_only(model) is only
+    if only:
+        assert catalog.family(model) == "gpt"
