@@ -171,11 +171,27 @@ def encoded(picture, media_type: str) -> bytes:
     return out.getvalue()
 
 
+# Byte order marks, UTF-32's first: its little-endian mark begins with UTF-16's.
+MARKS = (
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xef\xbb\xbf", "utf-8-sig"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+)
+
+
 def text(data: bytes, task: dict, blobs: list[bytes]) -> dict:
-    """Decoded in its own encoding (UTF-8 first, else the one charset-normalizer finds); JSON must parse."""
+    """Decoded in its own encoding: the one its byte order mark names, else UTF-8, else the one
+    charset-normalizer finds; JSON must parse."""
+    marked = next((encoding for mark, encoding in MARKS if data.startswith(mark)), None)
     try:
-        decoded = data.decode("utf-8-sig")
+        decoded = data.decode(marked or "utf-8")
     except UnicodeDecodeError:
+        if marked:
+            raise Refused(
+                f"it starts with a {marked.upper()} byte order mark but is not {marked.upper()} text"
+            ) from None
         from charset_normalizer import from_bytes
 
         best = from_bytes(data).best() if len(data) >= SHORT_TEXT else None

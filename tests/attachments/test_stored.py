@@ -4,6 +4,7 @@ an image is re-encoded (its EXIF gone, its size bounded) before any model or vie
 import hashlib
 import io
 
+import pytest
 from PIL import Image
 
 from debates import service
@@ -61,3 +62,23 @@ def test_text_files_keep_their_kind_from_the_name_and_their_text(alice, offline_
     ]
     assert stored[0].text == "# Plan\nShip in Q3 — café"
     assert stored[3].text == "Decision: keep the monolith.\nOwner: Ana"
+
+
+@pytest.mark.parametrize(
+    ("encoding", "mark"),
+    [
+        ("utf-16-le", b"\xff\xfe"),
+        ("utf-16-be", b"\xfe\xff"),
+        ("utf-32-le", b"\xff\xfe\x00\x00"),
+        ("utf-8", b"\xef\xbb\xbf"),
+    ],
+)
+def test_a_small_text_file_is_read_in_the_encoding_its_byte_order_mark_names(
+    alice, offline_panel, no_runs, encoding, mark
+):
+    """Issue 49: a small UTF-16 file (a Windows Notepad export) reached the voices as mojibake."""
+    said = "Décision : garder le monolithe — 3 répliques, coût 40 €"
+    question = service.ask(
+        alice, source=Source.API, text="Read it", attachments=[Upload("notes.txt", "", mark + said.encode(encoding))]
+    )
+    assert Attachment.objects.get(question=question).text == said
