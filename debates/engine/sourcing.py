@@ -63,11 +63,14 @@ class Footnote:
 
 def footnotes(sources: Iterable[Source], text: str = "") -> list[Footnote]:
     """The sources a contribution cites, one footnote each (the same page cited twice is one), numbered in
-    the order the wire named them (Perplexity's "[n]" markers keep their numbers)."""
+    the order the wire named them; where the answer numbers them itself (Perplexity's "[3]"), with its
+    numbers, so a "[3]" in the text or a claim is footnote 3."""
     by_key: dict[str, list[Source]] = {}
     for source in sources:
         if source.cited:
             by_key.setdefault(source.key, []).append(source)
+    own = [n for found in by_key.values() if (n := found[0].number) is not None]
+    numbers = own if len(own) == len(by_key) == len(set(own)) else range(1, len(by_key) + 1)
     return [
         Footnote(
             number,
@@ -75,7 +78,7 @@ def footnotes(sources: Iterable[Source], text: str = "") -> list[Footnote]:
             tuple(dict.fromkeys(p for s in found if (p := passage(text, s)))),
             tuple((s.start, s.end) for s in found if s.start is not None and s.end is not None),
         )
-        for number, found in enumerate(by_key.values(), 1)
+        for number, found in zip(numbers, by_key.values(), strict=True)
     ]
 
 
