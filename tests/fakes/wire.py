@@ -361,7 +361,7 @@ class Anthropic:
 
     def _server_tools(self, body: dict, sources: tuple[Cite, ...]) -> dict:
         ran = any(b["type"] == "web_search_tool_result" for b in self._opening(body, sources))
-        return {"server_tool_use": {"web_search_requests": 1}} if ran else {}
+        return {"server_tool_use": {"web_search_requests": 1, "web_fetch_requests": 0}} if ran else {}
 
     def error_event(self, status: int, message: str) -> bytes:
         return sse({"type": "error", "error": {"type": self._type(status), "message": message}}, "error")

@@ -400,7 +400,7 @@ async def test_anthropic_blocks_of_a_whole_message_read_as_the_streamed_ones(fak
         found += anthropic.block_sources(block, at)
         at += len(block.get("text", "")) if block["type"] == "text" else 0
     assert tuple(found) == streamed.sources
-    assert message["usage"]["server_tool_use"] == {"web_search_requests": 1}
+    assert message["usage"]["server_tool_use"] == {"web_search_requests": 1, "web_fetch_requests": 0}
 
 
 async def test_gemini_grounding_of_a_whole_reply_reads_as_the_streamed_one(fake_provider, voice):
