@@ -57,9 +57,6 @@ def main() -> None:
             print(" ", line)
 
 
-WIDTHS = (12, 7, 26, 11, 18)
-
-
 WIDTHS = (7, 26, 11, 18)
 
 
