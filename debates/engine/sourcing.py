@@ -15,10 +15,12 @@ from urllib.parse import urlsplit
 
 from debates.engine import guards
 from debates.engine.reading.words import FILLER, stem, tokens
+from debates.providers import links
 from debates.providers.base import Source
 
-# A sentence ends at . ! ? (and any footnote markers after them) or a line's end.
-SENTENCE_END = re.compile(r"[.!?](?:\[\d{1,3}\])*(?=\s|$)|\n")
+# A sentence ends at . ! ? before a space (and any footnote markers after them), at 。！？ (Chinese and
+# Japanese put no space after them), or at a line's end.
+SENTENCE_END = re.compile(r"[.!?](?:\[\d{1,3}\])*(?=\s|$)|[。！？](?:\[\d{1,3}\])*|\n")
 COVERED = 0.6  # the share of a claim's words a passage must hold to say the same
 MIN_SHARED = 2  # and at least this many of them
 MAX_QUOTE = 300  # characters of a quote shown in a prompt or a footnote
@@ -95,7 +97,8 @@ def passage(text: str, source: Source) -> str:
         return ""
     start, end = max(0, min(source.start, len(text))), max(0, min(source.end, len(text)))
     ends = [m.end() for m in SENTENCE_END.finditer(text, 0, start) if m.end() <= start]
-    first = ends[-1] if ends else 0
+    # The sentence before may end in its own citation (a link, a marker): that is no part of this one.
+    first = links.after_citations(text, ends[-1], start) if ends else 0
     last = next((m for m in SENTENCE_END.finditer(text, first) if m.end() >= max(end, first + 1)), None)
     return " ".join(text[first : last.end() if last else len(text)].split())
 

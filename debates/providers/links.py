@@ -15,8 +15,9 @@ LINK_AT_END = re.compile(rf"(?:{LINK.pattern})$")
 # A footnote marker ("[2]"), as Perplexity numbers its sources.
 MARKER = re.compile(r"\[\d{1,3}\]")
 MARKER_AT_END = re.compile(r"\[\d{1,3}\]$")
-# Where a sentence starts: after . ! ? and the citations behind them, then a space; or a line.
-SENTENCE_END = re.compile(rf"[.!?](?:{LINK.pattern}|{MARKER.pattern}|[)\"”’])*(?=\s)|\n")
+# Where a sentence starts: after . ! ? and the citations behind them, then a space; after 。！？ (no
+# space follows them); or at a line.
+SENTENCE_END = re.compile(rf"(?:[.!?](?:{LINK.pattern}|{MARKER.pattern}|[)\"”’])*(?=\s)|[。！？]|\n)")
 BULLET = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")  # a list item's mark, no part of its claim
 BETWEEN = " \t,;("  # what may stand between a claim and its citations, or between two citations
 
@@ -32,7 +33,7 @@ def claimed(text: str, at: int) -> tuple[int, int] | None:
     start = max([line, *starts])
     if start == line and (bullet := BULLET.match(text, line, end)):
         start = bullet.end()
-    start = _after_citations(text, start, end)
+    start = after_citations(text, start, end)
     return (start, end) if start < end else None
 
 
@@ -54,7 +55,7 @@ def _before_citations(text: str, at: int) -> int:
         at = found.start()
 
 
-def _after_citations(text: str, start: int, end: int) -> int:
+def after_citations(text: str, start: int, end: int) -> int:
     """Where the words start after the citations and spaces that open a span."""
     while True:
         while start < end and text[start] in BETWEEN + ")\n":

@@ -8,12 +8,13 @@ its own claim, on another sentence, or on none, and whether each page is cited o
 """
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from debates.engine import sourcing
-from debates.providers import stream
+from debates.providers import links, stream
 from debates.providers.base import Completion, Endpoint, SearchTool, Voice
 from tests.fakes.replay import ReplayServer
 from tests.providers.official import QUESTION
@@ -66,6 +67,15 @@ async def read(server: ReplayServer, entry: dict[str, Any]) -> Completion:
     raise AssertionError(f"{entry['id']}: no completion")
 
 
+def _beyond(passage: str, claims: list[str]) -> bool:
+    """Whether a page's passage holds words of a sentence it does not support: what is left once the
+    citations (links, markers) and the claims it backs are taken out."""
+    left = links.MARKER.sub("", links.LINK.sub("", passage))
+    for claim in claims:
+        left = left.replace(claim, "")
+    return bool(re.search(r"\w{2,}", left))
+
+
 def _squeezed(text: str) -> str:
     return " ".join(text.split())
 
@@ -81,7 +91,7 @@ def score(entry: dict[str, Any], done: Completion) -> Score:
         found.credits += 1
         found.right += any(u == url and _squeezed(claim) in p for u, p in credited)
     for url, passage in credited:
-        if not any(claim in passage for claim in claims.get(url, ())):
+        if _beyond(passage, claims.get(url, [])):
             found.wrong.append(f"{entry['id']}: {url} on “{passage[:80]}”")
     cited = {s.url for s in done.sources if s.cited}
     looked = {s.url for s in done.sources if not s.cited} - cited
