@@ -8,15 +8,18 @@ import json
 import statistics
 from dataclasses import dataclass, field
 from decimal import Decimal
+from urllib.parse import urlsplit
 
 from debates.engine.policy import small
 from debates.engine.protocols import Shape, Step, call_steps, plan, planned_calls
 from debates.models import Contribution, Outcome, Panel, Panelist, Protocol, Provider
-from debates.presets import Wire
+from debates.presets import PRESETS, Wire
+from debates.providers import catalog
 from debates.providers.base import Voice
 from debates.providers.openai import always_searches
 from debates.voices import endpoint_from_provider, voice_from_panelist
 
+OPENAI_HOST = urlsplit(PRESETS["openai"].base_url).hostname
 # For the cost estimate shown before asking: a typical call's size, in tokens.
 ESTIMATE_IN, ESTIMATE_OUT = 2000, 800
 
@@ -180,9 +183,28 @@ def lineup_problems(members: list[Panelist], judges: list[Panelist]) -> list[str
             found.append(f"the provider {p.provider.name} is disabled")
         elif not p.provider.has_usable_key:
             keyless.setdefault(p.provider, []).append(p.name)
+        elif wrong := wrong_wire(p):
+            found.append(wrong)
     for provider, names in keyless.items():
         found.append(f"{provider.name} has no key for {', '.join(names)}: {missing_key(provider)}")
     return list(dict.fromkeys(found))
+
+
+def wrong_wire(panelist: Panelist) -> str:
+    """Why a panelist's call would be refused by its provider's wire, or "": a model OpenAI serves only
+    through its Responses API, seated on OpenAI's own Chat Completions (another server, a router's, may
+    serve it its own way: nothing is said there)."""
+    provider = panelist.provider
+    if provider.wire != Wire.OPENAI or not catalog.responses_only(panelist.model):
+        return ""
+    preset = PRESETS.get(provider.preset)
+    if urlsplit(provider.base_url or (preset.base_url if preset else "")).hostname != OPENAI_HOST:
+        return ""
+    return (
+        f"{panelist.name}'s model {panelist.model} is served by OpenAI only through its Responses API, not "
+        f"through Chat Completions, which {provider.name} speaks: seat it on a provider with the preset "
+        f"“{PRESETS['openai_responses'].label}” (or set {provider.name}'s wire protocol to “{Wire.RESPONSES.label}”)"
+    )
 
 
 def missing_key(provider: Provider) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from debates.engine import guards
-from debates.engine.reading.words import FILLER, stem, tokens
+from debates.engine.reading.words import FILLER, STOP, stem, tokens
 from debates.providers import links
 from debates.providers.base import Source
 
@@ -168,8 +168,8 @@ def _names(said: str, note: Footnote) -> bool:
 
 def _says(said: str, passage_text: str) -> bool:
     """The passage says what the claim says: most of its words, and no number, negation or opposite against it."""
-    words = {stem(w) for w in tokens(said) if w not in guards.STOP and w not in FILLER}
+    words = {stem(w) for w in tokens(said) if w not in STOP and w not in FILLER}
     if len(words) < MIN_SHARED:
         return False
     held = words & {stem(w) for w in tokens(passage_text)}
-    return len(held) >= MIN_SHARED and len(held) / len(words) >= COVERED and not guards.conflict(said, passage_text)
+    return len(held) >= MIN_SHARED and len(held) / len(words) >= COVERED and not guards.apart(said, passage_text)

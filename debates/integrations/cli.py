@@ -14,7 +14,7 @@ from django.core.management.color import Style
 
 from debates.engine.reading.streamed import Answer
 from debates.engine.vocabulary import Outcome, Status, StepKind
-from debates.live import story
+from debates.live import claims, story
 from debates.live.watch import Ended, Happening, Phase, Restarted, RoundOpened, Spoken, Started, Words
 from debates.models import Question
 from debates.represent import cost_line
@@ -148,17 +148,29 @@ class Printer:
 
 
 def ledger_lines(found: dict[str, Any]) -> list[str]:
-    """Whether the debate was skipped or narrowed (and what that saved), the claims, the stances."""
+    """Whether the debate was skipped or narrowed (and what that saved), then where the panel stands
+    as the page says it: the agreement and its support, the emerging answer, how the answers were
+    grouped and what the guards refused or noticed, each voice's stance with why, the claims."""
     lines = []
     if check := found["panel_run"].get("debate"):
         name, said = story.debate_check(check)
         lines.append(f"{name}: {said}")
     ledger = found["ledger"] or {}
-    if not ledger.get("labels"):
+    confidence = (found["synthesis"] or {}).get("confidence")
+    if backing := story.support(story.agreement(ledger, found["consensus"] or {}), confidence):
+        lines.append(f"Agreement: {backing.words} ({backing.level} support)")
+    stances = (found["synthesis"] or {}).get("stances")
+    view = claims.view(ledger, found["identities"], stances) if ledger.get("labels") else None
+    if view is None:
         return lines
+    lines.append(f"Emerging answer: {view.emerging or 'none: no answer leads the others'}")
+    lines += [view.grouped_by] if view.grouped_by else []
+    lines += [f"  {note}" for note in view.agreement_notes]
+    for voice in view.voices:
+        why = f" — {voice.why}" if voice.why else ""
+        lines.append(f"  {story.who(voice.label, voice.name)}: {voice.symbol} {voice.words}{why}")
     if statuses := Counter(claim["status"] for claim in ledger["claims"]):
         lines.append("Claims: " + ", ".join(f"{n} {status}" for status, n in statuses.most_common()))
-    lines.append("Stances: " + ", ".join(f"{label} {s['stance']}" for label, s in ledger["stances"].items()))
     return lines
 
 

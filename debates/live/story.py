@@ -47,6 +47,17 @@ def support(agreement: Mapping[str, Any] | None, confidence: float | None) -> Su
     return Support(level, " · ".join(said))
 
 
+def evidence(backing: Support | None, heterogeneity: str) -> str:
+    """What the panel's agreement is worth as evidence (strong | mixed | weak): strong only when a
+    heterogeneous panel backs the verdict strongly (a 2–1 split is never strong evidence, nor a
+    homogeneous panel's convergence); "" when nothing backs a verdict yet."""
+    if backing is None:
+        return ""
+    if backing.level == "weak" or heterogeneity == "weak":
+        return "weak"
+    return "strong" if backing.level == "strong" and heterogeneity == "strong" else "mixed"
+
+
 def agreement(ledger: Mapping[str, Any], consensus: Mapping[str, Any]) -> dict[str, Any] | None:
     """The one agreement figure (the page's chip, the API, MCP, the CLI, the exports): how many voices
     give the answer most give, of those that answered — a vote's count, else the latest round's

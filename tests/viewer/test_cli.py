@@ -120,7 +120,12 @@ def test_on_dissent_from_the_cli_skips_the_debate_and_says_what_it_saved(scripte
         in out
     )
     assert "Claims: 3 standing" in out
-    assert "Stances: Panelist A agrees, Panelist B agrees, Panelist C agrees" in out
+    assert "Agreement: unanimous 3/3" in out
+    assert "Emerging answer: Add read replicas" in out
+    assert "Grouped by wording only" in out
+    for label in ("Panelist A", "Panelist B", "Panelist C"):
+        assert f"{label} (" in out.split("Emerging answer:")[1].split("Claims:")[0]  # each voice's stance, named
+    assert out.count("✓ agrees") == 3
     question = Question.objects.get()
     assert question.debate == "on_dissent"
     assert question.calls == 4
