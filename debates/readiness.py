@@ -16,6 +16,7 @@ from debates.models import Contribution, Outcome, Panel, Panelist, Protocol, Pro
 from debates.presets import PRESETS, Wire
 from debates.providers import catalog
 from debates.providers.base import Voice
+from debates.providers.openai import always_searches
 from debates.voices import endpoint_from_provider, voice_from_panelist
 
 OPENAI_HOST = urlsplit(PRESETS["openai"].base_url).hostname
@@ -24,8 +25,11 @@ ESTIMATE_IN, ESTIMATE_OUT = 2000, 800
 
 
 def call_cost(panelist: Panelist) -> Decimal:
+    """A typical call's cost: its tokens, and the search an OpenAI search model is billed on every call
+    (in any role, whether its question may search or not)."""
     out = min(panelist.max_tokens, ESTIMATE_OUT)
-    return (ESTIMATE_IN * panelist.price_in + out * panelist.price_out) / 1_000_000
+    fee = panelist.price_search / 1000 if always_searches(panelist.model) else Decimal(0)
+    return (ESTIMATE_IN * panelist.price_in + out * panelist.price_out) / 1_000_000 + fee
 
 
 def searchers(panel: Panel) -> list[Panelist]:
@@ -93,8 +97,10 @@ class PanelOption:
         families = sorted({p.family for p in members})
         seconds, measured = duration(panel, steps)
         searching = searchers(panel)
-        # Each of their calls in the panel's rounds searches about once (Anthropic's may search more).
-        search_cost = per_voice * sum((p.price_search for p in searching), Decimal(0)) / 1000
+        # Each of their calls in the panel's rounds searches about once (Anthropic's may search more);
+        # a search model's searches are in its calls' cost already, turned off or not.
+        optional = [p for p in searching if not always_searches(p.model)]
+        search_cost = per_voice * sum((p.price_search for p in optional), Decimal(0)) / 1000
         sights = [p.sight() for p in members]
         readers = [*((p, per_voice) for p in members), (panel.moderator, moderator_calls)]
         return cls(

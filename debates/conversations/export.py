@@ -11,6 +11,7 @@ from typing import Any
 from django.http import Http404, HttpRequest, HttpResponse
 
 from debates.conversations import sharing, threads
+from debates.conversations.defanged import defanged
 from debates.engine.reading import closing, judgement
 from debates.engine.reading.judgement import Judgement
 from debates.engine.reading.synthesis import for_people, named
@@ -108,7 +109,8 @@ def table(headings: tuple[str, ...], rows: list[list[Any]]) -> list[str]:
 
 def markdown(data: dict[str, Any]) -> str:
     """The debate as a Markdown document, in the order the page reads: question, verdict, what it
-    rests on (consensus, the panel, stances and claims), the rounds, the synthesis, who was who."""
+    rests on (consensus, the panel, stances and claims), the rounds, the synthesis, who was who; no
+    link in it runs or embeds anything (``defanged``), and sources' fields are escaped (``story.cited``)."""
     facts = f"{data['protocol']} protocol · criticality {data['criticality']} · {data['status']}"
     out = [f"# Teorema · question {data['id']}", "", data["url"], "", f"Panel `{data['panel']}` · {facts}", ""]
     out += thread_part(data["thread"])
@@ -126,7 +128,7 @@ def markdown(data: dict[str, Any]) -> str:
     out += identities_part(data["identities"])
     totals = f"{data['calls']} calls · {data['tokens_in'] + data['tokens_out']} tokens in + out"
     out += ["## Totals", "", f"{totals} · ${data['cost']}" if "cost" in data else totals, ""]
-    return "\n".join(out)
+    return defanged("\n".join(out))  # the models' texts hold links we did not write
 
 
 def files_part(files: list[dict[str, Any]]) -> list[str]:

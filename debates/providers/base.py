@@ -179,7 +179,8 @@ class Source:
     A web page (``url``) or an attached document (``document``, and its ``page`` where the wire
     gives one); ``quote``: the text the wire says was taken from it; ``start``/``end``: the
     characters of the answer it supports (None where the wire gives no span). ``cited`` is False
-    for a page the voice looked up that no part of its answer points to.
+    for a page the voice looked up that no part of its answer points to. ``number``: the number the
+    answer itself gives it, where the wire numbers its sources in the text (Perplexity's "[3]").
     """
 
     url: str = ""
@@ -190,6 +191,7 @@ class Source:
     document: str = ""
     page: int | None = None
     cited: bool = True
+    number: int | None = None
 
     @property
     def key(self) -> str:

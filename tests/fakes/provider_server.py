@@ -51,7 +51,10 @@ A ``Script`` has:
     blocks and citations, Gemini's grounding metadata; streamed and not.
   finish: how the answer ends: "stop", or "length" for a cut-off answer, sent as each wire's own
     marker (OpenAI finish_reason "length", Anthropic stop_reason "max_tokens", Gemini
-    finishReason "MAX_TOKENS"); any other string is sent as it is.
+    finishReason "MAX_TOKENS"); any other string is sent as it is ("pause_turn": an Anthropic
+    turn paused by the server before its search, which the next step continues).
+  omit: top-level fields every JSON reply and event leaves out (``("citations",)``: Perplexity
+    without its deprecated list).
 
 Every request is recorded in ``server.requests`` (method, path, query, headers, JSON body, model,
 time, ``json_output``: whether it asked for the wire's JSON mode, and ``files``: the user turns' parts
@@ -131,6 +134,7 @@ class Script:
     sources: tuple[Cite, ...] = ()
     finish: str = "stop"
     chunk_chars: int | None = None  # streamed in pieces of this many characters, not word by word
+    omit: tuple[str, ...] = ()  # top-level fields the replies leave out
 
 
 class FakeProviderServer(ThreadedServer):
@@ -321,11 +325,12 @@ class FakeProviderServer(ThreadedServer):
         usage = self._usage(step, fake, pieces)
         if not fake.stream:  # generated as a stream would be, then sent whole
             await asyncio.sleep(step.first_token_delay + len(pieces) / (step.tokens_per_second or float("inf")))
-            return web.json_response(wire.full(fake.model, answer, usage, step.sources, step.finish, fake.body))
+            whole = wire.full(fake.model, answer, usage, step.sources, step.finish, fake.body)
+            return web.json_response({k: v for k, v in whole.items() if k not in step.omit})
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await response.prepare(request)
         for event in wire.head(fake.model, usage, fake.body, step.sources, answer):
-            await response.write(event)
+            await response.write(_omitting(event, step.omit))
         await asyncio.sleep(step.first_token_delay)
         while step.hold is not None and step.hold():  # noqa: ASYNC110 (another thread's or process's word)
             await asyncio.sleep(0.01)
@@ -336,12 +341,14 @@ class FakeProviderServer(ThreadedServer):
                 return response
             if piece is None:
                 break
-            await response.write(wire.piece(fake.model, piece, fake.body, at, answer, step.sources))
+            await response.write(
+                _omitting(wire.piece(fake.model, piece, fake.body, at, answer, step.sources), step.omit)
+            )
             at += len(piece)
             if step.tokens_per_second:
                 await asyncio.sleep(1 / step.tokens_per_second)
         for event in wire.tail(fake.model, usage, step.sources, step.finish, fake.body, answer):
-            await response.write(event)
+            await response.write(_omitting(event, step.omit))
         await response.write_eof()
         return response
 
@@ -375,6 +382,18 @@ class FakeProviderServer(ThreadedServer):
             return None
         words = len(fake.system.split()) + sum(len(text.split()) for _, text in fake.messages)
         return words, len(pieces)
+
+
+def _omitting(events: bytes, omit: tuple[str, ...]) -> bytes:
+    """Server-sent events with the given top-level fields left out of their JSON data."""
+    if not omit:
+        return events
+    lines = events.decode().split("\n")
+    for number, line in enumerate(lines):
+        if line.startswith("data: {"):
+            data = json.loads(line.removeprefix("data: "))
+            lines[number] = f"data: {json.dumps({k: v for k, v in data.items() if k not in omit})}"
+    return "\n".join(lines).encode()
 
 
 def _pieces(answer: str, cuts: list[int]) -> list[str]:
