@@ -527,6 +527,18 @@ class Question(models.Model):
     )
     human_decided_at = models.DateTimeField(null=True, blank=True)
     cancel_requested = models.BooleanField(default=False)
+    # How a client's repeated request finds this question instead of starting another run (runs.once).
+    idempotency_key = models.CharField(
+        max_length=255,
+        blank=True,
+        help_text="The key its asker's client sent with it: that key again gets this question.",
+    )
+    request_digest = models.CharField(
+        max_length=64,
+        blank=True,
+        db_index=True,
+        help_text="Its channel's request, digested: the same request again while this one runs joins it.",
+    )
     calls = models.PositiveIntegerField(default=0)
     tokens_in = models.PositiveIntegerField(default=0)
     tokens_out = models.PositiveIntegerField(default=0)
@@ -545,7 +557,12 @@ class Question(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["share_token"], condition=~models.Q(share_token=""), name="one_question_per_share_token"
-            )
+            ),
+            models.UniqueConstraint(
+                fields=["owner", "idempotency_key"],
+                condition=~models.Q(idempotency_key=""),
+                name="one_question_per_idempotency_key",
+            ),
         ]
 
     def __str__(self) -> str:
