@@ -130,15 +130,10 @@ class Elsewhere(BaseModel):
 )
 def test_a_response_format_the_verdict_cannot_take_is_refused_in_words(teorema, fake_provider, response_format, words):
     before = newest(teorema)
-    create = client(teorema).chat.completions
-    messages = [{"role": "user", "content": fresh()}]
+    completions = client(teorema).chat.completions
+    ask = completions.create if isinstance(response_format, dict) else completions.parse  # parse: an SDK's own schema
     with pytest.raises(openai.BadRequestError, match=words) as raised:
-        if isinstance(response_format, dict):
-            create.create(model="teorema/house", messages=messages, response_format=response_format)
-        else:
-            client(teorema).chat.completions.parse(
-                model="teorema/house", messages=messages, response_format=response_format
-            )
+        ask(model="teorema/house", messages=[{"role": "user", "content": fresh()}], response_format=response_format)
     assert raised.value.body["param"] == "response_format"
     assert newest(teorema) == before
     assert not fake_provider.requests
