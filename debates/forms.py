@@ -320,9 +320,9 @@ class AskForm(ReadableForm):
             self.add_error(field, f"{what} cannot run: {'; '.join(found)}.")
         return data
 
-    def save(self, owner, reask_of: Question | None = None, source: str = Source.PAGE, **asked: str) -> Question:
+    def save(self, owner, reask_of: Question | None = None, source: str = Source.PAGE, **stored: Any) -> Question:
         """Create the question (not yet running: runs.tasks.submit starts it); ``source``: where it was asked;
-        ``asked``: how a client's repeated request finds it (runs.once.Asked.fields)."""
+        ``stored``: what its channel sets besides the form (service.submit)."""
         data = self.cleaned_data
         parent = data["follow_up_of"]
         panel = self.lineup.panel() if self.lineup else data["panel"]
@@ -341,5 +341,5 @@ class AskForm(ReadableForm):
             debate=data["debate"],
             deadline=data["deadline"],
             source=source,
-            **asked,
+            **stored,
         )

@@ -521,6 +521,12 @@ class Question(models.Model):
         default=dict, blank=True, help_text="Claims, attacks, concessions, position changes (engine.ledger)."
     )
     verdict = models.TextField(blank=True)
+    answer_schema = models.JSONField(
+        null=True, blank=True, help_text="A JSON Schema its asker wants the verdict in (an OpenAI client's)."
+    )
+    shaped = models.JSONField(
+        null=True, blank=True, help_text="The verdict in that schema, as the moderator wrote it and the schema took it."
+    )
     human_decision = models.TextField(blank=True)
     human_decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"

@@ -5,14 +5,15 @@ where each client reads it."""
 
 import json
 import uuid
+from typing import Literal
 
 import openai
 import pytest
 from langchain_core.tools import tool
 from pydantic import BaseModel
 
-from debates.integrations.openai.structured import FIELDS
 from tests.fakes.answers import SYNTHESIS
+from tests.fakes.provider_server import Script
 from tests.integrations.chat_clients import ChatOpenAI, litellm
 from tests.integrations.clients import mcp_session
 from tests.integrations.conftest import Teorema
@@ -77,78 +78,91 @@ def test_langchain_tools_are_refused_in_words(teorema, fake_provider):
     assert not fake_provider.requests
 
 
-def test_json_object_is_the_verdict_object(teorema, scripted):
-    reply = client(teorema).chat.completions.create(
+@pytest.mark.anyio
+async def test_json_object_is_the_verdict_object_mcp_answers(teorema, scripted):
+    reply = await openai.AsyncOpenAI(
+        base_url=f"{teorema.url}/v1", api_key=teorema.tokens["alice"]
+    ).chat.completions.create(
         model="teorema/house", messages=[{"role": "user", "content": fresh()}], response_format={"type": "json_object"}
     )
     verdict = json.loads(reply.choices[0].message.content)
-    assert set(verdict) == set(FIELDS)  # the summary's own fields, every one
-    assert verdict["id"] == newest(teorema)
+    assert verdict == await mcp_summary(teorema, newest(teorema))  # the question in short, field for field
     assert verdict["status"] == "done"
     assert "Use read replicas" in verdict["verdict"]
     assert SYNTHESIS.strip()[:30] in reply.choices[0].message.model_extra["reasoning_content"]  # the synthesis, read
 
 
-class Identity(BaseModel):
-    voice: str
-    name: str
-    model: str
+class Decision(BaseModel):
+    choice: Literal["replicas", "sharding"]
+    why: str
+    confidence: float
 
 
-class Verdict(BaseModel):
-    verdict: str
-    confidence: float | None
-    identities: list[Identity]
+DECIDED = {"choice": "replicas", "why": "Reads dominate the load.", "confidence": 0.8}
 
 
-def test_langchain_with_structured_output_gets_the_verdict_in_its_schema(teorema, scripted):
-    verdict = chat(teorema).with_structured_output(Verdict).invoke(fresh())
-    assert isinstance(verdict, Verdict)
-    assert "Use read replicas" in verdict.verdict
-    assert {identity.model for identity in verdict.identities} >= {"model-alpha", "model-beta", "model-gamma"}
+@pytest.fixture
+def shaping(scripted):
+    """The moderator writes its synthesis, then, asked in a schema, ``DECIDED``."""
+    scripted.script(
+        "model-moderator", Script(answer=lambda request: json.dumps(DECIDED) if request.schema else SYNTHESIS)
+    )
+    return scripted
+
+
+def test_langchain_with_structured_output_gets_the_verdict_in_its_schema(teorema, shaping):
+    decision = chat(teorema).with_structured_output(Decision).invoke(fresh())
+    assert decision == Decision(**DECIDED)
+    shaped = [r for r in shaping.requests_for("model-moderator") if r.schema]
+    assert len(shaped) == 1  # one more call, by the moderator, natively structured
+    assert set(shaped[0].schema["properties"]) == {"choice", "why", "confidence"}
+    assert "Use read replicas." in shaped[0].prompt  # it writes from its synthesis
+    question = newest(teorema)
+    assert teorema.query("SELECT shaped FROM debates_question WHERE id = ?", question) == [(json.dumps(DECIDED),)]
+    shaped_row = """SELECT c.label, c.status, c.tokens_out > 0 FROM debates_contribution c
+        JOIN debates_round r ON c.round_id = r.id WHERE r.question_id = ? AND c.kind = 'shaped'"""
+    assert teorema.query(shaped_row, question) == [("Moderator", "done", 1)]  # stored and billed as every call
 
 
 def test_langchain_json_mode_gets_the_verdict_object(teorema, scripted):
     verdict = chat(teorema).with_structured_output(method="json_mode").invoke(fresh() + " Answer in JSON.")
-    assert set(verdict) == set(FIELDS)
-
-
-class Elsewhere(BaseModel):
-    answer: str
-    score: int
+    assert verdict["id"] == newest(teorema)
+    assert "Use read replicas" in verdict["verdict"]
 
 
 @pytest.mark.parametrize(
     ("response_format", "words"),
     [
-        (Elsewhere, "the panel's verdict has no field 'answer', 'score'"),
         ({"type": "json_schema", "json_schema": {"name": "x"}}, "a json_schema needs its schema"),
-        ({"type": "json_schema", "json_schema": {"schema": {"type": "array"}}}, "the panel's verdict is an object"),
+        ({"type": "json_schema", "json_schema": {"schema": {"type": "array"}}}, "the schema's root must be an object"),
         ({"type": "json_schema", "json_schema": {"schema": {"type": 5}}}, "the schema is no JSON Schema"),
         ({"type": "xml"}, "the type 'xml' is none of text, json_object, json_schema"),
     ],
 )
 def test_a_response_format_the_verdict_cannot_take_is_refused_in_words(teorema, fake_provider, response_format, words):
     before = newest(teorema)
-    completions = client(teorema).chat.completions
-    ask = completions.create if isinstance(response_format, dict) else completions.parse  # parse: an SDK's own schema
     with pytest.raises(openai.BadRequestError, match=words) as raised:
-        ask(model="teorema/house", messages=[{"role": "user", "content": fresh()}], response_format=response_format)
+        client(teorema).chat.completions.create(
+            model="teorema/house", messages=[{"role": "user", "content": fresh()}], response_format=response_format
+        )
     assert raised.value.body["param"] == "response_format"
     assert newest(teorema) == before
     assert not fake_provider.requests
 
 
-def test_a_verdict_that_does_not_fit_the_schema_is_said_never_sent(teorema, scripted):
-    schema = {"type": "object", "properties": {"confidence": {"type": "number"}}, "required": ["confidence"]}
-    with pytest.raises(openai.APIStatusError, match="does not fit the schema asked for") as raised:
-        client(teorema).chat.completions.create(
-            model="teorema/house",
-            messages=[{"role": "user", "content": fresh()}],
-            response_format={"type": "json_schema", "json_schema": {"name": "sure", "schema": schema}},
+def test_a_verdict_that_never_fits_the_schema_is_said_never_sent(teorema, scripted):
+    unfit = {"choice": "replicas", "why": "Reads dominate.", "confidence": "high"}
+    scripted.script(
+        "model-moderator", Script(answer=lambda request: json.dumps(unfit) if request.schema else SYNTHESIS)
+    )
+    with pytest.raises(openai.APIStatusError, match="The moderator wrote no verdict in the schema asked for") as raised:
+        client(teorema).chat.completions.parse(
+            model="teorema/house", messages=[{"role": "user", "content": fresh()}], response_format=Decision
         )
-    assert "confidence: None is not of type 'number'" in raised.value.message
+    assert "confidence: 'high' is not of type 'number'" in raised.value.message
     assert raised.value.status_code == 424
+    assert raised.value.body["code"] == "verdict_does_not_fit"
+    assert len([r for r in scripted.requests_for("model-moderator") if r.schema]) == 2  # asked again once
 
 
 @pytest.mark.parametrize("stream", [False, True])

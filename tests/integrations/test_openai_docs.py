@@ -14,6 +14,7 @@ import pytest
 
 from tests.fakes import files
 from tests.fakes.answers import SYNTHESIS
+from tests.fakes.provider_server import Script
 from tests.integrations.conftest import Teorema
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,6 +56,18 @@ def run(teorema: Teorema, tmp_path: Path, command: list[str], code: str) -> subp
     )
 
 
+@pytest.fixture
+def moderating(scripted):
+    """The moderator writes its synthesis, and asked in a schema, the docs' verdict in it."""
+    verdict = {"verdict": "Use read replicas.", "confidence": 0.8}
+
+    def answer(request) -> str:
+        return json.dumps({k: verdict[k] for k in request.schema["properties"]}) if request.schema else SYNTHESIS
+
+    scripted.script("model-moderator", Script(answer=answer))
+    return scripted
+
+
 def last_id(teorema: Teorema) -> int:
     return teorema.query("SELECT coalesce(max(id), 0) FROM debates_question")[0][0]
 
@@ -84,7 +97,7 @@ def test_each_shell_example_runs_as_printed(teorema, scripted, tmp_path, number)
 
 
 @pytest.mark.parametrize("number", range(len(examples("python"))))
-def test_each_python_example_runs_as_printed(teorema, scripted, tmp_path, number):
+def test_each_python_example_runs_as_printed(teorema, moderating, tmp_path, number):
     before = last_id(teorema)
     done = run(teorema, tmp_path, [sys.executable, "-c"], examples("python")[number])
     assert done.returncode == 0, done.stderr
@@ -92,7 +105,7 @@ def test_each_python_example_runs_as_printed(teorema, scripted, tmp_path, number
     assert "Use read replicas" in done.stdout
 
 
-def test_each_json_snippet_is_what_the_endpoint_takes(teorema, scripted):
+def test_each_json_snippet_is_what_the_endpoint_takes(teorema, moderating):
     client = openai.OpenAI(base_url=f"{teorema.url}/v1", api_key=teorema.tokens["alice"])
     for snippet in examples("json"):
         shape = json.loads(snippet)

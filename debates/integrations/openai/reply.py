@@ -3,7 +3,7 @@
 The debate is the reasoning, the synthesis the content, then the panel's story from the question
 in short (``represent.summary``, what MCP answers: how far the panel backs the verdict, who was
 who, who dissents and why), the cost and the page's link. Asked for JSON, the synthesis joins the
-reasoning and the content is the verdict object (``structured``).
+reasoning and the content is the verdict object, or the verdict in the client's schema (``structured``).
 
 A run that ends without a verdict is an error no client retries (``FAILED``, ``x-should-retry:
 false``): asking again would start no new debate (``runs.once``) but costs the client its wait.
@@ -19,11 +19,12 @@ from asgiref.sync import sync_to_async
 from django.http import JsonResponse
 
 from debates import service
+from debates.engine.vocabulary import StepKind
 from debates.integrations.openai.errors import NO_RETRY
 from debates.integrations.openai.request import FORMATS
 from debates.integrations.openai.structured import Shape, Unfit
 from debates.integrations.openai.transcript import Piece, Transcript
-from debates.live.watch import Ended, watch
+from debates.live.watch import Ended, Spoken, watch
 from debates.models import Question, Status
 from debates.represent import public_url
 
@@ -49,12 +50,15 @@ class Reply:
         self.transcript = Transcript(url=public_url(question.get_absolute_url(), base))
         self.thinking = False  # a <think> is open in the content
         self.failure: dict[str, Any] | None = None  # the error the reply ends with, if it has no answer
+        self.unshaped = ""  # why the moderator wrote no verdict in the schema asked for
 
     async def pieces(self) -> AsyncIterator[Piece | Ended]:
         """The reply's pieces in order, then the run's end (always last)."""
         for piece in self.transcript.opening(self.question):
             yield piece
         async for happening in watch(self.question.pk):
+            if isinstance(happening, Spoken) and happening.kind == StepKind.SHAPED:
+                self.unshaped = happening.error
             for piece in self.transcript.feed(happening):
                 yield Piece("reasoning", piece.text) if self.shape else piece
             if isinstance(happening, Ended):
@@ -73,7 +77,7 @@ class Reply:
         if self.shape is None:
             return self.transcript.closing(ended, found)
         try:
-            return [Piece("content", json.dumps(self.shape.value(found), ensure_ascii=False))]
+            return [Piece("content", self.shape.content(ended.question, found, self.unshaped))]
         except Unfit as unfit:
             self.failure = body(f"{unfit}. The debate is kept: {self.transcript.url}", "verdict_does_not_fit")
             return []

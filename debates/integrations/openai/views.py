@@ -71,7 +71,10 @@ async def chat_completions(request: HttpRequest) -> HttpResponse | StreamingHttp
         shape = structured.shape_of(payload.get("response_format"))
         asked = asking.asked_of(request, payload)
         fields = await sync_to_async(asking.question_fields)(payload, user)
-        question = await sync_to_async(lambda: service.ask(user, source=Source.OPENAI, asked=asked, **fields))()
+        schema = shape.schema if shape else None
+        question = await sync_to_async(
+            lambda: service.ask(user, source=Source.OPENAI, asked=asked, schema=schema, **fields)
+        )()
     except Refused as refused:
         return error(refused)
     reply = Reply(question, payload, request.build_absolute_uri("/"), user, shape)
