@@ -109,7 +109,8 @@ def submit(
     checked = files.check(attachments or [])
     if user is not None and (wait := ratelimit.take(user.pk)):
         raise Refused(ratelimit.refusal(wait), Kind.RATE_LIMITED, retry_after=wait)
-    with transaction.atomic() if checked else nullcontext():  # the question and its files, or neither
+    # The question and its files, or neither; a key's twin saved meanwhile undoes only this save.
+    with transaction.atomic() if checked or stored else nullcontext():
         question = form.save(owner=user, source=source, reask_of=reask_of, **(stored or {}))
         store.save(question.pk, checked)
     if not runs_here:
