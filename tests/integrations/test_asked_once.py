@@ -178,5 +178,6 @@ def test_an_answer_the_server_cannot_give_says_not_to_retry(teorema, fake_provid
         teorema, "/v1/chat/completions", {"model": "teorema/house", "messages": [{"role": "user", "content": fresh()}]}
     )
     assert answer.status_code == 424  # Failed Dependency: no client retries a 4xx but 408, 409 and 429
+    assert answer.reason_phrase == "Failed Dependency"
     assert answer.headers["x-should-retry"] == "false"
     assert answer.json()["error"]["code"] == "debate_failed"
