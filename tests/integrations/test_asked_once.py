@@ -108,8 +108,13 @@ def test_a_retry_after_the_clients_timeout_gets_the_debate_already_running(teore
     """The client gives up on the first try (its timeout, shorter than the debate) and asks again, as
     it does by default: the retry follows the run the first try started."""
     text = fresh()
+
+    def let_go_once_retried() -> None:  # the voices write only after the first try gave up
+        wait_until(lambda: retried, "the client's retry")
+        held.set()
+
     with retries_seen() as retried:
-        threading.Thread(target=lambda: wait_until(lambda: retried, "the client's retry") or held.set()).start()
+        threading.Thread(target=let_go_once_retried).start()
         content = CLIENTS[name](teorema.url, teorema.tokens["alice"], [{"role": "user", "content": text}], timeout=4)
     assert retried
     assert content.startswith(SYNTHESIS.strip()[:40])
