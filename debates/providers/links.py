@@ -22,6 +22,20 @@ BULLET = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")  # a list item's mark,
 BETWEEN = " \t,;("  # what may stand between a claim and its citations, or between two citations
 
 
+def supported(text: str, url: str, start: int | None, end: int | None) -> tuple[int | None, int | None]:
+    """The characters of the answer a ``url_citation`` supports (chat completions and the Responses
+    API alike). Its span covers the Markdown link the search model wrote after the claim: the claim
+    is the sentence that link closes. A span over words, not a link, is taken as it is; a link found
+    nowhere supports nothing we can name."""
+    valid = start is not None and end is not None and start < end <= len(text)
+    covered = text[start:end] if valid else ""
+    if covered.strip() and "](" not in covered and url not in covered:
+        return start, end
+    link = link_at(text, url, start or 0)
+    claim = claimed(text, link[0]) if link else None
+    return claim or (None, None)
+
+
 def claimed(text: str, at: int) -> tuple[int, int] | None:
     """The characters of the sentence a citation starting at ``at`` closes (its words up to the
     citations before it), or None where its line holds nothing before it."""

@@ -64,7 +64,7 @@ def search_fields(voice: Voice) -> dict[str, Any]:
 
 def url_citations(annotations: Any, text: str) -> list[Source]:
     """OpenAI's ``url_citation`` annotations (a message's, or a streamed delta's: the same shape;
-    OpenRouter adds the page's ``content``), each supporting the claim it cites (``_supported``)."""
+    OpenRouter adds the page's ``content``), each supporting the claim it cites (``links.supported``)."""
     found = []
     for annotation in annotations if isinstance(annotations, list) else ():
         if not (isinstance(annotation, dict) and annotation.get("type") == "url_citation"):
@@ -72,7 +72,7 @@ def url_citations(annotations: Any, text: str) -> list[Source]:
         cited = annotation.get("url_citation")
         if isinstance(cited, dict) and cited.get("url"):
             url = str(cited["url"])
-            start, end = _supported(text, url, _index(cited.get("start_index")), _index(cited.get("end_index")))
+            start, end = links.supported(text, url, _index(cited.get("start_index")), _index(cited.get("end_index")))
             found.append(
                 Source(
                     url=url,
@@ -83,19 +83,6 @@ def url_citations(annotations: Any, text: str) -> list[Source]:
                 )
             )
     return found
-
-
-def _supported(text: str, url: str, start: int | None, end: int | None) -> tuple[int | None, int | None]:
-    """The characters of the answer an annotation supports. Its span covers the Markdown link the
-    search model wrote after the claim: the claim is the sentence that link closes. A span over
-    words, not a link, is taken as it is; a link found nowhere supports nothing we can name."""
-    valid = start is not None and end is not None and start < end <= len(text)
-    covered = text[start:end] if valid else ""
-    if covered.strip() and "](" not in covered and url not in covered:
-        return start, end
-    link = links.link_at(text, url, start or 0)
-    claim = links.claimed(text, link[0]) if link else None
-    return claim or (None, None)
 
 
 def perplexity_sources(citations: list[str], results: list[dict[str, Any]], text: str) -> list[Source]:

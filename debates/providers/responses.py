@@ -10,6 +10,7 @@ from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from debates.providers import links
 from debates.providers.base import (
     STOP,
     THINKING_ALLOWANCE,
@@ -107,6 +108,15 @@ def url_citation(annotation: Any, start: int | None) -> Source | None:
     return replace(source, start=start + first, end=start + last)
 
 
+def placed(source: Source, text: str) -> Source:
+    """A citation on the claim it supports, once the answer is whole: its span covers the Markdown
+    link the model wrote after that claim (``links.supported``)."""
+    if source.start is None and source.end is None:
+        return source
+    start, end = links.supported(text, source.url, source.start, source.end)
+    return replace(source, start=start, end=end)
+
+
 def looked_up(call: dict[str, Any]) -> list[Source]:
     """The pages a ``web_search_call`` found (listed where ``include`` asks), none of them cited by it."""
     action = call.get("action")
@@ -126,6 +136,8 @@ class Reading:
 
     name: str
     written: int = 0  # characters of answer so far
+    said: list[str] = field(default_factory=list)  # the answer's text so far
+    held: list[Source] = field(default_factory=list)  # citations, placed once the answer is whole
     starts: dict[tuple[int, int], int] = field(default_factory=dict)  # (output, content) index -> start
     annotated: set[tuple[int, int]] = field(default_factory=set)  # parts whose citations came as events
     searches: int = 0
@@ -142,11 +154,13 @@ class Reading:
                 return self.delta(at, str(data.get("delta") or ""))
             case "response.output_text.annotation.added":
                 self.annotated.add(at)
-                return cited([url_citation(data.get("annotation"), self.starts.get(at))])
+                self.hold([url_citation(data.get("annotation"), self.starts.get(at))])
             case "response.output_item.done":
                 return self.item_done(data.get("output_index", 0), data.get("item") or {})
             case "response.completed" | "response.incomplete":
                 self.end(data.get("response") or {})
+                text = "".join(self.said)
+                return cited([placed(source, text) for source in self.held])
             case "response.failed":
                 raise self.failure((data.get("response") or {}).get("error"))
             case "error":  # the error's fields, or (as some servers send it) an ``error`` object
@@ -156,21 +170,24 @@ class Reading:
     def delta(self, at: tuple[int, int], text: str) -> list[Chunk | Cited]:
         self.starts.setdefault(at, self.written)
         self.written += len(text)
+        self.said.append(text)
         return [Chunk(text)] if text else []
 
+    def hold(self, sources: Sequence[Source | None]) -> None:
+        self.held += [s for s in sources if s is not None]
+
     def item_done(self, index: int, item: dict[str, Any]) -> list[Chunk | Cited]:
-        """A finished item's sources: a search's pages, or the citations of a message's text parts
-        that no ``annotation.added`` event brought."""
+        """A finished item's sources: a search's pages at once; the citations of a message's text
+        parts that no ``annotation.added`` event brought, held for the answer's end."""
         if item.get("type") == "web_search_call":
             self.searches += billed(item)
             return cited(looked_up(item))
         if item.get("type") != "message":
             return []  # reasoning, and its summary where a server sends one, is no part of the answer
-        found = []
         for number, given in enumerate(item.get("content") or ()):
             if isinstance(given, dict) and given.get("type") == "output_text" and (index, number) not in self.annotated:
-                found += [url_citation(a, self.starts.get((index, number))) for a in given.get("annotations") or ()]
-        return cited(found)
+                self.hold([url_citation(a, self.starts.get((index, number))) for a in given.get("annotations") or ()])
+        return []
 
     def end(self, response: dict[str, Any]) -> None:
         if response.get("status", "completed") == "completed":

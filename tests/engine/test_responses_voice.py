@@ -15,7 +15,8 @@ from tests.fakes.wire import Cite
 BOILING = "https://example.org/boiling"
 EVEREST = "https://example.org/everest"
 TEXT = (
-    "Water boils at 100 °C at sea level, so the kettle reads right. On Everest it boils near 70 °C.\n\n"
+    "Water boils at 100 °C at sea level ([example.org](https://example.org/boiling)), so the kettle reads right. "
+    "On Everest it boils near 70 °C ([example.org](https://example.org/everest)).\n\n"
     "ANSWER: 100 °C\n"
     "CLAIMS:\n"
     "1. [fact] Water boils at 100 °C at sea level | confidence: 90% | falsified if: a calibrated thermometer "
@@ -25,7 +26,7 @@ TEXT = (
     "boiling water\n"
 )
 CITES = (
-    Cite(BOILING, "Boiling point", supports="Water boils at 100 °C at sea level"),
+    Cite(BOILING, "Boiling point", supports="Water boils at 100 °C at sea level"),  # the sentence its link closes
     Cite(EVEREST, "Everest", supports="On Everest it boils near 70 °C"),
     Cite("https://example.org/kettles", "Kettles, looked up"),
 )

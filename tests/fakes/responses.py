@@ -32,7 +32,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.fakes.wire import OPENAI, Cite, Parsed, located, sse
+from tests.fakes.wire import OPENAI, Cite, Parsed, linked, sse
 
 # The models the real API answers with a reasoning item first, and refuses a temperature for.
 REASONING_MODEL = re.compile(r"^(?:o\d|gpt-5|codex-)")
@@ -305,16 +305,11 @@ class Responses:
         ]
 
     def _annotations(self, answer: str, sources: tuple[Cite, ...]) -> list[dict]:
-        """A ``url_citation`` per supported span, its indices in characters of the text."""
+        """A ``url_citation`` per Markdown link the model wrote after what the page supports, its
+        indices over that link (as OpenAI's search models give them), in characters of the text."""
         return [
-            {
-                "type": "url_citation",
-                "url": sources[i].url,
-                "title": sources[i].title,
-                "start_index": start,
-                "end_index": end,
-            }
-            for start, end, i in located(answer, sources)
+            {"type": "url_citation", "url": url, "title": sources[i].title, "start_index": start, "end_index": end}
+            for start, end, url, i in linked(answer, sources)
         ]
 
     def _part(self, text: str, annotations: list[dict] | None = None) -> dict:

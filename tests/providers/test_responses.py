@@ -27,9 +27,13 @@ from tests.fakes.responses import REASONING_TOKENS
 from tests.fakes.wire import Cite
 from tests.providers.helpers import QUESTION, collect, completion, failure, retries
 
-ANSWER = "Water boils at 100 °C at sea level. It boils lower on mountains, about 70 °C on Everest. So: it depends."
-BOILING = Cite("https://example.org/boiling", "Boiling point", supports="Water boils at 100 °C")
-EVEREST = Cite("https://example.org/everest", "Everest", supports="about 70 °C on Everest")
+ANSWER = (
+    "Water boils at 100 °C at sea level ([example.org](https://example.org/boiling?utm_source=openai)). "
+    "It boils lower on mountains, about 70 °C on Everest "
+    "([example.org](https://example.org/everest?utm_source=openai)). So: it depends."
+)
+BOILING = Cite("https://example.org/boiling", "Boiling point", supports="Water boils at 100 °C at sea level")
+EVEREST = Cite("https://example.org/everest", "Everest", supports="It boils lower on mountains, about 70 °C on Everest")
 UNUSED = Cite("https://example.org/unused", "Looked up, never cited")
 CITES = (BOILING, EVEREST, UNUSED)
 
@@ -135,15 +139,16 @@ async def test_url_citations_stream_on_the_words_they_support_and_the_search_is_
     done = completion(events)
     assert done.text == ANSWER
     cited = [s for s in done.sources if s.cited]
-    assert [(s.url, s.title) for s in cited] == [(BOILING.url, BOILING.title), (EVEREST.url, EVEREST.title)]
+    written = [f"{c.url}?utm_source=openai" for c in (BOILING, EVEREST)]  # as the links give them
+    assert [(s.url, s.title) for s in cited] == list(zip(written, (BOILING.title, EVEREST.title), strict=True))
     assert [supported(done.text, s.start, s.end) for s in cited] == [BOILING.supports, EVEREST.supports]
     assert [s.url for s in done.sources if not s.cited] == [c.url for c in CITES]  # what the search found
     assert done.searches == 1
     assert done.cost == Decimal("0.01")  # tokens at no price, one search at $10 a 1,000
     streamed = [e for e in events if isinstance(e, Cited)]
-    assert len(streamed) == 3  # the search's pages, then each citation once its words have streamed
-    first = events.index(streamed[1])
-    assert "".join(e.text for e in events[:first] if isinstance(e, Chunk)).endswith(BOILING.supports)
+    assert len(streamed) == 2  # the search's pages, then the citations once the answer is whole
+    last = events.index(streamed[1])
+    assert "".join(e.text for e in events[:last] if isinstance(e, Chunk)) == ANSWER
 
 
 async def test_a_whole_response_reads_as_the_streamed_one(fake_provider, searching):
@@ -152,11 +157,9 @@ async def test_a_whole_response_reads_as_the_streamed_one(fake_provider, searchi
     async with httpx.AsyncClient() as client:
         reply = (await client.post(url, json={**fake_provider.requests[0].body, "stream": False})).json()
     reading = responses.Reading("whole")
-    reading.starts[(1, 0)] = 0  # the message's one text part, after the search, begins the answer
+    reading.delta((1, 0), reply["output"][1]["content"][0]["text"])  # the message's one part begins the answer
     found = [item for index, given in enumerate(reply["output"]) for item in reading.item_done(index, given)]
-    assert [s for c in found if isinstance(c, Cited) for s in c.sources if s.cited] == [
-        responses.url_citation(a, 0) for a in reply["output"][1]["content"][0]["annotations"]
-    ]
+    found += reading.read("response.completed", {"response": reply})
     assert tuple(s for c in found if isinstance(c, Cited) for s in c.sources) == streamed.sources
 
 

@@ -16,7 +16,10 @@ from tests.fakes.provider_server import Script
 from tests.fakes.responses import MIN_OUTPUT_TOKENS, REASONING_TOKENS, SUMMARY
 from tests.fakes.wire import Cite
 
-ANSWER = "Water boils at 100 °C at sea level, and near 70 °C on Everest."
+BOILING_LINK = "([example.org](https://example.org/boiling?utm_source=openai))"
+EVEREST_LINK = "([example.org](https://example.org/everest?utm_source=openai))"
+# As OpenAI's search models write it: a Markdown link after what each page supports.
+ANSWER = f"Water boils at 100 °C at sea level {BOILING_LINK}, and near 70 °C on Everest {EVEREST_LINK}."
 BOILING = Cite("https://example.org/boiling", "Boiling point", supports="Water boils at 100 °C at sea level")
 EVEREST = Cite("https://example.org/everest", "Everest", supports="near 70 °C on Everest")
 UNUSED = Cite("https://example.org/unused", "Looked up, never cited")
@@ -109,12 +112,13 @@ def test_web_search_citations_annotate_the_words_they_support_and_the_search_lis
     assert call.action.query == "Where does water boil?"
     assert [source.url for source in call.action.sources] == [BOILING.url, EVEREST.url, UNUSED.url]
     annotations = message.content[0].annotations
-    assert [(a.url, a.title) for a in annotations] == [(BOILING.url, "Boiling point"), (EVEREST.url, "Everest")]
-    assert [ANSWER[a.start_index : a.end_index] for a in annotations] == [BOILING.supports, EVEREST.supports]
+    linked = [f"{c.url}?utm_source=openai" for c in (BOILING, EVEREST)]  # the address as the link writes it
+    assert [(a.url, a.title) for a in annotations] == list(zip(linked, ("Boiling point", "Everest"), strict=True))
+    assert [ANSWER[a.start_index : a.end_index] for a in annotations] == [BOILING_LINK, EVEREST_LINK]  # the links
     added = [e for e in events if e.type == "response.output_text.annotation.added"]
-    assert [(e.annotation_index, e.annotation.url) for e in added] == [(0, BOILING.url), (1, EVEREST.url)]
+    assert [(e.annotation_index, e.annotation.url) for e in added] == [(0, linked[0]), (1, linked[1])]
     streamed = "".join(e.delta for e in events[: events.index(added[0])] if e.type == "response.output_text.delta")
-    assert streamed.endswith(BOILING.supports)  # a citation comes once its words have streamed
+    assert BOILING_LINK in streamed  # a citation comes once its link has streamed
     raw_events(fake_provider, model="gpt-4.1", input="Where?", tools=tools, include=["web_search_call.action.sources"])
 
 
