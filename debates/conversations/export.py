@@ -10,6 +10,7 @@ from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 
+from debates.attachments import shown
 from debates.conversations import sharing, threads
 from debates.conversations.defanged import defanged
 from debates.engine.reading import closing, judgement
@@ -135,7 +136,6 @@ def files_part(files: list[dict[str, Any]]) -> list[str]:
     """The files the panel read, each a link to its download, with how each voice received it."""
     if not files:
         return []
-    said = {"native": "natively", "text": "as text", "unseen": "could not see it"}
     lines = ["## Files", ""]
     for found in files:
         facts = ", ".join(
@@ -148,7 +148,7 @@ def files_part(files: list[dict[str, Any]]) -> list[str]:
             )
             if part
         )
-        voices = "; ".join(f"{label} {said[how]}" for label, how in found["voices"].items())
+        voices = shown.received(found["voices"])
         name = found["name"].replace("[", "\\[").replace("]", "\\]")
         lines.append(f"- [{name}]({found['url']}) ({facts}){f' · {voices}' if voices else ''}")
     return [*lines, ""]

@@ -11,7 +11,9 @@ from typing import Any
 
 from django.core.management.base import OutputWrapper
 from django.core.management.color import Style
+from django.utils.text import Truncator
 
+from debates.attachments import shown
 from debates.engine.reading.streamed import Answer
 from debates.engine.vocabulary import Outcome, Status, StepKind
 from debates.live import claims, story
@@ -132,7 +134,7 @@ class Printer:
             self.write(self.style.ERROR(found["error"]))
         if consensus := found["consensus"]:
             self.write(f"Consensus: agreement {consensus['agreement']} against threshold {consensus['threshold']}")
-        for line in ledger_lines(found):
+        for line in [*files_lines(found), *ledger_lines(found)]:
             self.write(line)
         for flag in (found["ledger"] or {}).get("flags", []):
             self.write(self.style.WARNING(flag))
@@ -145,6 +147,25 @@ class Printer:
         self.write(cost_line(found["calls"], found["tokens_in"] + found["tokens_out"], found["cost"]))
         if found["status"] == Status.FAILED:
             self.write(what_can_be_done(found["id"]))
+
+
+def opening(question: Question) -> list[str]:
+    """What the terminal says before the run: the question a follow-up follows (and its verdict),
+    then every file the panel reads, the ones carried over from the thread said so."""
+    lines = []
+    if parent := question.parent:
+        verdict = f" — its verdict: {parent.verdict}" if parent.verdict else ""
+        lines.append(f"Follows up question {parent.pk}: “{Truncator(parent.text).chars(100)}”{verdict}")
+    for found in shown.for_question(question):
+        row = found.row
+        carried = f", from question {row.question_id}" if found.earlier else ""
+        lines.append(f"Attached: {row.name} ({row.kind_label}, {found.size}{carried})")
+    return lines
+
+
+def files_lines(found: dict[str, Any]) -> list[str]:
+    """Each file the panel read and how each voice received it, as the page's list says it."""
+    return [f"File {f['name']}: {shown.received(f['voices'])}" for f in found["attachments"] if f["voices"]]
 
 
 def ledger_lines(found: dict[str, Any]) -> list[str]:

@@ -235,3 +235,22 @@ def test_the_terminal_prints_no_line_a_program_reads(scripted, capsys):
     assert "Reads are 90% of the queries" in out  # the claim, as read
     assert not any(line.startswith(("VERDICT:", "CONFIDENCE:", "STANCES:")) for line in out.splitlines())
     assert "Verdict: Add read replicas." in out
+
+
+def test_a_follow_up_names_its_parent_and_the_files_it_carries_and_how_each_voice_read_them(scripted, capsys, tmp_path):
+    """Issue 50: the terminal told a shorter story than the page: no parent, no carried files, nothing
+    on which voice read which file how."""
+    from tests.fakes import files
+
+    report = tmp_path / "report.pdf"
+    report.write_bytes(files.pdf(["Reads are 90% of the queries."]))
+    call_command("ask", QUESTION, "--panel", "house", "--attach", str(report))
+    first = Question.objects.get()
+    assert "Attached: report.pdf (PDF, " in capsys.readouterr().out
+    call_command("ask", "And if writes double?", "--panel", "house", "--follow-up", str(first.pk))
+    out = capsys.readouterr().out
+    assert f"Follows up question {first.pk}: “{QUESTION}” — its verdict: Use read replicas." in out
+    assert re.search(rf"Attached: report\.pdf \(PDF, [^)]*, from question {first.pk}\)", out)
+    ending = out.split("==")[-1]
+    said = re.search(r"File report\.pdf: (.*)", ending)[1]
+    assert sorted(said.split("; ")) == ["Panelist A as text", "Panelist B as text", "Panelist C as text"]
