@@ -29,10 +29,10 @@ GROUPING = "Who gives the same answer, read by meaning:"  # as the judge's card 
 
 
 def document(request: HttpRequest, question: Question, user: Any | None) -> dict[str, Any]:
-    """The debate as JSON for this reader (``user`` None: a reader by link, who sees no cost if hidden)."""
-    data = as_people_read_it(
-        represent(snapshot.build(question.pk, read_state(question.pk)), request.build_absolute_uri("/"))
-    )
+    """The debate as JSON for this reader (``user`` None: a reader by link, who sees no cost if hidden):
+    the object ``GET /api/questions/<id>`` gives, its texts as the models wrote them, plus the thread,
+    a person's decision and the outcome recorded."""
+    data = represent(snapshot.build(question.pk, read_state(question.pk)), request.build_absolute_uri("/"))
     earlier = threads.ancestors(question)
     data["thread"] = [
         {"text": q.text, "verdict": q.verdict, "url": request.build_absolute_uri(url)}
@@ -91,7 +91,7 @@ def response(request: HttpRequest, question: Question, fmt: str, user: Any | Non
     if fmt not in FORMATS:
         raise Http404("Exports are .md or .json.")
     data = document(request, question, user)
-    body = json.dumps(data, indent=2, ensure_ascii=False) if fmt == "json" else markdown(data)
+    body = json.dumps(data, indent=2, ensure_ascii=False) if fmt == "json" else markdown(as_people_read_it(data))
     # A lone surrogate stored before forms refused them is written as its JSON escape, not a 500.
     download = HttpResponse(body.encode("utf-8", "backslashreplace"), content_type=FORMATS[fmt])
     download["Content-Disposition"] = f'attachment; filename="teorema-question-{question.pk}.{fmt}"'
