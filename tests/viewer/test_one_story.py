@@ -254,4 +254,3 @@ def test_the_json_export_is_the_api_object_field_by_field_plus_the_thread(client
     assert moderator["text"]  # as the model wrote it
     assert not PROGRAM_LINES.search(read.markdown)  # the copy for people carries no program line
     assert read.markdown.count("revisit billing if it blocks most releases") >= 1
-
