@@ -9,7 +9,7 @@ SymPy cannot compute is left unchecked, never guessed.
 import asyncio
 import re
 from dataclasses import asdict, dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 
 from debates.grounding.claims import find
@@ -68,23 +68,29 @@ def judged(claim: Claim, results: dict[str, str]) -> Check | None:
         return Check(claim.quote, claim.kind, holds, f"{claim.quote}: {said} (SymPy expanded both sides)")
     computed = valued(claim.computed, results)
     claimed = valued(claim.claimed, results)
-    if not computed or not claimed:
+    pairs = [(v, t, c, s) for v, c in computed for t, s in claimed if c.conventions & s.conventions]
+    if not pairs:
         return None
-    best: tuple[Fraction, Fraction, Rendering] | None = None  # (how far off, in tolerances), value, claimed side
-    for value, _ in computed:
-        for target, side in claimed:
-            tolerance = side.tolerance + abs(target) * RELATIVE_SLACK
-            off = (
-                abs(value - target) / tolerance if tolerance else (Fraction(0) if value == target else Fraction(10**9))
-            )
-            if best is None or off < best[0]:
-                best = (off, value, side)
-    assert best is not None, "both sides have values"
-    off, value, side = best
-    holds = off <= 1
+    primary = computed[0][1].conventions  # how the claim's first reading reads its numbers
+    holding = [p for p in pairs if off(claim, p[0], p[1], p[3]) <= 1]
+    # Where no reading holds, the value said is the first reading's, as close as it comes to the claim.
+    value, _, _, side = min(
+        holding or pairs, key=lambda p: (not p[2].conventions & primary, off(claim, p[0], p[1], p[3]))
+    )
     result = shown(claim, value, side)
-    computation = f"{claim.question} = {result}" if holds else f"{claim.question} = {result}, not {claim.said}"
-    return Check(claim.quote, claim.kind, holds, computation)
+    computation = f"{claim.question} = {result}" if holding else f"{claim.question} = {result}, not {claim.said}"
+    return Check(claim.quote, claim.kind, bool(holding), computation)
+
+
+def off(claim: Claim, value: Fraction, target: Fraction, side: Rendering) -> Fraction:
+    """How far a computed value is from the claimed one, in the claimed number's tolerances (above 1:
+    it does not hold); a claim of a change's size compares sizes."""
+    if claim.magnitude:
+        value = abs(value)
+    tolerance = side.tolerance + abs(target) * RELATIVE_SLACK
+    if not tolerance:
+        return Fraction(0) if value == target else Fraction(10**9)
+    return abs(value - target) / tolerance
 
 
 def valued(renderings: tuple[Rendering, ...], results: dict[str, str]) -> list[tuple[Fraction, Rendering]]:
@@ -121,8 +127,9 @@ def shown(claim: Claim, value: Fraction, side: Rendering) -> str:
 
 
 def decimal(value: Fraction) -> str:
-    """A value as people write it: whole numbers whole, others to six significant digits."""
+    """A value as people write it: whole numbers whole, others to six significant digits (in Decimal,
+    so that a value beyond a float's range is said as computed, never as 0 or an overflow)."""
     if value.denominator == 1:
         return str(value.numerator)
-    figure = f"{float(value):.{SHOWN_DIGITS}g}"
-    return figure if "e" not in figure else f"{float(value):.{SHOWN_DIGITS}e}"
+    with localcontext(prec=SHOWN_DIGITS):
+        return f"{Decimal(value.numerator) / Decimal(value.denominator):.{SHOWN_DIGITS}g}"

@@ -9,11 +9,12 @@ the text. ``claims`` finds the claims, ``phrases`` reads the ones said in words.
 
 import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from debates.grounding import units
-from debates.grounding.numbers import Number, Reading, numbers
+from debates.grounding.numbers import EITHER, Number, Reading, numbers
 
 MAX_READINGS = 8  # renderings of one side: a claim with more ambiguity than this is not checked
 APPROX = (
@@ -48,10 +49,39 @@ OPERATOR = r"(?:\s*[+*/^]\s*|\s+-\s+|(?<=\))\s*-\s*|\s*-\s*(?=\())"
 SIDE = rf"{ATOM}(?:{OPERATOR}{ATOM})*"
 CHAIN = re.compile(rf"{SIDE}(?:\s*{REL}\s*(?:{APPROX}\s*)?{SIDE})+", re.IGNORECASE)
 SPLIT = re.compile(rf"\s*{REL}\s*(?:{APPROX}\s*)?", re.IGNORECASE)
+CLAUSE_BREAK = re.compile(
+    r"[,;:()\[\]—–]|\s-\s|(?<![^\W_])(?:and|so|thus|hence|therefore|which|then|because|since|i\.e\.|e|y|et|und|quindi"
+    r"|donc|also|así\s+que)(?![^\W_])",
+    re.IGNORECASE,
+)
+OF_A_NUMBER = re.compile(r"\s+(?:of|di|del|della|de|du|des|von|vom)\s+(?:(?:the|il|la|el|le|den|der)\s+)?#\d", re.I)
 PERCENT = r"\s*(?:%|percent|per\s*cent|percento|per\s+cento|por\s+ciento|pour\s+cent|prozent)"
 CHANGE_WORDS = re.compile(
     r"\b(?:rise|rises|rose|increase|decrease|drop|difference|change|warmer|colder|hotter|cooler|delta|by)\b", re.I
 )
+
+
+@dataclass(frozen=True)
+class Term:
+    """A piece of SymPy syntax written from the numbers read, and the conventions (a decimal point,
+    a decimal comma) under which its numbers read so."""
+
+    expression: str
+    conventions: frozenset[str] = EITHER
+
+
+def combined(template: str, *options: Sequence[Term]) -> list[Term]:
+    """Each way to fill ``template``'s {0}, {1}… with one term of each option, all in one convention
+    ("1,000 × 1,000" is a million or a bit over one, never a thousand); at most one more than
+    ``MAX_READINGS``, so that a caller can tell there were too many."""
+    found = []
+    for combo in itertools.product(*options):
+        conventions = EITHER.intersection(*(term.conventions for term in combo))
+        if conventions:
+            found.append(Term(template.format(*(term.expression for term in combo)), conventions))
+            if len(found) > MAX_READINGS:
+                break
+    return found
 
 
 @dataclass(frozen=True)
@@ -62,6 +92,7 @@ class Rendering:
     tolerance: Fraction  # 0: exact; else half the unit of the claimed number's last digit
     size: Fraction = Fraction(1)  # the claimed side's unit, to say a result in it
     offset: Fraction = Fraction(0)
+    conventions: frozenset[str] = EITHER  # a claimed side is compared only with a computed one read alike
 
 
 @dataclass(frozen=True)
@@ -76,6 +107,7 @@ class Claim:
     percent: bool = False  # the claimed side is a percentage: the result is said as one
     question: str = ""  # what was computed, in words: "2^10", "12 % of 250", "the change from 80 to 100"
     said: str = ""  # the claimed side as written: "1000", "40", "a 25% decrease"
+    magnitude: bool = False  # only the size of the computed value is claimed ("a 25% change"): its sign is said
 
 
 @dataclass
@@ -115,9 +147,14 @@ class Skeleton:
         before, after = self.text[:start], self.text[end:]
         if re.search(r"(?:[-+*/^(=×#]\s*|[^\W_]|\b(?:of|than|from|to|by)\s+)$", before, re.I):
             return False
-        if re.match(r"\s+(?:of|di|de|von)\b", after) and re.search(rf"{PERCENT}\s*$", self.text[start:end], re.I):
-            return False  # "… = 12% of 250": a phrase of its own
+        if OF_A_NUMBER.match(after) and re.search(rf"{PERCENT}\s*$", self.text[start:end], re.I):
+            return False  # "… = 12% of 250": a phrase of its own ("= 67% of incidents" is not)
         return not re.match(r"(?:\s*[-+*/^(]\s*[\d#(]|[^\W_]|\s*[%‰\\°]|\s+(?:than|more|less)\b)", after, re.I)
+
+    def in_a_phrase(self, start: int) -> bool:
+        """A number stands before ``start`` in its clause, words between: what starts at ``start`` is
+        the end of a phrase the finder does not read, not a side of its own."""
+        return bool(re.search(r"#\d", CLAUSE_BREAK.split(self.text[:start])[-1]))
 
     def quote(self, start: int, end: int) -> str:
         """The words of the sentence the skeleton's span stands for, as written."""
@@ -150,6 +187,7 @@ class Skeleton:
                 self.rounding(r) * size,
                 size,
                 offset,
+                r.conventions,
             )
             for r in number.readings
             for size in sizes
@@ -158,19 +196,28 @@ class Skeleton:
     def rounding(self, reading: Reading) -> Fraction:
         return (reading.significant if self.approximate else reading.step) / 2
 
-    def amounts(self, index: str, unit_word: str | None) -> list[str]:
+    def amounts(self, index: str, unit_word: str | None) -> list[Term]:
         """A number as part of a computation, each reading and size, in base units."""
         number = self.number(index)
         unit = units.unit(unit_word) if unit_word else None
         if unit is not None and unit.affine:
             return []
         sizes = unit.sizes if unit else (Fraction(1),)
-        return [f"({rational(r.value)}*{rational(size)})" for r in number.readings for size in sizes]
+        return [
+            Term(f"({rational(r.value)}*{rational(size)})", r.conventions) for r in number.readings for size in sizes
+        ]
+
+    def values(self, index: str, template: str = "{0}") -> list[Term]:
+        """A number's readings, bare, in ``template``: "({0}/100)" for a percentage."""
+        return [Term(template.format(rational(r.value)), r.conventions) for r in self.number(index).readings]
 
     def chain(self, match: re.Match[str]) -> list[Claim]:
         """Each pair of neighbouring sides of "a = b = c" that is a computation."""
         text = match.group(0)
         sides = SPLIT.split(text)
+        first = Side.read(self, sides[0].strip())
+        if first is not None and first.lone and self.in_a_phrase(match.start()):
+            sides = sides[1:]  # "12 engineers in 2 squads is 12 / 2 = 6": "2 squads" alone was never claimed
         found = []
         for left, right in itertools.pairwise(sides):
             claim = self.pair(left.strip(), right.strip(), match.start() + text.index(left))
@@ -271,14 +318,14 @@ class Side:
         if unit is not None and unit.affine:  # a temperature alone: an absolute reading
             sign = -1 if self.template.lstrip().startswith("-") else 1
             return skeleton.claimed(self.amounts[0][0], self.unit_words[0], sign)
-        options = [skeleton.amounts(i, u) for i, u in self.amounts]
-        if any(not o for o in options):
-            return ()
-        combos = list(itertools.islice(itertools.product(*options), MAX_READINGS + 1))
-        if len(combos) > MAX_READINGS:
-            return ()
-        template = self.template.replace("^", "**")
-        return tuple(Rendering(template.format(*combo).replace("**", "^"), Fraction(0)) for combo in combos)
+        return renderings(combined(self.template, *(skeleton.amounts(i, u) for i, u in self.amounts)))
+
+
+def renderings(terms: list[Term]) -> tuple[Rendering, ...]:
+    """Computed sides, exact; none when there are more readings than ``MAX_READINGS`` (too ambiguous)."""
+    if len(terms) > MAX_READINGS:
+        return ()
+    return tuple(Rendering(term.expression, Fraction(0), conventions=term.conventions) for term in terms)
 
 
 def rational(value: Fraction) -> str:
