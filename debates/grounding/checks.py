@@ -1,60 +1,102 @@
 """Checking the computations a panel's texts state, between rounds, in the sandbox.
 
-``check(texts, sandbox)`` finds each text's claims (``claims.find``), screens every side, has
-the sandbox's SymPy compute each distinct side once, and says of each claim whether it holds,
-with the computation: "2^10 = 1024, not 1000". A claim any side of which the screen refuses or
-SymPy cannot compute is left unchecked, never guessed.
+``check(texts, sandbox)`` finds each text's claims (``claims.find`` in prose, ``claims.calc`` in a
+closing block's CALC line), screens every side, has the sandbox's SymPy compute each distinct side
+once, and says of each claim whether it holds, with the computation: "2^10 = 1024, not 1000". The
+round's computations share one time budget. A claim the screen refuses, SymPy cannot compute or the
+budget leaves out is *not checked*, in words, never guessed; a CALC line the program cannot read
+is said so too.
 """
 
 import asyncio
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from decimal import Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 
-from debates.grounding.claims import find
+from debates.grounding.claims import calc, find
 from debates.grounding.extract import Task
-from debates.grounding.sandbox import Sandbox
+from debates.grounding.sandbox import OUT_OF_TIME, Computed, Sandbox
 from debates.grounding.screen import NotMaths, Refused, screen
 from debates.grounding.sides import Claim, Rendering
 
 RELATIVE_SLACK = Fraction(1, 10**9)  # what SymPy's 15 digits of an irrational value may be off by
 SHOWN_DIGITS = 6
+BUDGET_S = 5.0  # a round's checks together (TEOREMA_CHECKS_SECONDS); each one takes milliseconds
+NOT_READ = "a CALC line is read as numbers, + - * / ^, brackets, “=” and the result"
 
 
 @dataclass(frozen=True)
 class Check:
-    """One claim checked: as quoted, whether it holds, and the computation that says so."""
+    """One claim checked: as quoted, whether it holds (None: not checked), and the computation that
+    says so (or why it was not checked)."""
 
     quote: str
-    kind: str  # arithmetic, percent, growth, units, algebra
-    holds: bool
+    kind: str  # arithmetic, percent, growth, units, algebra ("" for a CALC line not read)
+    holds: bool | None
     computation: str
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
-async def check(texts: list[str], sandbox: Sandbox) -> list[list[Check]]:
-    """The checks of each text, in the texts' order (a text with no computation has none)."""
-    found = await asyncio.to_thread(lambda: [find(text) for text in texts])  # the loop keeps serving others
-    tasks: dict[str, Task] = {}
-    for claim in (c for claims in found for c in claims):
-        for task in tasks_of(claim):
-            tasks.setdefault(task.describe(), task)
-    facts, _notes = await sandbox.compute(list(tasks.values())) if tasks else ([], [])
-    results = {fact.expression: fact.result for fact in facts}
-    return [[done for claim in claims if (done := judged(claim, results))] for claims in found]
+async def check(
+    texts: Sequence[str], sandbox: Sandbox, calcs: Sequence[bool] = (), budget_s: float = BUDGET_S
+) -> list[list[Check]]:
+    """The checks of each text, in the texts' order (a text with no computation has none); ``calcs``
+    says which texts are CALC lines. Nothing is computed past ``budget_s`` from now."""
+    deadline = asyncio.get_running_loop().time() + budget_s
+    lines = list(calcs) or [False] * len(texts)
+    # In a thread: the loop keeps serving others.
+    found = await asyncio.to_thread(
+        lambda: [calc(t) if line else find(t) for t, line in zip(texts, lines, strict=True)]
+    )
+    planned = {id(claim): tasks_of(claim) for claims in found for claim in claims or ()}
+    tasks = {task.describe(): task for wanted in planned.values() if isinstance(wanted, list) for task in wanted}
+    done = await sandbox.each(list(tasks.values()), deadline) if tasks else []
+    results = {fact.expression: fact.result for one in done for fact in one.facts}
+    missed = {one.task.describe(): unfinished(one, budget_s) for one in done if one.why}
+    checked = []
+    for text, claims in zip(texts, found, strict=True):
+        if claims is None:
+            checked.append([Check(" ".join(text.split())[:200], "", None, f"not checked: {NOT_READ}")])
+            continue
+        said = []
+        for claim in claims:
+            wanted = planned[id(claim)]
+            why = (
+                wanted
+                if isinstance(wanted, str)
+                else next((missed[t.describe()] for t in wanted if t.describe() in missed), "")
+            )
+            outcome = Check(claim.quote, claim.kind, None, f"not checked: {why}") if why else judged(claim, results)
+            if outcome is not None:
+                said.append(outcome)
+        checked.append(said)
+    return checked
 
 
-def tasks_of(claim: Claim) -> list[Task]:
-    """What the sandbox computes for a claim; none when a side does not pass the screen."""
+def unfinished(one: Computed, budget_s: float) -> str:
+    """Why a computation has no result, as a check says it."""
+    if one.why == OUT_OF_TIME:
+        return f"the round's {budget_s:g} s for checks ran out first"
+    if one.why.startswith("no result within"):
+        return f"SymPy gave {one.why}"
+    return f"SymPy could not compute it ({one.why})"
+
+
+def tasks_of(claim: Claim) -> list[Task] | str:
+    """What the sandbox computes for a claim, or why the screen refuses it (none when a side is no
+    expression at all: no check)."""
     try:
         if claim.kind == "algebra":
             left, right = claim.computed[0].expression, claim.claimed[0].expression
             return [Task("identity", screen(left), screen(right))]
         return [Task("arithmetic", screen(r.expression)) for r in (*claim.computed, *claim.claimed)]
-    except (Refused, NotMaths):
+    except Refused as refused:
+        return f"it is too costly to compute ({refused})"
+    except NotMaths:
         return []
 
 

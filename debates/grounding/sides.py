@@ -44,10 +44,18 @@ NOT_LABELS = (
 )
 LABEL = rf"\s+(?!(?:{NOT_LABELS})(?![^\W_]))[a-zà-ÿ][^\W\d_]{{2,}}(?![^\W_])"
 AMOUNT = rf"{NUM}(?:\s*{UNIT}|{LABEL})?"
-ATOM = rf"(?:(?:sqrt|log|ln|exp)\s*)?(?:\(\s*)*-?{AMOUNT}(?:\s*!)?(?:\s*\))*"  # a sign is glued: "- 1" is a bullet
-OPERATOR = r"(?:\s*[+*/^]\s*|\s+-\s+|(?<=\))\s*-\s*|\s*-\s*(?=\())"
-SIDE = rf"{ATOM}(?:{OPERATOR}{ATOM})*"
-CHAIN = re.compile(rf"{SIDE}(?:\s*{REL}\s*(?:{APPROX}\s*)?{SIDE})+", re.IGNORECASE)
+OPERATOR = r"(?:\s*[+*/^]\s*|\s+-\s+|(?<=\))\s*-\s*|\s*-\s*(?=\())"  # in prose "2-3 days" is a range
+
+
+def _chain(amount: str, operator: str) -> re.Pattern[str]:
+    atom = rf"(?:(?:sqrt|log|ln|exp)\s*)?(?:\(\s*)*-?{amount}(?:\s*!)?(?:\s*\))*"  # a sign is glued: "- 1" is a bullet
+    side = rf"{atom}(?:{operator}{atom})*"
+    return re.compile(rf"{side}(?:\s*{REL}\s*(?:{APPROX}\s*)?{side})+", re.IGNORECASE)
+
+
+CHAIN = _chain(AMOUNT, OPERATOR)
+# A CALC line's: a unit after a number but no other word, and "12-2" is a subtraction.
+CALC_CHAIN = _chain(rf"{NUM}(?:\s*{UNIT})?", r"\s*[-+*/^]\s*")
 SPLIT = re.compile(rf"\s*{REL}\s*(?:{APPROX}\s*)?", re.IGNORECASE)
 CLAUSE_BREAK = re.compile(
     r"[,;:()\[\]—–]|\s-\s|(?<![^\W_])(?:and|so|thus|hence|therefore|which|then|because|since|i\.e\.|e|y|et|und|quindi"
