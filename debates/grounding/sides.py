@@ -41,6 +41,7 @@ NOT_LABELS = (
     r"is|are|was|were|equals?|makes|gives|yields|comes|of|than|more|less|per|from|to|and|or|for|in|on|with|which"
     r"|that|the|at|by|a|an|as|so|reaches|becomes|means|totals?|grows|growing|grown|grew|compound\w*|increas\w*"
     r"|decreas\w*|ris\w*|rose|fell|falls|dropp?\w*|declin\w*|doubl\w*|after|over|each|every|times|plus|minus"
+    r"|sono|sind|son|fanno|font|ergibt|ergeben"  # relations, in the other languages
 )
 LABEL = rf"\s+(?!(?:{NOT_LABELS})(?![^\W_]))[a-zà-ÿ][^\W\d_]{{2,}}(?![^\W_])"
 AMOUNT = rf"{NUM}(?:\s*{UNIT}|{LABEL})?"
@@ -48,9 +49,13 @@ OPERATOR = r"(?:\s*[+*/^]\s*|\s+-\s+|(?<=\))\s*-\s*|\s*-\s*(?=\())"  # in prose 
 
 
 def _chain(amount: str, operator: str) -> re.Pattern[str]:
+    """Sides related by "=" or a verb. In linear time: a side's run of operations is taken whole
+    (possessive: no relation word is a label), and no chain starts inside one (after an operator,
+    where a chain would not be bounded anyway)."""
     atom = rf"(?:(?:sqrt|log|ln|exp)\s*)?(?:\(\s*)*-?{amount}(?:\s*!)?(?:\s*\))*"  # a sign is glued: "- 1" is a bullet
-    side = rf"{atom}(?:{operator}{atom})*"
-    return re.compile(rf"{side}(?:\s*{REL}\s*(?:{APPROX}\s*)?{side})+", re.IGNORECASE)
+    side = rf"{atom}(?:{operator}{atom})*+"
+    starts = r"(?<![-+*/^(=#])(?<![-+*/^(=]\s)"
+    return re.compile(rf"{starts}{side}(?:\s*{REL}\s*(?:{APPROX}\s*)?{side})+", re.IGNORECASE)
 
 
 CHAIN = _chain(AMOUNT, OPERATOR)

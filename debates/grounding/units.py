@@ -1,7 +1,10 @@
-"""The conversions a check between rounds knows: time, bytes, length, mass, temperature, percent.
+"""The conversions a check between rounds knows: time, bytes, length, mass, temperature, percent
+(our own table, for the conventions below and the words of other languages), and volume, energy,
+power, frequency, pressure, voltage, current, area and more lengths, masses and times, with the
+sizes SymPy's ``sympy.physics.units`` gives them (``sympy_units``).
 
 Each unit is a dimension and its size in the dimension's base unit (seconds, bytes, metres,
-grams, percent as a fraction), as exact fractions. Where a unit's size depends on a convention,
+grams, percent as a fraction, SI units for the rest), as exact fractions. Where a unit's size depends on a convention,
 it has every conventional size and a claim holds when it holds under one of them: a kilobyte
 is 1000 or 1024 bytes (KiB is only 1024), a month 28 to 31 days, a year 365 to 366. Time words
 in other languages come from the guards (engine.guards), which read the same quantities.
@@ -15,6 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from debates.engine.guards import UNITS as GUARD_UNITS
+from debates.grounding import sympy_units
 
 DAY = 86400
 # The Julian year's (and its twelfth's) first: a month against a year is the calendar's 1 to 12.
@@ -98,6 +102,8 @@ def _table() -> dict[str, Unit]:
     # Percent, as a fraction.
     add("% percent per_cent percento per_cento por_ciento pour_cent prozent", "percent", Fraction(1, 100))
     add("‰ permille per_mille", "percent", Fraction(1, 1000))
+    for word, (kind, copied) in sympy_units.sizes().items():
+        found.setdefault(word, Unit(kind, (copied,)))  # a word of our own table keeps its conventions
     return found
 
 

@@ -16,8 +16,8 @@ def checked():
     loop = asyncio.new_event_loop()
     sandbox = Sandbox()
 
-    def run(*texts: str) -> list[list[Check]]:
-        return loop.run_until_complete(check(list(texts), sandbox))
+    def run(*texts: str, calcs: bool = False) -> list[list[Check]]:
+        return loop.run_until_complete(check(list(texts), sandbox, [calcs] * len(texts)))
 
     yield run
     loop.run_until_complete(sandbox.close())
@@ -79,3 +79,44 @@ def test_a_huge_number_is_read_inside_the_limits_and_fails_nothing(checked, text
     find(text)
     (found,) = checked(text)
     assert all(c.holds is not False or "1024" not in c.quote for c in found)
+
+
+SLOW_POWERS = [f"({base}^9999)^9999 = 1" for base in (9999, 9998, 9997, 9996)]
+
+
+async def test_a_rounds_checks_share_one_budget_the_cheap_first_and_the_rest_said_not_checked(short_time_limit):
+    sandbox = Sandbox()
+    await sandbox.child()  # warm, as a run's is by its first check
+    try:
+        found = await check([*SLOW_POWERS, "2^10 = 1000"], sandbox, budget_s=short_time_limit * 1.5)
+    finally:
+        await sandbox.close()
+    *slow, cheap = found
+    assert said(cheap) == [("2^10 = 1000", False, "2^10 = 1024, not 1000")]  # it went first
+    reasons = [c.computation for c in (one for [one] in slow)]
+    assert reasons[0] == "not checked: SymPy gave no result within 1 s"
+    assert set(reasons[1:]) == {"not checked: the round's 1.5 s for checks ran out first"}
+    assert all(c.holds is None for [c] in slow)  # never ✗
+
+
+@pytest.mark.parametrize(
+    ("line", "quote", "holds", "computation"),
+    [
+        ("12 / 2 = 6", "12 / 2 = 6", True, "12 / 2 = 6"),
+        ("`7 × 8 = 54`", "7 * 8 = 54", False, "7 * 8 = 56, not 54"),
+        ("6 / 9 = 67%", "6 / 9 = 67%", True, "6 / 9 = 66.6667%"),
+        ("3 * 200 GB = 600 GB", "3 * 200 GB = 600 GB", True, "3 * 200 GB = 600 GB"),
+        ("15% of 1200 = 180", "15% of 1200 = 180", True, "15% of 1200 = 180"),
+        ("120-20=100", "120-20=100", True, "120-20 = 100"),
+    ],
+)
+def test_a_calc_line_is_read_whole_as_the_voice_wrote_it_for_a_program(checked, line, quote, holds, computation):
+    (found,) = checked(line, calcs=True)
+    assert said(found) == [(quote, holds, computation)]
+
+
+@pytest.mark.parametrize("line", ["12 engineers / 2 squads = 6", "about six per squad", "x = 12 / 2"])
+def test_a_calc_line_the_program_cannot_read_is_said_not_checked(checked, line):
+    (found,) = checked(line, calcs=True)
+    assert [(c.holds, c.kind) for c in found] == [(None, "")]
+    assert found[0].computation.startswith("not checked: a CALC line is read as numbers")
