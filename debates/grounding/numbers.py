@@ -16,10 +16,9 @@ from fractions import Fraction
 
 from debates.engine.guards import NUMBER_WORDS, SCALES
 from debates.engine.reading.words import wordset
+from debates.grounding.conventions import COMMA, EVERY, POINT, World
 
 MAX_DIGITS = 60  # as the screen's: a longer number could not be computed anyway
-POINT, COMMA = "point", "comma"  # "1,000.5" and "1.000,5": the two ways to write a number's decimals
-EITHER = frozenset((POINT, COMMA))
 
 
 @dataclass(frozen=True)
@@ -30,7 +29,7 @@ class Reading:
     value: Fraction
     step: Fraction  # "30": 1; "1.50": 1/100; "1.5 million": 100000
     significant: Fraction  # "1000": 1000 (trailing zeros of a whole number are not significant); "1.50": 1/100
-    conventions: frozenset[str] = EITHER  # "1,5": a decimal comma only; "1,000": a thousand with a point
+    conventions: frozenset[World] = EVERY  # "1,5": with a decimal comma only; "1,000": a thousand with a point
 
 
 @dataclass(frozen=True)
@@ -105,7 +104,7 @@ def _readings(written: str) -> tuple[Reading, ...]:
     if groups:  # one group of three: either separator may be either
         grouping, decimal = (POINT, COMMA) if groups["sep"] == "," else (COMMA, POINT)
         whole = _whole(re.sub(r"\D", "", written))
-        return (replace(whole, conventions=frozenset((grouping,))), _decimal(written.replace(",", "."), decimal))
+        return (replace(whole, conventions=grouping), _decimal(written.replace(",", "."), decimal))
     if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", written):
         return (_decimal(written.replace(",", ""), POINT),)
     if re.fullmatch(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?", written):
@@ -119,13 +118,13 @@ def _whole(digits: str) -> Reading:
     return Reading(value, Fraction(1), Fraction(10**zeros))
 
 
-def _decimal(written: str, convention: str) -> Reading:
+def _decimal(written: str, convention: frozenset[World]) -> Reading:
     """A number with a decimal separator read as ``convention``'s (one without any reads in both)."""
     whole, _, decimals = written.partition(".")
     if not decimals:
         return _whole(whole)
     step = Fraction(1, 10 ** len(decimals))
-    return Reading(Fraction(written), step, step, frozenset((convention,)))
+    return Reading(Fraction(written), step, step, convention)
 
 
 def _words(text: str, units: re.Pattern[str] | None) -> list[Number]:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from debates.grounding import units
-from debates.grounding.numbers import EITHER, Number, Reading, numbers
+from debates.grounding.conventions import EVERY, World
+from debates.grounding.numbers import Number, Reading, numbers
 
 MAX_READINGS = 8  # renderings of one side: a claim with more ambiguity than this is not checked
 APPROX = (
@@ -61,12 +62,16 @@ def _chain(amount: str, operator: str) -> re.Pattern[str]:
 CHAIN = _chain(AMOUNT, OPERATOR)
 # A CALC line's: a unit after a number but no other word, and "12-2" is a subtraction.
 CALC_CHAIN = _chain(rf"{NUM}(?:\s*{UNIT})?", r"\s*[-+*/^]\s*")
-SPLIT = re.compile(rf"\s*{REL}\s*(?:{APPROX}\s*)?", re.IGNORECASE)
+RELATION = re.compile(rf"(\s*{REL}\s*(?:{APPROX}\s*)?)", re.IGNORECASE)  # kept: a word or a sign
+COUNTED = re.compile(rf"#\d+{LABEL}", re.IGNORECASE)  # "4 replicas": a count of something, no unit
+SIDE_ALONE = re.compile(rf"\s*{AMOUNT}\s*", re.IGNORECASE)
+# Where a clause ends, for a side alone at a chain's end: not at "and" ("2 hours and 15 minutes").
 CLAUSE_BREAK = re.compile(
-    r"[,;:()\[\]—–]|\s-\s|(?<![^\W_])(?:and|so|thus|hence|therefore|which|then|because|since|i\.e\.|e|y|et|und|quindi"
-    r"|donc|also|así\s+que)(?![^\W_])",
+    r"[,;:()\[\]—–]|\s-\s|(?<![^\W_])(?:so|thus|hence|therefore|which|then|because|since|i\.e\.|quindi|donc"
+    r"|also|así\s+que)(?![^\W_])",
     re.IGNORECASE,
 )
+MORE_OF_IT = re.compile(rf"\s*(?:,|and|e|y|et|und)?\s*#\d+\s*{UNIT}", re.IGNORECASE)
 OF_A_NUMBER = re.compile(r"\s+(?:of|di|del|della|de|du|des|von|vom)\s+(?:(?:the|il|la|el|le|den|der)\s+)?#\d", re.I)
 PERCENT = r"\s*(?:%|percent|per\s*cent|percento|per\s+cento|por\s+ciento|pour\s+cent|prozent)"
 CHANGE_WORDS = re.compile(
@@ -76,20 +81,21 @@ CHANGE_WORDS = re.compile(
 
 @dataclass(frozen=True)
 class Term:
-    """A piece of SymPy syntax written from the numbers read, and the conventions (a decimal point,
-    a decimal comma) under which its numbers read so."""
+    """A piece of SymPy syntax written from the numbers and units read, and the conventions
+    (``conventions``: a decimal point or comma, a kilobyte of 1000 or 1024 bytes) it reads them in."""
 
     expression: str
-    conventions: frozenset[str] = EITHER
+    conventions: frozenset[World] = EVERY
 
 
 def combined(template: str, *options: Sequence[Term]) -> list[Term]:
     """Each way to fill ``template``'s {0}, {1}… with one term of each option, all in one convention
-    ("1,000 × 1,000" is a million or a bit over one, never a thousand); at most one more than
+    ("1,000 × 1,000" is a million or a bit over one, never a thousand; "3 × 250 GB" is 750 GB
+    whichever a GB is, never 3 × 250 decimal GB in binary ones); at most one more than
     ``MAX_READINGS``, so that a caller can tell there were too many."""
     found = []
     for combo in itertools.product(*options):
-        conventions = EITHER.intersection(*(term.conventions for term in combo))
+        conventions = EVERY.intersection(*(term.conventions for term in combo))
         if conventions:
             found.append(Term(template.format(*(term.expression for term in combo)), conventions))
             if len(found) > MAX_READINGS:
@@ -105,7 +111,7 @@ class Rendering:
     tolerance: Fraction  # 0: exact; else half the unit of the claimed number's last digit
     size: Fraction = Fraction(1)  # the claimed side's unit, to say a result in it
     offset: Fraction = Fraction(0)
-    conventions: frozenset[str] = EITHER  # a claimed side is compared only with a computed one read alike
+    conventions: frozenset[World] = EVERY  # a claimed side is compared only with a computed one read alike
 
 
 @dataclass(frozen=True)
@@ -192,7 +198,6 @@ class Skeleton:
         if INEQUALITY.search(self.sentence[: number.start]):
             return ()
         unit = units.unit(unit_word) if unit_word else None
-        sizes = unit.sizes if unit else (Fraction(1),)
         offset = unit.offset if unit else Fraction(0)
         return tuple(
             Rendering(
@@ -200,25 +205,28 @@ class Skeleton:
                 self.rounding(r) * size,
                 size,
                 offset,
-                r.conventions,
+                conventions,
             )
-            for r in number.readings
-            for size in sizes
+            for r, size, conventions in self.readings(number, unit)
         )[:MAX_READINGS]
+
+    def readings(self, number: Number, unit: units.Unit | None) -> list[tuple[Reading, Fraction, frozenset[World]]]:
+        """Each reading of a number with each size of its unit, where they share a convention."""
+        options = unit.options if unit else ((Fraction(1), EVERY),)
+        return [
+            (r, size, found) for r in number.readings for size, among in options if (found := r.conventions & among)
+        ]
 
     def rounding(self, reading: Reading) -> Fraction:
         return (reading.significant if self.approximate else reading.step) / 2
 
     def amounts(self, index: str, unit_word: str | None) -> list[Term]:
         """A number as part of a computation, each reading and size, in base units."""
-        number = self.number(index)
         unit = units.unit(unit_word) if unit_word else None
         if unit is not None and unit.affine:
             return []
-        sizes = unit.sizes if unit else (Fraction(1),)
-        return [
-            Term(f"({rational(r.value)}*{rational(size)})", r.conventions) for r in number.readings for size in sizes
-        ]
+        found = self.readings(self.number(index), unit)
+        return [Term(f"({rational(r.value)}*{rational(size)})", conventions) for r, size, conventions in found]
 
     def values(self, index: str, template: str = "{0}") -> list[Term]:
         """A number's readings, bare, in ``template``: "({0}/100)" for a percentage."""
@@ -226,14 +234,21 @@ class Skeleton:
 
     def chain(self, match: re.Match[str]) -> list[Claim]:
         """Each pair of neighbouring sides of "a = b = c" that is a computation."""
-        text = match.group(0)
-        sides = SPLIT.split(text)
+        parts = RELATION.split(match.group(0))
+        sides, relations = parts[::2], parts[1::2]
+        starts = list(itertools.accumulate((len(p) for p in parts[:-1]), initial=match.start()))[::2]
         first = Side.read(self, sides[0].strip())
         if first is not None and first.lone and self.in_a_phrase(match.start()):
-            sides = sides[1:]  # "12 engineers in 2 squads is 12 / 2 = 6": "2 squads" alone was never claimed
+            # "12 engineers in 2 squads is 12 / 2 = 6": "2 squads" alone was never claimed
+            sides, relations, starts = sides[1:], relations[1:], starts[1:]
+        last = Side.read(self, sides[-1].strip()) if sides else None
+        if last is not None and last.lone and last.units and MORE_OF_IT.match(self.text, match.end()):
+            sides = sides[:-1]  # "135 minutes is 2 hours and 15 minutes": one amount in two units
         found = []
-        for left, right in itertools.pairwise(sides):
-            claim = self.pair(left.strip(), right.strip(), match.start() + text.index(left))
+        for (left, right), relation, start in zip(itertools.pairwise(sides), relations, starts, strict=False):
+            if COUNTED.fullmatch(left.strip()) and re.search(r"[^\W\d_]", relation) and not SIDE_ALONE.fullmatch(right):
+                continue  # "4 replicas are 4 × 250 = 1000": a count said to be a computation is prose
+            claim = self.pair(left.strip(), right.strip(), start + len(left) - len(left.lstrip()))
             if claim is not None:
                 found.append(claim)
         return found

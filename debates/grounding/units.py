@@ -19,6 +19,7 @@ from fractions import Fraction
 
 from debates.engine.guards import UNITS as GUARD_UNITS
 from debates.grounding import sympy_units
+from debates.grounding.conventions import BINARY, DECIMAL, EVERY, World
 
 DAY = 86400
 # The Julian year's (and its twelfth's) first: a month against a year is the calendar's 1 to 12.
@@ -28,15 +29,21 @@ YEAR_DAYS = (Fraction(36525, 100), 365, Fraction(3652425, 10000), 366)
 
 @dataclass(frozen=True)
 class Unit:
-    """A unit as read after a number: its dimension and every size it may have in base units."""
+    """A unit as read after a number: its dimension and every size it may have in base units, each
+    in the conventions where it has it (none given: in every one)."""
 
     dimension: str
     sizes: tuple[Fraction, ...]
     offset: Fraction = Fraction(0)  # temperature: kelvin = value * size + offset
+    conventions: tuple[frozenset[World], ...] = ()  # a GB: (decimal, binary), beside (1000³, 1024³)
 
     @property
     def affine(self) -> bool:
         return self.dimension == "temperature"
+
+    @property
+    def options(self) -> tuple[tuple[Fraction, frozenset[World]], ...]:
+        return tuple(zip(self.sizes, self.conventions or (EVERY,) * len(self.sizes), strict=True))
 
 
 def _sizes(*values: int | Fraction) -> tuple[Fraction, ...]:
@@ -47,8 +54,10 @@ def _table() -> dict[str, Unit]:
     found: dict[str, Unit] = {}
 
     def add(words: str, dimension: str, *sizes: int | Fraction, offset: Fraction = Fraction(0)) -> None:
+        # A decimal prefix of bytes or bits has both sizes: 1000ⁿ in the decimal convention, 1024ⁿ in the binary one.
+        conventions = (DECIMAL, BINARY) if dimension == "bytes" and len(sizes) == 2 else ()
         for word in words.split():
-            found[word] = Unit(dimension, _sizes(*sizes), offset)
+            found[word] = Unit(dimension, _sizes(*sizes), offset, conventions)
 
     # Time: the guards' words (every language they read), but "m" is a metre here and months and
     # years have every conventional length.

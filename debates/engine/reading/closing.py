@@ -103,7 +103,7 @@ CLAIM_REF = re.compile(
 )
 # A CALC line: the claim it rests on first ("1 |", "A2:", "[claim 3]"), then the computation.
 CALC_REF = re.compile(r"^\[?\s*(?:claim\s*)?(?:(?P<who>[A-Z])\s*)?(?P<n>\d{1,2})\s*\]?\s*[|:]\s*(?=\S)", re.IGNORECASE)
-COMPUTATION = re.compile(r"\d[^=≈\n]*[=≈]\s*[-+−]?\s*\d")  # "7 × 8 = 54": a claim even without words
+COMPUTATION = re.compile(r"\d[^=≈\n]*(?:==?|≈)\s*[-+−]?\s*\d")  # "7 × 8 = 54": a claim even without words
 QUOTE = re.compile(r"[\"“«„](?P<q>[^\"”»“]{3,400})[\"”»“]")
 CONFIDENCE_FIELD = re.compile(
     r"\b(?:conf(?:idence|idenza|ianza|iance|iança)?|konfidenz|fiducia|certainty|sicurezza)\b\.?\s*[:=]?\s*"
