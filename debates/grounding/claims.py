@@ -113,6 +113,7 @@ def in_sentence(sentence: str) -> list[Claim]:
     for match in CHAIN.finditer(read.text):
         if read.free(match.start(), match.end()) and read.bounded(match.start(), match.end()):
             claims += read.chain(match)
+            read.take(match.start(), match.end())  # "2^10 = 1024 and 1 KiB = …": what follows starts afresh
     claims += identities(sentence)
     return claims
 

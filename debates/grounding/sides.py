@@ -171,9 +171,10 @@ class Skeleton:
         return not re.match(r"(?:\s*[-+*/^(]\s*[\d#(]|[^\W_]|\s*[%‰\\°]|\s+(?:than|more|less)\b)", after, re.I)
 
     def in_a_phrase(self, start: int) -> bool:
-        """A number stands before ``start`` in its clause, words between: what starts at ``start`` is
-        the end of a phrase the finder does not read, not a side of its own."""
-        return bool(re.search(r"#\d", CLAUSE_BREAK.split(self.text[:start])[-1]))
+        """A number stands before ``start`` in its clause (since the last computation read), words
+        between: what starts at ``start`` ends a phrase the finder does not read, not a side of its own."""
+        since = max((taken.stop for taken in self.taken if taken.stop <= start), default=0)
+        return bool(re.search(r"#\d", CLAUSE_BREAK.split(self.text[since:start])[-1]))
 
     def quote(self, start: int, end: int) -> str:
         """The words of the sentence the skeleton's span stands for, as written."""

@@ -120,3 +120,21 @@ def test_a_calc_line_the_program_cannot_read_is_said_not_checked(checked, line):
     (found,) = checked(line, calcs=True)
     assert [(c.holds, c.kind) for c in found] == [(None, "")]
     assert found[0].computation.startswith("not checked: a CALC line is read as numbers")
+
+
+def test_a_computation_after_another_in_one_sentence_starts_afresh(checked):
+    (found,) = checked("A page is 2^12 = 4096 bytes and 1 KiB = 1024 bytes.")
+    assert [(c.quote, c.holds) for c in found] == [("2^12 = 4096 bytes", True), ("1 KiB = 1024 bytes", True)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2 hours and 15 minutes is 135 minutes.",
+        "135 minutes is 2 hours and 15 minutes.",
+        "Con 4 réplicas son 4 × 250 = 1000 consultas.",
+    ],
+)
+def test_an_amount_in_two_units_or_a_count_said_to_be_a_computation_is_not_split(checked, text):
+    (found,) = checked(text)
+    assert all(c.holds is not False for c in found)
