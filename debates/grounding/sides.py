@@ -71,7 +71,8 @@ CLAUSE_BREAK = re.compile(
     r"|also|así\s+que)(?![^\W_])",
     re.IGNORECASE,
 )
-MORE_OF_IT = re.compile(rf"\s*(?:,|and|e|y|et|und)?\s*#\d+\s*{UNIT}", re.IGNORECASE)
+# "2 hours and 15 minutes": more of one amount after a side alone (not a computation of its own).
+MORE_OF_IT = re.compile(rf"\s*(?:,|and|e|y|et|und)?\s*#\d+\s*{UNIT}(?!\s*{REL})", re.IGNORECASE)
 OF_A_NUMBER = re.compile(r"\s+(?:of|di|del|della|de|du|des|von|vom)\s+(?:(?:the|il|la|el|le|den|der)\s+)?#\d", re.I)
 PERCENT = r"\s*(?:%|percent|per\s*cent|percento|per\s+cento|por\s+ciento|pour\s+cent|prozent)"
 CHANGE_WORDS = re.compile(
