@@ -85,7 +85,7 @@ def test_the_squads_sentence_gets_no_cross_and_a_false_calc_line_its_computation
     provider_server.script("model-moderator", Script(answer=RESTS_ON_A_REFUTED_CLAIM))
     page = signed_in("alice")
     page.set_viewport_size(VIEWPORTS["laptop"])
-    ask(page, "How many engineers does each squad get?")
+    question = ask(page, "How many engineers does each squad get?")
     until(page, "() => document.querySelectorAll('#ledger .check-list .check').length >= 3")
     wait_for_the_end(page)
 
@@ -104,6 +104,16 @@ def test_the_squads_sentence_gets_no_cross_and_a_false_calc_line_its_computation
     assert "✗" not in a1
     assert "checked ✗" in a2
     assert page.locator("#ledger .checked.refuted").count() == 1
+    # The exports carry the same checks: the false CALC line's, none read into the squads sentence.
+    base = page.url.split("/q/", 1)[0]
+    markdown = page.request.get(f"{base}/q/{question}/export.md").text()
+    refuted_lines = [line for line in markdown.splitlines() if line.startswith("- ✗ ")]
+    assert refuted_lines  # in the list of checks, and in the checks' own round
+    assert all("“7 * 8 = 54” does not hold: 7 * 8 = 56, not 54" in line for line in refuted_lines)
+    exported = page.request.get(f"{base}/q/{question}/export.json").json()["ledger"]["checks"]
+    assert [(c["quote"], c["computation"]) for c in exported if c["holds"] is False] == [
+        ("7 * 8 = 54", "7 * 8 = 56, not 54")
+    ]
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.locator("#ledger").screenshot(path=str(SHOTS / "checks-calc-ledger-laptop.png"))
     assert page.evaluate("window.__csp") == []
