@@ -62,20 +62,19 @@ async def check(
     for text, claims in zip(texts, found, strict=True):
         if claims is None:
             checked.append([Check(" ".join(text.split())[:200], "", None, f"not checked: {NOT_READ}")])
-            continue
-        said = []
-        for claim in claims:
-            wanted = planned[id(claim)]
-            why = (
-                wanted
-                if isinstance(wanted, str)
-                else next((missed[t.describe()] for t in wanted if t.describe() in missed), "")
-            )
-            outcome = Check(claim.quote, claim.kind, None, f"not checked: {why}") if why else judged(claim, results)
-            if outcome is not None:
-                said.append(outcome)
-        checked.append(said)
+        else:
+            checked.append([made for claim in claims if (made := outcome(claim, planned[id(claim)], missed, results))])
     return checked
+
+
+def outcome(claim: Claim, wanted: list[Task] | str, missed: dict[str, str], results: dict[str, str]) -> Check | None:
+    """A claim's check, or why it was not made (the screen's refusal, or a computation without a result)."""
+    why = (
+        wanted
+        if isinstance(wanted, str)
+        else next((missed[t.describe()] for t in wanted if t.describe() in missed), "")
+    )
+    return Check(claim.quote, claim.kind, None, f"not checked: {why}") if why else judged(claim, results)
 
 
 def cost(task: Task) -> tuple[int, int]:
@@ -90,7 +89,7 @@ def unfinished(one: Computed, budget_s: float) -> str:
     """Why a computation has no result, as a check says it."""
     if one.why == OUT_OF_TIME:
         return f"the round's {budget_s:g} s for checks ran out first"
-    if one.why.startswith("no result within"):
+    if one.timed_out:
         return f"SymPy gave {one.why}"
     return f"SymPy could not compute it ({one.why})"
 

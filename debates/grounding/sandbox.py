@@ -41,15 +41,13 @@ class Computed:
     task: Task
     facts: tuple[Fact, ...] = ()
     why: str = ""
+    timed_out: bool = False  # it was started and gave no result in its time
 
     @property
     def note(self) -> str:
         """What did not come of it, as the grounding before the panel says it."""
-        if self.why == OUT_OF_TIME:
-            return f"Did not compute {self.task.describe()}: {self.why}."
-        if self.why.startswith("no result within"):
-            return f"Gave up on {self.task.describe()}: {self.why}."
-        return f"Could not compute {self.task.describe()}: {self.why}."
+        verb = "Did not compute" if self.why == OUT_OF_TIME else "Gave up on" if self.timed_out else "Could not compute"
+        return f"{verb} {self.task.describe()}: {self.why}."
 
 
 async def compute(tasks: list[Task]) -> tuple[list[Fact], list[str]]:
@@ -85,9 +83,9 @@ class Sandbox:
             self.starting = None
             raise
 
-    async def compute(self, tasks: list[Task], deadline: float | None = None) -> tuple[list[Fact], list[str]]:
+    async def compute(self, tasks: list[Task]) -> tuple[list[Fact], list[str]]:
         """Facts for the tasks that finished in time, and a note for each that did not."""
-        done = await self.each(tasks, deadline)
+        done = await self.each(tasks)
         return [fact for one in done for fact in one.facts], [one.note for one in done if one.why]
 
     async def each(self, tasks: list[Task], deadline: float | None = None) -> list["Computed"]:
@@ -110,8 +108,10 @@ class Sandbox:
                 limit = TIME_LIMIT_S if deadline is None else min(TIME_LIMIT_S, deadline - clock())
                 reply = await ask(child, task, limit)
             except TimeoutError:
-                out = deadline is not None and clock() >= deadline
-                done.append(Computed(task, why=OUT_OF_TIME if out else f"no result within {TIME_LIMIT_S:g} s"))
+                if deadline is not None and clock() >= deadline:
+                    done.append(Computed(task, why=OUT_OF_TIME))
+                else:
+                    done.append(Computed(task, why=f"no result within {TIME_LIMIT_S:g} s", timed_out=True))
             except WorkerFailed as failure:
                 done.append(Computed(task, why=str(failure)))
             else:
