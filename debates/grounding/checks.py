@@ -17,9 +17,9 @@ from fractions import Fraction
 
 from debates.grounding.claims import calc, find
 from debates.grounding.extract import Task
+from debates.grounding.renderings import Claim, Rendering
 from debates.grounding.sandbox import OUT_OF_TIME, Computed, Sandbox
 from debates.grounding.screen import NotMaths, Refused, screen
-from debates.grounding.sides import Claim, Rendering
 
 RELATIVE_SLACK = Fraction(1, 10**9)  # what SymPy's 15 digits of an irrational value may be off by
 SHOWN_DIGITS = 6

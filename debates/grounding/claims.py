@@ -21,7 +21,8 @@ from fractions import Fraction
 from debates.grounding.contradictions import HEDGES
 from debates.grounding.extract import normalise
 from debates.grounding.phrases import PHRASE_READERS, PHRASES
-from debates.grounding.sides import CALC_CHAIN, CHAIN, Claim, Rendering, Skeleton
+from debates.grounding.renderings import Claim, Rendering
+from debates.grounding.sides import CALC_CHAIN, CHAIN, Skeleton
 
 MAX_CLAIMS = 40  # per text
 MAX_TEXT = 50_000  # characters of a text read (a contribution is rarely a tenth of it)

@@ -7,19 +7,8 @@ languages models answer in where the phrase allows.
 import re
 
 from debates.grounding import units
-from debates.grounding.sides import (
-    APPROX,
-    LABEL,
-    PERCENT,
-    UNIT,
-    Claim,
-    Rendering,
-    Skeleton,
-    Term,
-    combined,
-    rational,
-    renderings,
-)
+from debates.grounding.renderings import Claim, Rendering, Term, combined, rational, renderings
+from debates.grounding.sides import APPROX, LABEL, PERCENT, UNIT, Skeleton
 
 OF = r"\s+(?:of|di|del|dello|della|de|du|des|von|vom)\s+(?:the\s+|il\s+|la\s+|el\s+|le\s+|den\s+|der\s+)?"
 IS = (
