@@ -48,9 +48,10 @@ def said(results: Iterable[ContributionResult]) -> list[Said]:
     found: list[Said] = []
     for result in results:
         own = closing.claim_prefix(result.label)
+        claims = {claim["id"] for claim in result.ledger.get("claims", [])}  # none in a later round's block
         for line in result.ledger.get("calcs", []):
-            tied = line["claim"] if re.fullmatch(rf"{re.escape(own)}\d+", line["claim"]) else ""
-            found.append(Said(result.label, result.round, tied, line["text"], calc=True))
+            mine = re.fullmatch(rf"{re.escape(own)}\d+", line["claim"]) and (not claims or line["claim"] in claims)
+            found.append(Said(result.label, result.round, line["claim"] if mine else "", line["text"], calc=True))
         for claim in result.ledger.get("claims", []):
             found.append(Said(result.label, result.round, claim["id"], claim["text"]))
         found.append(Said(result.label, result.round, "", closing.without_block(result.text)))

@@ -4,10 +4,12 @@ the claims checked ✓ / ✗, the moderator is told, and a resumed run replays t
 
 import pytest
 
-from debates.engine.events import ContributionFinished, LedgerUpdated, RoundStarted
+from debates.engine.checks import said
+from debates.engine.events import ContributionFinished, ContributionResult, LedgerUpdated, RoundStarted
 from debates.engine.protocols import plan
+from debates.engine.reading import closing
 from debates.engine.run import run
-from debates.engine.vocabulary import StepKind
+from debates.engine.vocabulary import Outcome, StepKind
 from debates.grounding import SympyGrounder
 from debates.grounding.sandbox import Sandbox
 from tests.fakes.answers import SYNTHESIS
@@ -222,3 +224,11 @@ async def test_what_the_time_left_unchecked_is_said_and_never_put_to_a_voice(pan
     assert "- – Panelist A, A1: “2^10 = 1000” was not checked: the round's 0 s for checks ran out first." in stored.text
     prompts = [r.prompt for m in [*MODELS, "model-moderator"] for r in fake_provider.requests_for(m)]
     assert not any("Numbers checked" in p or "not checked" in p for p in prompts)
+
+
+def test_a_calc_line_is_tied_only_to_a_claim_of_its_own_voice_that_exists():
+    text = SQUADS.replace("- 2 | 7 * 8 = 54", "- 2 | 7 * 8 = 54\n- 5 | 2 + 2 = 4\n- B1 | 3 * 3 = 9")
+    record = closing.read("answer", text, "Panelist A")
+    result = ContributionResult(1, "p1", "Panelist A", StepKind.ANSWER, Outcome.DONE, text=text, ledger=record)
+    lines = [(s.claim, s.text) for s in said([result]) if s.calc]
+    assert lines == [("A1", "12 / 2 = 6"), ("A2", "7 * 8 = 54"), ("", "2 + 2 = 4"), ("", "3 * 3 = 9")]
