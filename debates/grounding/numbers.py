@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from debates.engine.guards import NUMBER_WORDS, SCALES
+from debates.engine.quantities import NUMBER_WORDS, SCALES
 from debates.engine.reading.words import wordset
 from debates.grounding.conventions import COMMA, EVERY, POINT, World
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from debates.engine.guards import UNITS as GUARD_UNITS
+from debates.engine.quantities import UNITS as GUARD_UNITS
 from debates.grounding import sympy_units
 from debates.grounding.conventions import BINARY, DECIMAL, EVERY, World
 
