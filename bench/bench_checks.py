@@ -1,7 +1,12 @@
-"""The checks between rounds: what the checking step costs per round, and what it adds before the
-next round's first token.
+"""The checks between rounds: what they get right on the corpus of computations as models write
+them, what the checking step costs per round, and what it adds before the next round's first token.
 
-Method. (1) *The step.* A round of five contributions as real answers are written (prose, then a
+Method. (0) *The corpus* (tests/corpus/checks/models.jsonl, labelled by what a person would say of
+each claim): every row is written into a voice's answer (a sentence of its prose, a claim or a CALC
+line of its closing block), read by the closing-block reader and checked as one round, as the engine
+checks a round (tests/grounding/corpus.py). Printed: true claims marked ✗ and wrong values stated as
+facts (the goals: 0), false claims caught, true claims confirmed, claims left unchecked.
+(1) *The step.* A round of five contributions as real answers are written (prose, then a
 closing block) stating 20 computations between them — powers, percentages both ways, growth,
 unit conversions, an identity, true and false — and as many numbers that are no computation
 (dates, versions, "HTTP 404", "Q3"). The grounding's SympyGrounder checks them ``--repeat``
@@ -16,7 +21,7 @@ checks add; it is set beside the blind round's check step's own time in the same
 step as the engine runs it (reading, SymPy, the ledger, its events). The machine is shared with
 other work: figures move between runs, and medians of interleaved runs are what to compare.
 
-Usage: python bench/bench_checks.py [--repeat 15]
+Usage: python bench/bench_checks.py [--repeat 15] [--corpus]
 """
 
 import argparse
@@ -41,6 +46,7 @@ from debates.providers.base import Endpoint, Voice  # noqa: E402
 from tests.fakes import judge  # noqa: E402
 from tests.fakes.answers import SYNTHESIS  # noqa: E402
 from tests.fakes.provider_server import FakeProviderServer, Script  # noqa: E402
+from tests.grounding import corpus  # noqa: E402
 
 PROSE = "The load profile decides it; we shipped 3.12 on 2024-03-15 and saw HTTP 404 spikes in Q3. " * 4
 ANSWERS = [
@@ -208,7 +214,27 @@ async def gap(server: FakeProviderServer, checks: bool) -> tuple[float, float]:
     return clock.first_debate_token - clock.answers_done, SPENT[0] if SPENT else 0.0
 
 
-async def main(repeat: int) -> None:
+async def corpus_figures() -> None:
+    sandbox = Sandbox()
+    rows = corpus.rows()
+    try:
+        started = time.perf_counter()
+        checked = await corpus.checked(SympyGrounder(sandbox, budget_s=120), rows)
+        spent = time.perf_counter() - started
+    finally:
+        await sandbox.close()
+    found = corpus.figures(rows, checked)
+    print(f"The corpus of computations as models write them ({corpus.CORPUS.name}), one round, {spent:.1f} s:")
+    print("\n".join(f"  {line}" for line in found.lines()))
+    for text in found.false_marks + found.wrong_values:
+        print(f"  ! {text}")
+
+
+async def main(repeat: int, only_corpus: bool) -> None:
+    await corpus_figures()
+    if only_corpus:
+        return
+    print()
     times, found = await step_times(repeat)
     ms = sorted(t * 1000 for t in times)
     print(f"The checking step, one round of 5 contributions stating 20 computations ({found} checks), {repeat} runs:")
@@ -238,4 +264,6 @@ async def main(repeat: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=15)
-    asyncio.run(main(parser.parse_args().repeat))
+    parser.add_argument("--corpus", action="store_true", help="the corpus figures only, not the timings")
+    arguments = parser.parse_args()
+    asyncio.run(main(arguments.repeat, arguments.corpus))

@@ -344,6 +344,7 @@ class TeoremaSettings(TypedDict):
     ATTACHMENT_IMAGE_SIDE: int
     ATTACHMENT_TEXT_CHARS: int
     ATTACHMENT_SECONDS: float
+    CHECKS_SECONDS: float
 
 
 TEOREMA: TeoremaSettings = {
@@ -394,6 +395,9 @@ TEOREMA: TeoremaSettings = {
     "ATTACHMENT_TEXT_CHARS": env_number("TEOREMA_ATTACHMENT_TEXT_CHARS", 200_000, 1000),
     # Reading one file in the limited child process (debates/attachments/sandbox.py).
     "ATTACHMENT_SECONDS": env_number("TEOREMA_ATTACHMENT_SECONDS", 30.0, 1, float),
+    # The numbers checked between rounds (docs/checks.md): a round's checks together, at most; what
+    # does not fit is "not checked", in words.
+    "CHECKS_SECONDS": env_number("TEOREMA_CHECKS_SECONDS", 5.0, 0.5, float),
 }
 
 # Request size limits (docs/api.md): 1 MiB for the rest of a form plus the longest question and

@@ -314,8 +314,7 @@ def checks_part(found: tuple[claims.Checked, ...]) -> list[str]:
     if not found:
         return []
     lines = [
-        f"- {c.symbol} {c.label}{f', {c.claim}' if c.claim else ''}: “{c.quote}” {c.words}: {c.computation}"
-        for c in found
+        f"- {c.symbol} {c.label}{f', {c.claim}' if c.claim else ''}: “{c.quote}” {c.words}: {c.detail}" for c in found
     ]
     return ["### Numbers checked between rounds", "", *lines, ""]
 

@@ -256,9 +256,10 @@ def block(title: str, lines: list[str]) -> str:
 def checks_block(found: list[dict[str, Any]], moderator: bool = False) -> str:
     """The computations checked between rounds, as facts for the next round (and the moderator):
     computed by the program from the panel's own claims, outside the quoted material. "" when none."""
-    if not found:
+    facts = checks.decided(found)  # what was not checked is no fact
+    if not facts:
         return ""
-    lines = "\n".join(f"- {checks.line(c)}" for c in sorted(found, key=lambda c: c["holds"]))
+    lines = "\n".join(f"- {checks.line(c)}" for c in checks.order(facts))
     if moderator:
         rule = (
             "A claim a check refuted cannot stand in your verdict: if your verdict still rests on one, "

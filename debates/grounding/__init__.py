@@ -33,11 +33,13 @@ class SympyGrounder:
     """The engine's Grounder: SymPy before the panel (a child of its own: a question's maths may take
     seconds), the claims that contradict its facts, and the computations of each round checked
     between rounds, in ``sandbox`` (by default the child the loop's runs share: each check takes
-    milliseconds). ``warm`` starts that child ahead of the first check: call it as the run starts."""
+    milliseconds). ``warm`` starts that child ahead of the first check: call it as the run starts.
+    A round's checks share ``budget_s`` seconds; what does not fit is not checked, and said so."""
 
-    def __init__(self, sandbox: Sandbox | None = None) -> None:
+    def __init__(self, sandbox: Sandbox | None = None, budget_s: float = checks.BUDGET_S) -> None:
         self.facts: tuple[Fact, ...] = ()
         self.given = sandbox
+        self.budget_s = budget_s
 
     @property
     def sandbox(self) -> Sandbox:
@@ -56,11 +58,12 @@ class SympyGrounder:
 
     async def check(self, said: list[Said]) -> list[dict[str, Any]]:
         """Each computation found, checked, with who said it where; a claim's own check comes
-        before the same words found in the prose around it, and each is said once per voice."""
+        before the same computation found in the prose around it, and each is said once per voice."""
         found: dict[tuple[str, str], dict[str, Any]] = {}
-        for one, results in zip(said, await checks.check([s.text for s in said], self.sandbox), strict=True):
+        checked = await checks.check([s.text for s in said], self.sandbox, [s.calc for s in said], self.budget_s)
+        for one, results in zip(said, checked, strict=True):
             for result in results:
-                key = (one.label, result.quote)
+                key = (one.label, result.quote if result.holds is None else result.computation)
                 if key not in found or (one.claim and not found[key]["claim"]):
                     found[key] = {"label": one.label, "round": one.round, "claim": one.claim, **result.as_dict()}
         return list(found.values())

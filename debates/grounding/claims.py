@@ -21,9 +21,12 @@ from fractions import Fraction
 from debates.grounding.contradictions import HEDGES
 from debates.grounding.extract import normalise
 from debates.grounding.phrases import PHRASE_READERS, PHRASES
-from debates.grounding.sides import CHAIN, Claim, Rendering, Skeleton
+from debates.grounding.renderings import Claim, Rendering
+from debates.grounding.sides import CALC_CHAIN, CHAIN, Skeleton
 
 MAX_CLAIMS = 40  # per text
+MAX_TEXT = 50_000  # characters of a text read (a contribution is rarely a tenth of it)
+MAX_SENTENCE = 1000  # characters: a longer "sentence" is a table or a dump, not a claim
 # Sentences end at ". ", "? ", a line; at "! " only before a capital ("5! = 120" is a factorial).
 SENTENCE = re.compile(r"(?<=[.?])\s+|(?<=!)\s+(?=[A-Z])|\n+")
 
@@ -64,11 +67,29 @@ SUPERSCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+")
 def find(text: str) -> list[Claim]:
     """Every computation ``text`` states flatly, in order, each once."""
     found: list[Claim] = []
-    for sentence in SENTENCE.split(prepared(text)):
-        if sentence.strip() and not (HEDGES.search(sentence) or HEDGES_ELSEWHERE.search(sentence)):
+    for sentence in SENTENCE.split(prepared(text[:MAX_TEXT])):
+        if len(sentence) > MAX_SENTENCE or HEDGES.search(sentence) or HEDGES_ELSEWHERE.search(sentence):
+            continue
+        if sentence.strip():
             found += in_sentence(sentence)
+        if len(found) > MAX_CLAIMS:
+            break
     unique = list({claim.quote: claim for claim in found}.values())
     return unique[:MAX_CLAIMS]
+
+
+def calc(line: str) -> list[Claim] | None:
+    """The computation of a closing block's CALC line, which the voice wrote for a program to read:
+    the whole line one chain ("12 / 2 = 6", "2^10 = 1024 = 1 KiB") or one phrase ("15% of 1200 =
+    180"), hedges aside (the line states it); None when the line is not such a computation."""
+    text = prepared(line[:MAX_SENTENCE]).strip().rstrip(".;")
+    read = Skeleton.of(text)
+    if whole := CALC_CHAIN.fullmatch(read.text):
+        return read.chain(whole) or None
+    for kind, pattern in PHRASES.items():
+        if (phrase := pattern.fullmatch(read.text)) and (claim := PHRASE_READERS[kind](read, phrase)):
+            return [claim]
+    return None
 
 
 def prepared(text: str) -> str:
@@ -93,6 +114,7 @@ def in_sentence(sentence: str) -> list[Claim]:
     for match in CHAIN.finditer(read.text):
         if read.free(match.start(), match.end()) and read.bounded(match.start(), match.end()):
             claims += read.chain(match)
+            read.take(match.start(), match.end())  # "2^10 = 1024 and 1 KiB = …": what follows starts afresh
     claims += identities(sentence)
     return claims
 

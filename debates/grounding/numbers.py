@@ -2,26 +2,34 @@
 "1.5k", "2.5e-3", "3 million", "one thousand and twenty-four", "a million", "mille".
 
 A number keeps every reading its form allows ("1,024" is a thousand and twenty-four in English
-and a bit over one in German), with the precision it was written to: a check holds when one
-reading holds, rounded as written. What is no quantity is left alone: a digit glued to letters
-before it ("Q3", "gpt4", "v2"), an ordinal ("3rd"), and the numbers of dates, times and versions.
+and a bit over one in German), with the precision it was written to and the convention each
+reading assumes (a decimal point or a decimal comma), so that one claim reads all its numbers in
+one convention: a check holds when one reading holds, rounded as written. What is no quantity is
+left alone: a digit glued to letters before it ("Q3", "gpt4", "v2"), an ordinal ("3rd"), the
+numbers of dates, times and versions; a number longer than ``MAX_DIGITS`` has no reading (no
+check could compute it, and Python refuses to read integers of over 4300 digits).
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from debates.engine.quantities import NUMBER_WORDS, SCALES
 from debates.engine.reading.words import wordset
+from debates.grounding.conventions import COMMA, EVERY, POINT, World
+
+MAX_DIGITS = 60  # as the screen's: a longer number could not be computed anyway
 
 
 @dataclass(frozen=True)
 class Reading:
-    """One value a number may have, the unit of its last written digit, and of its last significant one."""
+    """One value a number may have, the unit of its last written digit, and of its last significant
+    one, and the conventions under which the number reads so."""
 
     value: Fraction
     step: Fraction  # "30": 1; "1.50": 1/100; "1.5 million": 100000
     significant: Fraction  # "1000": 1000 (trailing zeros of a whole number are not significant); "1.50": 1/100
+    conventions: frozenset[World] = EVERY  # "1,5": with a decimal comma only; "1,000": a thousand with a point
 
 
 @dataclass(frozen=True)
@@ -40,10 +48,10 @@ NOT_QUANTITIES = re.compile(
 )
 DIGITS = re.compile(
     r"(?<![^\W\d_])(?<![\d.,#])"  # not glued to letters before it ("Q3"), nor inside another number
-    r"(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d.,])"
-    r"|\d+(?:[.,]\d+)?)"
-    r"(?:[eE](?P<e>[-+]?\d{1,3}))?(?P<suffix>k|K|M|bn|mn)?(?![\d.,]\d)(?![^\W\d_]*\d)"
-)
+    r"(?P<n>[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]+)?"
+    r"|[0-9]{1,3}(?:[ \u00a0\u202f][0-9]{3})+(?![\d.,])|[0-9]+(?:[.,][0-9]+)?)"
+    r"(?:[eE](?P<e>[-+]?[0-9]{1,3}))?(?P<suffix>k|K|M|bn|mn)?(?![\d.,]\d)(?![^\W\d_]*\d)"
+)  # ASCII digits: those of other scripts are no number here (nor arithmetic to the screen)
 SUFFIX = {"k": 1000, "K": 1000, "M": 10**6, "bn": 10**9, "mn": 10**6}
 ONES = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
@@ -75,28 +83,33 @@ def numbers(text: str, units: re.Pattern[str] | None = None) -> list[Number]:
 
 def _digits(text: str, match: re.Match[str]) -> Number | None:
     written = match.group("n")
-    readings = _readings(written)
+    readings = _readings(written) if sum(c.isdigit() for c in written) <= MAX_DIGITS else ()
     scale = Fraction(10) ** int(match.group("e") or 0) * SUFFIX.get(match.group("suffix") or "", 1)
     end = match.end()
     if scale == 1 and (after := SCALE_AFTER.match(text, end)) and after.group("w").casefold() in SCALE_OF:
         scale, end = SCALE_OF[after.group("w").casefold()], after.end()
-    readings = tuple(Reading(r.value * scale, r.step * scale, r.significant * scale) for r in readings)
+    readings = tuple(
+        replace(r, value=r.value * scale, step=r.step * scale, significant=r.significant * scale) for r in readings
+    )
     return Number(match.start(), end, text[match.start() : end], readings)
 
 
 def _readings(written: str) -> tuple[Reading, ...]:
-    """ "1,000,000" is a million; "1,5" one and a half; "1,024" and "1.024" either a thousand and
-    twenty-four or a bit over one; "1 000" a thousand."""
+    """ "1,000,000" is a million (a decimal point); "1,5" one and a half (a decimal comma); "1,024"
+    and "1.024" either a thousand and twenty-four or a bit over one, by the convention; "1 000" and
+    "25" read alike in both."""
     if re.fullmatch(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+", written):
         return (_whole(re.sub(r"\D", "", written)),)
     groups = re.fullmatch(r"\d{1,3}(?P<sep>[.,])\d{3}", written)
     if groups:  # one group of three: either separator may be either
-        return (_whole(re.sub(r"\D", "", written)), _decimal(written.replace(",", ".")))
+        grouping, decimal = (POINT, COMMA) if groups["sep"] == "," else (COMMA, POINT)
+        whole = _whole(re.sub(r"\D", "", written))
+        return (replace(whole, conventions=grouping), _decimal(written.replace(",", "."), decimal))
     if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", written):
-        return (_decimal(written.replace(",", "")),)
+        return (_decimal(written.replace(",", ""), POINT),)
     if re.fullmatch(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?", written):
-        return (_decimal(written.replace(".", "").replace(",", ".")),)
-    return (_decimal(written.replace(",", ".")),)
+        return (_decimal(written.replace(".", "").replace(",", "."), COMMA),)
+    return (_decimal(written.replace(",", "."), COMMA if "," in written else POINT),)
 
 
 def _whole(digits: str) -> Reading:
@@ -105,12 +118,13 @@ def _whole(digits: str) -> Reading:
     return Reading(value, Fraction(1), Fraction(10**zeros))
 
 
-def _decimal(written: str) -> Reading:
+def _decimal(written: str, convention: frozenset[World]) -> Reading:
+    """A number with a decimal separator read as ``convention``'s (one without any reads in both)."""
     whole, _, decimals = written.partition(".")
     if not decimals:
         return _whole(whole)
     step = Fraction(1, 10 ** len(decimals))
-    return Reading(Fraction(written), step, step)
+    return Reading(Fraction(written), step, step, convention)
 
 
 def _words(text: str, units: re.Pattern[str] | None) -> list[Number]:
@@ -136,8 +150,8 @@ def _words(text: str, units: re.Pattern[str] | None) -> list[Number]:
         if alone_one and not (units and units.match(text, end)):
             i += run
             continue  # "one" and "a" are as often a pronoun and an article
-        reading = _whole(str(int(value)))
-        found.append(Number(tokens[i].start(), end, text[tokens[i].start() : end], (reading,)))
+        readings = (_whole(str(int(value))),) if value < 10**MAX_DIGITS else ()
+        found.append(Number(tokens[i].start(), end, text[tokens[i].start() : end], readings))
         i += run
     return found
 

@@ -5,20 +5,10 @@ languages models answer in where the phrase allows.
 """
 
 import re
-from fractions import Fraction
 
 from debates.grounding import units
-from debates.grounding.sides import (
-    APPROX,
-    LABEL,
-    MAX_READINGS,
-    PERCENT,
-    UNIT,
-    Claim,
-    Rendering,
-    Skeleton,
-    rational,
-)
+from debates.grounding.renderings import Claim, Rendering, Term, combined, rational, renderings
+from debates.grounding.sides import APPROX, LABEL, PERCENT, UNIT, Skeleton
 
 OF = r"\s+(?:of|di|del|dello|della|de|du|des|von|vom)\s+(?:the\s+|il\s+|la\s+|el\s+|le\s+|den\s+|der\s+)?"
 IS = (
@@ -41,6 +31,12 @@ DECREASE = (
 )
 GREW = r"increased|increases|rose|rises|grew|grows|went\s+up|jumped|climbed"
 SHRANK = r"decreased|decreases|fell|falls|dropped|drops|declined|declines|shrank|went\s+down"
+# "25% faster", "a 25% improvement": by time or by speed, by the figure or against it: not read.
+NOT_BY_SPEED = (
+    r"(?!\s+(?:faster|slower|quicker|speedier|better|worse|improvement|speed-?up|slowdown|more\s+efficient"
+    r"|less\s+efficient|più\s+veloce|più\s+lento|más\s+rápido|más\s+lento|plus\s+rapide|plus\s+lent|schneller"
+    r"|langsamer)(?![^\W_]))"
+)
 FROM, TO = r"(?:from|da|dal|de|del|von)", r"(?:to|a|al|à|auf|bis)"
 A, B, P, N, R = (rf"#(?P<{name}>\d+)(?:\s*(?P<u{name}>{UNIT})|{LABEL})?" for name in "abpnr")
 T = rf"#(?P<t>\d+)(?:\s*(?P<ut>{UNIT}))?"
@@ -51,14 +47,14 @@ PHRASES: dict[str, re.Pattern[str]] = {
         "is_percent_of": rf"{R}{IS}(?:{APPROX}\s*)?#(?P<p>\d+){PERCENT}{OF}{B}",
         "change": rf"{FROM}\s+{A}\s+{TO}\s+{B}(?:\s*,)?\s*(?:(?:{LINKS})\s+)?"
         rf"(?:{ARTICLE})?(?:(?P<dir1>{INCREASE}|{DECREASE})\s+(?:of|by|del|de|von|um)\s+)?"
-        rf"(?:{APPROX}\s*)?(?P<sign>[+-])?\s*#(?P<n>\d+){PERCENT}(?:\s+(?P<dir2>{INCREASE}|{DECREASE}))?",
+        rf"(?:{APPROX}\s*)?(?P<sign>[+-])?\s*#(?P<n>\d+){PERCENT}(?:\s+(?P<dir2>{INCREASE}|{DECREASE}))?{NOT_BY_SPEED}",
         "grew": rf"(?P<verb>{GREW}|{SHRANK})\s+(?:by\s+)?(?:{APPROX}\s*)?#(?P<n>\d+){PERCENT}\s+"
         rf"{FROM}\s+{A}\s+{TO}\s+{B}",
         "grew_from": rf"(?P<verb>{GREW}|{SHRANK})\s+{FROM}\s+{A}\s+{TO}\s+{B}\s*,?\s*"
         rf"(?:an?\s+|which\s+is\s+(?:an?\s+)?|i\.e\.\s+(?:an?\s+)?)?"
         rf"(?:(?:{INCREASE}|{DECREASE})\s+of\s+)?(?:{APPROX}\s*)?#(?P<n>\d+){PERCENT}",
         "than": rf"{B}{IS}(?:{APPROX}\s*)?#(?P<n>\d+){PERCENT}\s+(?P<dir>more|higher|larger|greater|bigger|above|longer"
-        rf"|faster|less|lower|smaller|fewer|below|shorter|slower|cheaper)\s+than\s+{A}",
+        rf"|less|lower|smaller|fewer|below|shorter|cheaper)\s+than\s+{A}",
         "compound": rf"(?:{A}\s*,?\s+)?"
         rf"(?:growing|grows|grown|compounding|compounded|compounds|increasing|rising|at|with)\s+"
         rf"(?:at\s+)?#(?P<n>\d+){PERCENT}\s*(?:a|an|per|each|every|/)\s*(?P<period>{UNIT})\s*,?\s+(?:for|over|after|in)\s+{T}"
@@ -69,30 +65,27 @@ PHRASES: dict[str, re.Pattern[str]] = {
 }
 
 
-def _percent(skeleton: Skeleton, index: str) -> list[str]:
-    return [f"({rational(r.value)}/100)" for r in skeleton.number(index).readings]
-
-
-def _renderings(templates: list[str]) -> tuple[Rendering, ...]:
-    return tuple(Rendering(t, Fraction(0)) for t in templates[:MAX_READINGS]) if len(templates) <= MAX_READINGS else ()
+def _percent(skeleton: Skeleton, index: str) -> list[Term]:
+    return skeleton.values(index, "({0}/100)")
 
 
 def _claim(
     skeleton: Skeleton,
     match: re.Match[str],
     kind: str,
-    computed: list[str],
+    computed: list[Term],
     claimed: tuple[Rendering, ...],
     question: str,
     said: str,
     unit: str = "",
     percent: bool = False,
+    magnitude: bool = False,
 ) -> Claim | None:
-    rendered = _renderings(computed)
+    rendered = renderings(computed)
     if not rendered or not claimed:
         return None
     quote = skeleton.quote(match.start(), match.end())
-    return Claim(quote, kind, rendered, claimed, unit, percent, question, said)
+    return Claim(quote, kind, rendered, claimed, unit, percent, question, said, magnitude)
 
 
 def _written(skeleton: Skeleton, match: re.Match[str], name: str, unit: bool = True) -> str:
@@ -111,11 +104,9 @@ def percent_of(skeleton: Skeleton, match: re.Match[str]) -> Claim | None:
     """ "12 % of 250 is 30": 12/100 × 250 against 30."""
     if not _same_dimension(match.group("ub"), match.group("ur")) or bool(match.group("ub")) != bool(match.group("ur")):
         return None
-    computed = [
-        f"{p}*{b}"
-        for p in _percent(skeleton, match.group("p"))
-        for b in skeleton.amounts(match.group("b"), match.group("ub"))
-    ]
+    computed = combined(
+        "{0}*{1}", _percent(skeleton, match.group("p")), skeleton.amounts(match.group("b"), match.group("ub"))
+    )
     question = f"{_written(skeleton, match, 'p')}% of {_written(skeleton, match, 'b')}"
     claimed = skeleton.claimed(match.group("r"), match.group("ur"))
     return _claim(
@@ -127,11 +118,11 @@ def is_percent_of(skeleton: Skeleton, match: re.Match[str]) -> Claim | None:
     """ "30 is 12% of 250": 30 / 250 against 12 %."""
     if not _same_dimension(match.group("ub"), match.group("ur")) or bool(match.group("ub")) != bool(match.group("ur")):
         return None
-    computed = [
-        f"{r}/{b}"
-        for r in skeleton.amounts(match.group("r"), match.group("ur"))
-        for b in skeleton.amounts(match.group("b"), match.group("ub"))
-    ]
+    computed = combined(
+        "{0}/{1}",
+        skeleton.amounts(match.group("r"), match.group("ur")),
+        skeleton.amounts(match.group("b"), match.group("ub")),
+    )
     question = f"{_written(skeleton, match, 'r')} / {_written(skeleton, match, 'b')}"
     claimed = skeleton.claimed(match.group("p"), "%")
     return _claim(
@@ -160,13 +151,12 @@ def change(skeleton: Skeleton, match: re.Match[str]) -> Claim | None:
         skeleton.amounts(groups["a"], groups.get("ua")),
         skeleton.amounts(groups["b"], groups.get("ub")),
     )
-    computed = [f"({b}-{a})/{a}" for a in a_amounts for b in b_amounts]
-    if not direction:
-        computed = [f"Abs({c})" for c in computed]
+    computed = combined("({1}-{0})/{0}", a_amounts, b_amounts)
     claimed = skeleton.claimed(groups["n"], "%", sign=-1 if direction < 0 else 1)
     question = f"the change from {_written(skeleton, match, 'a')} to {_written(skeleton, match, 'b')}"
     said = f"{'-' if direction < 0 else '+' if direction else ''}{_written(skeleton, match, 'n')}%"
-    return _claim(skeleton, match, "growth", computed, claimed, question, said, "%", percent=True)
+    # No sign nor direction word: the size of the change is claimed, and its computed sign is said.
+    return _claim(skeleton, match, "growth", computed, claimed, question, said, "%", True, not direction)
 
 
 def than(skeleton: Skeleton, match: re.Match[str]) -> Claim | None:
@@ -174,12 +164,11 @@ def than(skeleton: Skeleton, match: re.Match[str]) -> Claim | None:
     if not _same_dimension(match.group("ua"), match.group("ub")) or bool(match.group("ua")) != bool(match.group("ub")):
         return None
     more = _direction(match.group("dir")) > 0
-    pairs = [
-        (b, a)
-        for b in skeleton.amounts(match.group("b"), match.group("ub"))
-        for a in skeleton.amounts(match.group("a"), match.group("ua"))
-    ]
-    computed = [f"{b}/{a}-1" if more else f"1-{b}/{a}" for b, a in pairs]
+    computed = combined(
+        "{0}/{1}-1" if more else "1-{0}/{1}",
+        skeleton.amounts(match.group("b"), match.group("ub")),
+        skeleton.amounts(match.group("a"), match.group("ua")),
+    )
     b, a = _written(skeleton, match, "b"), _written(skeleton, match, "a")
     question = f"how much {'more' if more else 'less'} {b} is than {a}"
     claimed = skeleton.claimed(match.group("n"), "%")
@@ -188,7 +177,7 @@ def than(skeleton: Skeleton, match: re.Match[str]) -> Claim | None:
     )
 
 
-def _periods(skeleton: Skeleton, match: re.Match[str]) -> list[str]:
+def _periods(skeleton: Skeleton, match: re.Match[str]) -> list[Term]:
     """How many growth periods a duration is: "5 years" at "a year" is 5; "2 years" at "a month" 24."""
     period = units.unit(match.group("period"))
     if period is None or period.dimension != "time":
@@ -197,25 +186,25 @@ def _periods(skeleton: Skeleton, match: re.Match[str]) -> list[str]:
     if duration is None or duration.dimension != "time":
         return []
     if duration == period:  # "a year for 5 years": 5, whatever a year's length
-        return [rational(r.value) for r in skeleton.number(match.group("t")).readings]
+        return skeleton.values(match.group("t"))
     if len(duration.sizes) > 1 and len(period.sizes) > 1:  # months and years: the calendar's ratio
         ratio = duration.sizes[0] / period.sizes[0]
-        return [f"{rational(r.value)}*{rational(ratio)}" for r in skeleton.number(match.group("t")).readings]
+        return skeleton.values(match.group("t"), "{0}*" + rational(ratio))
     durations = skeleton.amounts(match.group("t"), match.group("ut"))
-    return [f"({d})/{rational(size)}" for d in durations for size in period.sizes]
+    return [t for size in period.sizes for t in combined("({0})/" + rational(size), durations)]
 
 
 def compound(skeleton: Skeleton, match: re.Match[str]) -> Claim | None:
     """ "100 growing 10% a year for 5 years reaches 161", or "… gives 1.61x", or "… 61% in all"."""
     periods = _periods(skeleton, match)
     result_unit = (match.group("ur") or "").strip()
-    growth = [f"(1+{n})^({k})" for n in _percent(skeleton, match.group("n")) for k in periods]
+    growth = combined("(1+{0})^({1})", _percent(skeleton, match.group("n")), periods)
     rate = f"{_written(skeleton, match, 'n')}% a {match.group('period')} for {_written(skeleton, match, 't')}"
     said = _written(skeleton, match, "r", unit=False)
     if match.group("a"):
         if not _same_dimension(match.group("ua"), result_unit or None) or result_unit.casefold() in ("x", "times"):
             return None
-        computed = [f"{a}*{g}" for a in skeleton.amounts(match.group("a"), match.group("ua")) for g in growth]
+        computed = combined("{0}*{1}", skeleton.amounts(match.group("a"), match.group("ua")), growth)
         claimed = skeleton.claimed(match.group("r"), result_unit or None)
         question = f"{_written(skeleton, match, 'a')} grown {rate}"
         return _claim(
@@ -225,7 +214,7 @@ def compound(skeleton: Skeleton, match: re.Match[str]) -> Claim | None:
         claimed = skeleton.claimed(match.group("r"), "%")
         question = f"the total growth at {rate}"
         return _claim(
-            skeleton, match, "growth", [f"{g}-1" for g in growth], claimed, question, f"{said}%", "%", percent=True
+            skeleton, match, "growth", combined("{0}-1", growth), claimed, question, f"{said}%", "%", percent=True
         )
     if result_unit.casefold() in ("x", "times"):
         question = f"the growth factor at {rate}"
@@ -241,13 +230,13 @@ def doubling(skeleton: Skeleton, match: re.Match[str]) -> Claim | None:
     claimed_unit = units.unit(match.group("ut") or "")
     if period is None or period.dimension != "time" or claimed_unit is None or claimed_unit.dimension != "time":
         return None
-    doubled = [f"log(2)/log(1+{n})" for n in _percent(skeleton, match.group("n"))]
+    doubled = combined("log(2)/log(1+{0})", _percent(skeleton, match.group("n")))
     question = f"the doubling time at {_written(skeleton, match, 'n')}% a {match.group('period')}"
     said = _written(skeleton, match, "t")
     if claimed_unit == period:  # in periods, whatever a year's length
         claimed = skeleton.claimed(match.group("t"), None)
         return _claim(skeleton, match, "growth", doubled, claimed, question, said, match.group("ut"))
-    computed = [f"{d}*{rational(size)}" for d in doubled for size in period.sizes]
+    computed = [t for size in period.sizes for t in combined("{0}*" + rational(size), doubled)]
     claimed = skeleton.claimed(match.group("t"), match.group("ut"))
     return _claim(skeleton, match, "growth", computed, claimed, question, said, match.group("ut"))
 

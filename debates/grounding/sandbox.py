@@ -12,6 +12,7 @@ import json
 import sys
 import tempfile
 import weakref
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,26 @@ WORKER = Path(__file__).with_name("worker.py")
 
 class WorkerFailed(Exception):
     """The child could not start or died mid-task."""
+
+
+OUT_OF_TIME = "the time for these computations ran out"
+
+
+@dataclass(frozen=True)
+class Computed:
+    """A task and what came of it: its facts, or why there are none, in words ("" when it had
+    nothing to say)."""
+
+    task: Task
+    facts: tuple[Fact, ...] = ()
+    why: str = ""
+    timed_out: bool = False  # it was started and gave no result in its time
+
+    @property
+    def note(self) -> str:
+        """What did not come of it, as the grounding before the panel says it."""
+        verb = "Did not compute" if self.why == OUT_OF_TIME else "Gave up on" if self.timed_out else "Could not compute"
+        return f"{verb} {self.task.describe()}: {self.why}."
 
 
 async def compute(tasks: list[Task]) -> tuple[list[Fact], list[str]]:
@@ -64,26 +85,42 @@ class Sandbox:
 
     async def compute(self, tasks: list[Task]) -> tuple[list[Fact], list[str]]:
         """Facts for the tasks that finished in time, and a note for each that did not."""
-        async with self.turn:
-            return await self._compute(tasks)
+        done = await self.each(tasks)
+        return [fact for one in done for fact in one.facts], [one.note for one in done if one.why]
 
-    async def _compute(self, tasks: list[Task]) -> tuple[list[Fact], list[str]]:
-        facts: list[Fact] = []
-        notes: list[str] = []
+    async def each(self, tasks: list[Task], deadline: float | None = None) -> list["Computed"]:
+        """Each task's facts, or why it has none; none is started once the event loop's clock passes
+        ``deadline``, and none waits past it (the tasks share one time budget: the checks of a round)."""
+        async with self.turn:
+            return await self._each(tasks, deadline)
+
+    async def _each(self, tasks: list[Task], deadline: float | None) -> list["Computed"]:
+        done: list[Computed] = []
+        clock = asyncio.get_running_loop().time
         for task in tasks:
-            try:
-                reply = await ask(await self.child(), task)
-            except TimeoutError:
-                notes.append(f"Gave up on {task.describe()}: no result within {TIME_LIMIT_S:g} s.")
-            except WorkerFailed as failure:
-                notes.append(f"Could not compute {task.describe()}: {failure}.")
-            else:
-                if "error" in reply:
-                    notes.append(f"Could not compute {task.describe()}: {reply['error']}.")
-                facts.extend(Fact(**fact) for fact in reply.get("facts", ()))
+            if deadline is not None and clock() >= deadline:
+                done.append(Computed(task, why=OUT_OF_TIME))
                 continue
-            await self.close()
-        return facts, notes
+            child = None
+            try:
+                # A child still starting when the time is out keeps starting, for the next computations.
+                child = await (self.child() if deadline is None else asyncio.wait_for(self.child(), deadline - clock()))
+                limit = TIME_LIMIT_S if deadline is None else min(TIME_LIMIT_S, deadline - clock())
+                reply = await ask(child, task, limit)
+            except TimeoutError:
+                if deadline is not None and clock() >= deadline:
+                    done.append(Computed(task, why=OUT_OF_TIME))
+                else:
+                    done.append(Computed(task, why=f"no result within {TIME_LIMIT_S:g} s", timed_out=True))
+            except WorkerFailed as failure:
+                done.append(Computed(task, why=str(failure)))
+            else:
+                facts = tuple(Fact(**fact) for fact in reply.get("facts", ()))
+                done.append(Computed(task, facts, str(reply.get("error", ""))))
+                continue
+            if child is not None:
+                await self.close()  # it timed out or died mid-task: a fresh one takes the rest
+        return done
 
     async def close(self) -> None:
         """Stop the child (or its start): no orphan, whatever state it is in."""
@@ -145,13 +182,13 @@ async def start_worker() -> asyncio.subprocess.Process:
     )
 
 
-async def ask(child: asyncio.subprocess.Process, task: Task) -> dict[str, Any]:
+async def ask(child: asyncio.subprocess.Process, task: Task, limit: float) -> dict[str, Any]:
     assert child.stdin is not None, "start_worker pipes stdin"
     assert child.stdout is not None, "start_worker pipes stdout"
     try:
         child.stdin.write(json.dumps(task.payload()).encode() + b"\n")
         await child.stdin.drain()
-        line = await asyncio.wait_for(child.stdout.readline(), TIME_LIMIT_S)
+        line = await asyncio.wait_for(child.stdout.readline(), limit)
         return json.loads(line)
     except (ConnectionError, ValueError) as error:  # a dead child: broken pipe or empty reply
         raise WorkerFailed("the computation was stopped (out of memory or CPU time)") from error

@@ -1,5 +1,5 @@
 """The shape of a computation in a sentence: its numbers as ``#i``, its sides, and how each side
-is written in SymPy's syntax (``Rendering``) with the rounding its claimed number allows.
+is written in SymPy's syntax (``renderings.Rendering``) with the rounding its claimed number allows.
 
 A sentence becomes a ``Skeleton`` (each number replaced by ``#i``, so that patterns read its
 shape); a side of "a = b" becomes a ``Side`` (its amounts with their units, whether it computes
@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from debates.grounding import units
+from debates.grounding.conventions import EVERY, World
 from debates.grounding.numbers import Number, Reading, numbers
+from debates.grounding.renderings import MAX_READINGS, Claim, Rendering, Term, combined, rational, renderings
 
-MAX_READINGS = 8  # renderings of one side: a claim with more ambiguity than this is not checked
 APPROX = (
     r"(?:about|approximately|approx\.?|roughly|around|circa|ca\.|~|≈|nearly|almost|close\s+to|some|just\s+about"
     r"|quasi|circa|intorno\s+a|più\s+o\s+meno|aproximadamente|alrededor\s+de|casi|unos|unas|environ|à\s+peu\s+près"
@@ -40,42 +41,42 @@ NOT_LABELS = (
     r"is|are|was|were|equals?|makes|gives|yields|comes|of|than|more|less|per|from|to|and|or|for|in|on|with|which"
     r"|that|the|at|by|a|an|as|so|reaches|becomes|means|totals?|grows|growing|grown|grew|compound\w*|increas\w*"
     r"|decreas\w*|ris\w*|rose|fell|falls|dropp?\w*|declin\w*|doubl\w*|after|over|each|every|times|plus|minus"
+    r"|sono|sind|son|fanno|font|ergibt|ergeben"  # relations, in the other languages
 )
 LABEL = rf"\s+(?!(?:{NOT_LABELS})(?![^\W_]))[a-zà-ÿ][^\W\d_]{{2,}}(?![^\W_])"
 AMOUNT = rf"{NUM}(?:\s*{UNIT}|{LABEL})?"
-ATOM = rf"(?:(?:sqrt|log|ln|exp)\s*)?(?:\(\s*)*-?{AMOUNT}(?:\s*!)?(?:\s*\))*"  # a sign is glued: "- 1" is a bullet
-OPERATOR = r"(?:\s*[+*/^]\s*|\s+-\s+|(?<=\))\s*-\s*|\s*-\s*(?=\())"
-SIDE = rf"{ATOM}(?:{OPERATOR}{ATOM})*"
-CHAIN = re.compile(rf"{SIDE}(?:\s*{REL}\s*(?:{APPROX}\s*)?{SIDE})+", re.IGNORECASE)
-SPLIT = re.compile(rf"\s*{REL}\s*(?:{APPROX}\s*)?", re.IGNORECASE)
+OPERATOR = r"(?:\s*[+*/^]\s*|\s+-\s+|(?<=\))\s*-\s*|\s*-\s*(?=\())"  # in prose "2-3 days" is a range
+
+
+def _chain(amount: str, operator: str) -> re.Pattern[str]:
+    """Sides related by "=" or a verb. In linear time: a side's run of operations is taken whole
+    (possessive: no relation word is a label), and no chain starts inside one (after an operator,
+    where a chain would not be bounded anyway)."""
+    atom = rf"(?:(?:sqrt|log|ln|exp)\s*)?(?:\(\s*)*-?{amount}(?:\s*!)?(?:\s*\))*"  # a sign is glued: "- 1" is a bullet
+    side = rf"{atom}(?:{operator}{atom})*+"
+    starts = r"(?<![-+*/^(=#])(?<![-+*/^(=]\s)"
+    return re.compile(rf"{starts}{side}(?:\s*{REL}\s*(?:{APPROX}\s*)?{side})+", re.IGNORECASE)
+
+
+CHAIN = _chain(AMOUNT, OPERATOR)
+# A CALC line's: a unit after a number but no other word, and "12-2" is a subtraction.
+CALC_CHAIN = _chain(rf"{NUM}(?:\s*{UNIT})?", r"\s*[-+*/^]\s*")
+RELATION = re.compile(rf"(\s*{REL}\s*(?:{APPROX}\s*)?)", re.IGNORECASE)  # kept: a word or a sign
+COUNTED = re.compile(rf"#\d+{LABEL}", re.IGNORECASE)  # "4 replicas": a count of something, no unit
+SIDE_ALONE = re.compile(rf"\s*{AMOUNT}\s*", re.IGNORECASE)
+# Where a clause ends, for a side alone at a chain's end: not at "and" ("2 hours and 15 minutes").
+CLAUSE_BREAK = re.compile(
+    r"[,;:()\[\]—–]|\s-\s|(?<![^\W_])(?:so|thus|hence|therefore|which|then|because|since|i\.e\.|quindi|donc"
+    r"|also|así\s+que)(?![^\W_])",
+    re.IGNORECASE,
+)
+# "2 hours and 15 minutes": more of one amount after a side alone (not a computation of its own).
+MORE_OF_IT = re.compile(rf"\s*(?:,|and|e|y|et|und)?\s*#\d+\s*{UNIT}(?!\s*{REL})", re.IGNORECASE)
+OF_A_NUMBER = re.compile(r"\s+(?:of|di|del|della|de|du|des|von|vom)\s+(?:(?:the|il|la|el|le|den|der)\s+)?#\d", re.I)
 PERCENT = r"\s*(?:%|percent|per\s*cent|percento|per\s+cento|por\s+ciento|pour\s+cent|prozent)"
 CHANGE_WORDS = re.compile(
     r"\b(?:rise|rises|rose|increase|decrease|drop|difference|change|warmer|colder|hotter|cooler|delta|by)\b", re.I
 )
-
-
-@dataclass(frozen=True)
-class Rendering:
-    """One way to read a side, in SymPy's syntax, with how far off a claimed value may be."""
-
-    expression: str
-    tolerance: Fraction  # 0: exact; else half the unit of the claimed number's last digit
-    size: Fraction = Fraction(1)  # the claimed side's unit, to say a result in it
-    offset: Fraction = Fraction(0)
-
-
-@dataclass(frozen=True)
-class Claim:
-    """A computation stated in a text: the side to compute, the side claimed, as quoted."""
-
-    quote: str
-    kind: str  # arithmetic, percent, growth, units, algebra
-    computed: tuple[Rendering, ...]
-    claimed: tuple[Rendering, ...]
-    unit: str = ""  # the claimed side's unit as written, to say the result in it
-    percent: bool = False  # the claimed side is a percentage: the result is said as one
-    question: str = ""  # what was computed, in words: "2^10", "12 % of 250", "the change from 80 to 100"
-    said: str = ""  # the claimed side as written: "1000", "40", "a 25% decrease"
 
 
 @dataclass
@@ -115,9 +116,15 @@ class Skeleton:
         before, after = self.text[:start], self.text[end:]
         if re.search(r"(?:[-+*/^(=×#]\s*|[^\W_]|\b(?:of|than|from|to|by)\s+)$", before, re.I):
             return False
-        if re.match(r"\s+(?:of|di|de|von)\b", after) and re.search(rf"{PERCENT}\s*$", self.text[start:end], re.I):
-            return False  # "… = 12% of 250": a phrase of its own
+        if OF_A_NUMBER.match(after) and re.search(rf"{PERCENT}\s*$", self.text[start:end], re.I):
+            return False  # "… = 12% of 250": a phrase of its own ("= 67% of incidents" is not)
         return not re.match(r"(?:\s*[-+*/^(]\s*[\d#(]|[^\W_]|\s*[%‰\\°]|\s+(?:than|more|less)\b)", after, re.I)
+
+    def in_a_phrase(self, start: int) -> bool:
+        """A number stands before ``start`` in its clause (since the last computation read), words
+        between: what starts at ``start`` ends a phrase the finder does not read, not a side of its own."""
+        since = max((taken.stop for taken in self.taken if taken.stop <= start), default=0)
+        return bool(re.search(r"#\d", CLAUSE_BREAK.split(self.text[since:start])[-1]))
 
     def quote(self, start: int, end: int) -> str:
         """The words of the sentence the skeleton's span stands for, as written."""
@@ -142,7 +149,6 @@ class Skeleton:
         if INEQUALITY.search(self.sentence[: number.start]):
             return ()
         unit = units.unit(unit_word) if unit_word else None
-        sizes = unit.sizes if unit else (Fraction(1),)
         offset = unit.offset if unit else Fraction(0)
         return tuple(
             Rendering(
@@ -150,30 +156,50 @@ class Skeleton:
                 self.rounding(r) * size,
                 size,
                 offset,
+                conventions,
             )
-            for r in number.readings
-            for size in sizes
+            for r, size, conventions in self.readings(number, unit)
         )[:MAX_READINGS]
+
+    def readings(self, number: Number, unit: units.Unit | None) -> list[tuple[Reading, Fraction, frozenset[World]]]:
+        """Each reading of a number with each size of its unit, where they share a convention."""
+        options = unit.options if unit else ((Fraction(1), EVERY),)
+        return [
+            (r, size, found) for r in number.readings for size, among in options if (found := r.conventions & among)
+        ]
 
     def rounding(self, reading: Reading) -> Fraction:
         return (reading.significant if self.approximate else reading.step) / 2
 
-    def amounts(self, index: str, unit_word: str | None) -> list[str]:
+    def amounts(self, index: str, unit_word: str | None) -> list[Term]:
         """A number as part of a computation, each reading and size, in base units."""
-        number = self.number(index)
         unit = units.unit(unit_word) if unit_word else None
         if unit is not None and unit.affine:
             return []
-        sizes = unit.sizes if unit else (Fraction(1),)
-        return [f"({rational(r.value)}*{rational(size)})" for r in number.readings for size in sizes]
+        found = self.readings(self.number(index), unit)
+        return [Term(f"({rational(r.value)}*{rational(size)})", conventions) for r, size, conventions in found]
+
+    def values(self, index: str, template: str = "{0}") -> list[Term]:
+        """A number's readings, bare, in ``template``: "({0}/100)" for a percentage."""
+        return [Term(template.format(rational(r.value)), r.conventions) for r in self.number(index).readings]
 
     def chain(self, match: re.Match[str]) -> list[Claim]:
         """Each pair of neighbouring sides of "a = b = c" that is a computation."""
-        text = match.group(0)
-        sides = SPLIT.split(text)
+        parts = RELATION.split(match.group(0))
+        sides, relations = parts[::2], parts[1::2]
+        starts = list(itertools.accumulate((len(p) for p in parts[:-1]), initial=match.start()))[::2]
+        first = Side.read(self, sides[0].strip())
+        if first is not None and first.lone and self.in_a_phrase(match.start()):
+            # "12 engineers in 2 squads is 12 / 2 = 6": "2 squads" alone was never claimed
+            sides, relations, starts = sides[1:], relations[1:], starts[1:]
+        last = Side.read(self, sides[-1].strip()) if sides else None
+        if last is not None and last.lone and last.units and MORE_OF_IT.match(self.text, match.end()):
+            sides = sides[:-1]  # "135 minutes is 2 hours and 15 minutes": one amount in two units
         found = []
-        for left, right in itertools.pairwise(sides):
-            claim = self.pair(left.strip(), right.strip(), match.start() + text.index(left))
+        for (left, right), relation, start in zip(itertools.pairwise(sides), relations, starts, strict=False):
+            if COUNTED.fullmatch(left.strip()) and re.search(r"[^\W\d_]", relation) and not SIDE_ALONE.fullmatch(right):
+                continue  # "4 replicas are 4 × 250 = 1000": a count said to be a computation is prose
+            claim = self.pair(left.strip(), right.strip(), start + len(left) - len(left.lstrip()))
             if claim is not None:
                 found.append(claim)
         return found
@@ -271,15 +297,4 @@ class Side:
         if unit is not None and unit.affine:  # a temperature alone: an absolute reading
             sign = -1 if self.template.lstrip().startswith("-") else 1
             return skeleton.claimed(self.amounts[0][0], self.unit_words[0], sign)
-        options = [skeleton.amounts(i, u) for i, u in self.amounts]
-        if any(not o for o in options):
-            return ()
-        combos = list(itertools.islice(itertools.product(*options), MAX_READINGS + 1))
-        if len(combos) > MAX_READINGS:
-            return ()
-        template = self.template.replace("^", "**")
-        return tuple(Rendering(template.format(*combo).replace("**", "^"), Fraction(0)) for combo in combos)
-
-
-def rational(value: Fraction) -> str:
-    return str(value.numerator) if value.denominator == 1 else f"({value.numerator}/{value.denominator})"
+        return renderings(combined(self.template, *(skeleton.amounts(i, u) for i, u in self.amounts)))

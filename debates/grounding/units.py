@@ -1,7 +1,10 @@
-"""The conversions a check between rounds knows: time, bytes, length, mass, temperature, percent.
+"""The conversions a check between rounds knows: time, bytes, length, mass, temperature, percent
+(our own table, for the conventions below and the words of other languages), and volume, energy,
+power, frequency, pressure, voltage, current, area and more lengths, masses and times, with the
+sizes SymPy's ``sympy.physics.units`` gives them (``sympy_units``).
 
 Each unit is a dimension and its size in the dimension's base unit (seconds, bytes, metres,
-grams, percent as a fraction), as exact fractions. Where a unit's size depends on a convention,
+grams, percent as a fraction, SI units for the rest), as exact fractions. Where a unit's size depends on a convention,
 it has every conventional size and a claim holds when it holds under one of them: a kilobyte
 is 1000 or 1024 bytes (KiB is only 1024), a month 28 to 31 days, a year 365 to 366. Time words
 in other languages come from the guards (engine.guards), which read the same quantities.
@@ -15,6 +18,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from debates.engine.quantities import UNITS as GUARD_UNITS
+from debates.grounding import sympy_units
+from debates.grounding.conventions import BINARY, DECIMAL, EVERY, World
 
 DAY = 86400
 # The Julian year's (and its twelfth's) first: a month against a year is the calendar's 1 to 12.
@@ -24,15 +29,21 @@ YEAR_DAYS = (Fraction(36525, 100), 365, Fraction(3652425, 10000), 366)
 
 @dataclass(frozen=True)
 class Unit:
-    """A unit as read after a number: its dimension and every size it may have in base units."""
+    """A unit as read after a number: its dimension and every size it may have in base units, each
+    in the conventions where it has it (none given: in every one)."""
 
     dimension: str
     sizes: tuple[Fraction, ...]
     offset: Fraction = Fraction(0)  # temperature: kelvin = value * size + offset
+    conventions: tuple[frozenset[World], ...] = ()  # a GB: (decimal, binary), beside (1000³, 1024³)
 
     @property
     def affine(self) -> bool:
         return self.dimension == "temperature"
+
+    @property
+    def options(self) -> tuple[tuple[Fraction, frozenset[World]], ...]:
+        return tuple(zip(self.sizes, self.conventions or (EVERY,) * len(self.sizes), strict=True))
 
 
 def _sizes(*values: int | Fraction) -> tuple[Fraction, ...]:
@@ -43,8 +54,10 @@ def _table() -> dict[str, Unit]:
     found: dict[str, Unit] = {}
 
     def add(words: str, dimension: str, *sizes: int | Fraction, offset: Fraction = Fraction(0)) -> None:
+        # A decimal prefix of bytes or bits has both sizes: 1000ⁿ in the decimal convention, 1024ⁿ in the binary one.
+        conventions = (DECIMAL, BINARY) if dimension == "bytes" and len(sizes) == 2 else ()
         for word in words.split():
-            found[word] = Unit(dimension, _sizes(*sizes), offset)
+            found[word] = Unit(dimension, _sizes(*sizes), offset, conventions)
 
     # Time: the guards' words (every language they read), but "m" is a metre here and months and
     # years have every conventional length.
@@ -98,6 +111,8 @@ def _table() -> dict[str, Unit]:
     # Percent, as a fraction.
     add("% percent per_cent percento per_cento por_ciento pour_cent prozent", "percent", Fraction(1, 100))
     add("‰ permille per_mille", "percent", Fraction(1, 1000))
+    for word, (kind, copied) in sympy_units.sizes().items():
+        found.setdefault(word, Unit(kind, (copied,)))  # a word of our own table keeps its conventions
     return found
 
 

@@ -107,33 +107,56 @@ class Cited:
         return sourcing.link(self.url)
 
 
+# Whether a check holds -> (symbol, words, the claim's mark, its css class); None: it was not checked.
+CHECK_MARKS = {
+    False: ("✗", "does not hold", "checked", "refuted"),
+    True: ("✓", "holds", "checked", "holds"),
+    None: ("–", "not checked", "not checked", "unchecked"),
+}
+
+
 @dataclass(frozen=True)
 class Checked:
     """A computation SymPy checked between rounds (engine.checks): who stated it, in which claim
-    ("" when in the prose), whether it holds, and the computation that says so."""
+    ("" when in the prose), whether it holds (None: it was not checked), and the computation that
+    says so (or why it was not checked)."""
 
     label: str
     claim: str
     quote: str
-    holds: bool
+    holds: bool | None
     computation: str
 
     @property
     def symbol(self) -> str:
-        return "✓" if self.holds else "✗"
+        return CHECK_MARKS[self.holds][0]
 
     @property
     def words(self) -> str:
-        return "holds" if self.holds else "does not hold"
+        return CHECK_MARKS[self.holds][1]
+
+    @property
+    def mark(self) -> str:
+        """What the claim's badge says: "checked" (then its symbol), or "not checked"."""
+        return CHECK_MARKS[self.holds][2]
+
+    @property
+    def css(self) -> str:
+        return CHECK_MARKS[self.holds][3]
+
+    @property
+    def detail(self) -> str:
+        """What follows its words: the computation, or why it was not checked."""
+        return self.computation.removeprefix("not checked: ") if self.holds is None else self.computation
 
 
 def checked(ledger: Mapping[str, Any]) -> tuple[Checked, ...]:
-    """The ledger's checks, what does not hold first."""
+    """The ledger's checks, what does not hold first, what was not checked last."""
     found = (
         Checked(c["label"], c.get("claim", ""), c["quote"], c["holds"], c["computation"])
         for c in ledger.get("checks", [])
     )
-    return tuple(sorted(found, key=lambda c: c.holds))
+    return tuple(sorted(found, key=lambda c: list(CHECK_MARKS).index(c.holds)))
 
 
 def with_checks(claims: list["Claim"], found: tuple[Checked, ...]) -> list["Claim"]:
@@ -160,7 +183,7 @@ class Claim:
         """One mark per outcome of its checks, what does not hold first, with every computation
         behind it: a claim stating two true computations is "checked ✓" once, not twice."""
         marks = []
-        for holds in (False, True):
+        for holds in CHECK_MARKS:
             alike = [c for c in self.checks if c.holds == holds]
             if alike:
                 marks.append((alike[0], "; ".join(f"{c.quote}: {c.computation}" for c in alike)))
@@ -222,11 +245,13 @@ class LedgerView:
     @property
     def checks_tally(self) -> str:
         """How the checks came out, in words ("1 does not hold, 2 hold"): the line of the folded list."""
-        wrong = sum(not c.holds for c in self.checks)
-        right = len(self.checks) - wrong
+        wrong = sum(c.holds is False for c in self.checks)
+        right = sum(c.holds is True for c in self.checks)
+        left = len(self.checks) - wrong - right
         said = [
             f"{wrong} {'does' if wrong == 1 else 'do'} not hold" if wrong else "",
             f"{right} {'holds' if right == 1 else 'hold'}" if right else "",
+            f"{left} not checked" if left else "",
         ]
         return ", ".join(s for s in said if s)
 

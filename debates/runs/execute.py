@@ -9,6 +9,7 @@ import logging
 from dataclasses import dataclass
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -167,7 +168,7 @@ async def execute(question_id: int) -> str | None:
     this = asyncio.current_task()
     assert this is not None, "a run executes inside a task"
     watcher = asyncio.create_task(lease.watch(question_id, this))
-    grounder = grounding.SympyGrounder() if question.grounding else None
+    grounder = grounding.SympyGrounder(budget_s=settings.TEOREMA["CHECKS_SECONDS"]) if question.grounding else None
     loop = asyncio.get_running_loop()
 
     def database_away(away: bool) -> None:  # from the writing thread: the viewers are told on the run's loop

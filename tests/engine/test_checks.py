@@ -4,10 +4,12 @@ the claims checked ✓ / ✗, the moderator is told, and a resumed run replays t
 
 import pytest
 
-from debates.engine.events import ContributionFinished, LedgerUpdated, RoundStarted
+from debates.engine.checks import said
+from debates.engine.events import ContributionFinished, ContributionResult, LedgerUpdated, RoundStarted
 from debates.engine.protocols import plan
+from debates.engine.reading import closing
 from debates.engine.run import run
-from debates.engine.vocabulary import StepKind
+from debates.engine.vocabulary import Outcome, StepKind
 from debates.grounding import SympyGrounder
 from debates.grounding.sandbox import Sandbox
 from tests.fakes.answers import SYNTHESIS
@@ -26,6 +28,17 @@ RIGHT = (
     "Memory is enough.\n\nANSWER: Cache the pages\nCLAIMS:\n"
     "1. [fact] 2^10 = 1024 and 1 KiB = 1024 bytes | confidence: 95% | falsified if: SymPy says otherwise\n"
     "2. [fact] 30 is 12% of 250 | confidence: 90% | falsified if: the arithmetic is wrong\n"
+)
+ON_ITS_OWN = (
+    "Two quick numbers.\n\nANSWER: Cache the pages\nCLAIMS:\n"
+    "1. [fact] 2^10 = 1000 | confidence: 90% | falsified if: SymPy computes another power\n"
+    "2. [fact] 7 × 8 = 54 | confidence: 80% | falsified if: SymPy computes another product\n"
+)
+SQUADS = (
+    "12 engineers in 2 squads is 12 / 2 = 6 engineers per squad.\n\nANSWER: Cache the pages\nCLAIMS:\n"
+    "1. [fact] Each squad gets 6 engineers | confidence: 90% | falsified if: the headcount is not 12\n"
+    "2. [inference] The cluster needs 54 nodes | confidence: 70% | falsified if: a node holds more than 8 shards\n"
+    "CALC:\n- 1 | 12 / 2 = 6\n- 2 | 7 * 8 = 54\n"
 )
 RESTATES_A2 = (
     "## Consensus\nCache the pages: 12 % of 250 is 40 cold pages (A2).\n\n## Disagreements\nNone.\n\n"
@@ -171,3 +184,51 @@ async def test_an_adversarial_critique_and_the_final_positions_read_the_checks(p
         prompts = [r.prompt for m in MODELS for r in fake_provider.requests_for(m) if phase in r.prompt]
         assert prompts, phase
         assert all("“2^10 = 1000” does not hold: 2^10 = 1024, not 1000." in p for p in prompts)
+
+
+async def test_a_computation_given_as_a_claim_on_its_own_reaches_the_ledger_and_is_checked(panel, sink, grounder):
+    await run(panel([ON_ITS_OWN, CONVERSION, RIGHT]), sink, grounder=grounder)
+    ledger = [e.ledger for e in sink.of(LedgerUpdated)][-1]
+    assert [c["text"] for c in ledger["claims"] if c["author"] == "Panelist A"] == ["2^10 = 1000", "7 × 8 = 54"]
+    checked = {c["claim"]: (c["holds"], c["computation"]) for c in checks_of(sink) if c["label"] == "Panelist A"}
+    assert checked == {"A1": (False, "2^10 = 1024, not 1000"), "A2": (False, "7 * 8 = 56, not 54")}
+
+
+async def test_calc_lines_are_checked_tied_to_their_claims_and_a_sentence_is_never_split(
+    panel, fake_provider, sink, grounder
+):
+    await run(panel([SQUADS, CONVERSION, RIGHT]), sink, grounder=grounder)
+    by_a = [(c["claim"], c["quote"], c["holds"]) for c in checks_of(sink) if c["label"] == "Panelist A"]
+    assert by_a == [("A1", "12 / 2 = 6", True), ("A2", "7 * 8 = 54", False)]  # the prose's 12 / 2 = 6 is A1's
+    for model in [*MODELS, "model-moderator"]:
+        later = [r.prompt for r in fake_provider.requests_for(model) if "Numbers checked" in r.prompt]
+        assert later, model
+        assert all("✗ Panelist A, A2: “7 * 8 = 54” does not hold: 7 * 8 = 56, not 54." in p for p in later)
+        assert not any("squads" in line and "does not hold" in line for p in later for line in p.splitlines())
+
+
+async def test_what_the_time_left_unchecked_is_said_and_never_put_to_a_voice(panel, fake_provider, sink):
+    sandbox = Sandbox()
+    out_of_time = SympyGrounder(sandbox, budget_s=0)
+    try:
+        finished = await run(panel([WRONG, CONVERSION, RIGHT]), sink, grounder=out_of_time)
+    finally:
+        await sandbox.close()
+    assert finished.status == "done"
+    found = checks_of(sink)
+    assert found
+    assert {(c["holds"], c["computation"]) for c in found} == {
+        (None, "not checked: the round's 0 s for checks ran out first")
+    }
+    (stored,) = [e.result for e in sink.of(ContributionFinished) if e.result.kind == StepKind.CHECK]
+    assert "- – Panelist A, A1: “2^10 = 1000” was not checked: the round's 0 s for checks ran out first." in stored.text
+    prompts = [r.prompt for m in [*MODELS, "model-moderator"] for r in fake_provider.requests_for(m)]
+    assert not any("Numbers checked" in p or "not checked" in p for p in prompts)
+
+
+def test_a_calc_line_is_tied_only_to_a_claim_of_its_own_voice_that_exists():
+    text = SQUADS.replace("- 2 | 7 * 8 = 54", "- 2 | 7 * 8 = 54\n- 5 | 2 + 2 = 4\n- B1 | 3 * 3 = 9")
+    record = closing.read("answer", text, "Panelist A")
+    result = ContributionResult(1, "p1", "Panelist A", StepKind.ANSWER, Outcome.DONE, text=text, ledger=record)
+    lines = [(s.claim, s.text) for s in said([result]) if s.calc]
+    assert lines == [("A1", "12 / 2 = 6"), ("A2", "7 * 8 = 54"), ("", "2 + 2 = 4"), ("", "3 * 3 = 9")]

@@ -36,11 +36,11 @@ def workers(monkeypatch: pytest.MonkeyPatch) -> Workers:
         seen.started.set()
         return seen.spawned[-1]
 
-    async def recording_ask(child: asyncio.subprocess.Process, task) -> dict:
+    async def recording_ask(child: asyncio.subprocess.Process, task, limit: float) -> dict:
         seen.computing = True
         seen.asked.set()
         try:
-            return await ask(child, task)
+            return await ask(child, task, limit)
         finally:
             seen.computing = False
 

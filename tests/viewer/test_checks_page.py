@@ -105,3 +105,29 @@ def test_a_claim_with_two_computations_that_hold_is_checked_once_naming_both(cli
     b1 = row(page_of(client, alice, checked), "B1")
     assert words(b1).count("checked ✓") == 1
     assert 'title="30 is 12% of 250: 30 / 250 = 12%; 250 × 12% = 30: 250 * 12/100 = 30"' in b1
+
+
+def test_a_computation_not_checked_says_so_in_words_never_as_refuted(client, alice, checked):
+    left = {
+        "label": "Panelist C",
+        "round": 0,
+        "claim": "C1",
+        "quote": "9999^9999^2 = 1",
+        "kind": "arithmetic",
+        "holds": None,
+        "computation": "not checked: the round's 5 s for checks ran out first",
+    }
+    checked.ledger["checks"] = [*CHECKS, left]
+    checked.save()
+    page = page_of(client, alice, checked)
+    c1 = row(page, "C1")
+    assert 'class="checked unchecked"' in c1
+    assert "not checked" in words(c1)
+    assert "refuted" not in c1
+    assert "✗" not in words(c1)
+    listed = words(page.split('class="check-list"', 1)[1].split("</ul>", 1)[0])
+    assert listed.endswith("Panelist C, C1 9999^9999^2 = 1 not checked : the round's 5 s for checks ran out first")
+    assert "4: 2 do not hold, 1 holds, 1 not checked" in words(page)
+    client.force_login(alice)
+    markdown = client.get(reverse("debates:export", args=[checked.pk, "md"])).content.decode()
+    assert "- – Panelist C, C1: “9999^9999^2 = 1” not checked: the round's 5 s for checks ran out first" in markdown

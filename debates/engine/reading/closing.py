@@ -2,8 +2,9 @@
 
 ``ANSWER:``, ``CLAIMS:`` (tagged, with a confidence and a falsifier), ``ATTACKS:`` naming
 claims by number, ``REPLIES:`` (conceded / defended), ``ON CLAIMS:`` (confirm / correct /
-refute) and ``CHANGE:``; ``read`` turns them into the small JSON record stored with each
-contribution, which engine.ledger puts together for the run.
+refute), ``CHANGE:`` and ``CALC:`` (the computations the claims rest on, each naming its claim,
+which SymPy checks between rounds); ``read`` turns them into the small JSON record stored with
+each contribution, which engine.ledger puts together for the run.
 
 Reading is lenient about form, as real models write it: headings in bold, markdown or another
 language, numbered or bulleted items, tags in brackets or words, "90%" or "0.9", JSON or a
@@ -46,6 +47,7 @@ HEADINGS: dict[str, tuple[str, ...]] = {
         "change, position change, change of position, cambio, cambiamento, cambio de posición, changement, "
         "changement de position, änderung, positionswechsel, mudança"
     ),
+    "calc": ("calc", "calcs"),  # our label only: "Calculations:" heads a model's own prose too
 }
 KINDS = {  # claim tags
     "fact": ("fact", "factual", "fatto", "hecho", "fait", "tatsache", "fato"),
@@ -99,6 +101,9 @@ CLAIM_REF = re.compile(
     r"\b(?:(?P<who>[A-Z])(?:'s)?[\s.,#-]{0,3}(?:claim\s*)?(?:#|n\.?\s*)?(?P<n>\d{1,2})"
     r"|(?P<num>\d{1,2})\.(?P<m>\d{1,2}))\b"
 )
+# A CALC line: the claim it rests on first ("1 |", "A2:", "[claim 3]"), then the computation.
+CALC_REF = re.compile(r"^\[?\s*(?:claim\s*)?(?:(?P<who>[A-Z])\s*)?(?P<n>\d{1,2})\s*\]?\s*[|:]\s*(?=\S)", re.IGNORECASE)
+COMPUTATION = re.compile(r"\d[^=≈\n]*(?:==?|≈)\s*[-+−]?\s*\d")  # "7 × 8 = 54": a claim even without words
 QUOTE = re.compile(r"[\"“«„](?P<q>[^\"”»“]{3,400})[\"”»“]")
 CONFIDENCE_FIELD = re.compile(
     r"\b(?:conf(?:idence|idenza|ianza|iance|iança)?|konfidenz|fiducia|certainty|sicurezza)\b\.?\s*[:=]?\s*"
@@ -152,6 +157,8 @@ def read(kind: str, text: str, label: str) -> dict[str, Any]:
         record["verdicts"] = [v for v in map(_verdict, _items(blocks.get("on_claims", []))) if v]
     if kind in ("final", "critique_final", "debate", "dissent"):
         record["change"] = _change(blocks.get("change", []))
+    if kind != "vote" and (calcs := [c for item in _items(blocks.get("calc", [])) if (c := _calc(item, label))]):
+        record["calcs"] = calcs
     if kind != "vote" and (answer := _one_line(blocks.get("answer", [])) or json_answer):
         record["answer"] = answer
     return record
@@ -308,6 +315,18 @@ def _claim(item: str) -> dict[str, Any] | None:
     )
 
 
+def _calc(item: str, label: str) -> dict[str, str] | None:
+    """One CALC line: the computation as written, and the claim it rests on ("A2"; "" when it names none)."""
+    text = SLOT.sub("", item).strip(" `*_")
+    claim = ""
+    if ref := CALC_REF.match(text):
+        who = ref["who"].upper() if ref["who"] else claim_prefix(label)
+        claim, text = f"{who}{ref['n']}", text[ref.end() :].strip(" `*_")
+    if not COMPUTATION.search(text) or NO_CLAIM.match(text):
+        return None
+    return {"claim": claim, "text": text[:MAX_FIELD]}
+
+
 def _written_tag(text: str) -> tuple[str, str]:
     """(kind, text without it) for a tag written before the claim ("**Fact:**", "*Inference* —",
     "[factual claim]") or as a field after it ("Type: fact"); ("", text) when there is none."""
@@ -336,9 +355,9 @@ WORD = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]|[^\W\d_]{2,}")
 
 
 def _says_something(text: str) -> bool:
-    """Whether ``text`` can be a claim: two words at least ("fa" is a cut, "???" is nothing),
-    and not a way of saying there are none ("N/A — a single documented fact")."""
-    return len(WORD.findall(text)) >= 2 and not NO_CLAIM.match(text)
+    """Whether ``text`` can be a claim: two words at least ("fa" is a cut, "???" is nothing) or a
+    computation ("7 × 8 = 54"), and not a way of saying there are none ("N/A — a single documented fact")."""
+    return (len(WORD.findall(text)) >= 2 or bool(COMPUTATION.search(text))) and not NO_CLAIM.match(text)
 
 
 def _trim(text: str) -> str:
@@ -583,11 +602,19 @@ def with_claims(text: str, record: Mapping[str, Any]) -> str:
     if not record["claims"]:
         return f"{body}{answer}\n\n(Its claims could not be read: critique the text itself.)"
     listed = "\n".join(f"{c['id']} ({tag(c).lstrip(', ') or 'untagged'}) {c['text']}" for c in record["claims"])
-    return f"{body}{answer}\n\nClaims:\n{listed}"
+    calcs = "\n".join(f"{c['claim']}: {c['text']}" if c["claim"] else c["text"] for c in record.get("calcs", []))
+    return f"{body}{answer}\n\nClaims:\n{listed}" + (f"\n\nComputations:\n{calcs}" if calcs else "")
 
 
 # What the record of a closing block holds, by the block's section that gave it.
-READ_AS = {"answer": "answer", "claims": "claims", "attacks": "attacks", "replies": "replies", "on_claims": "verdicts"}
+READ_AS = {
+    "answer": "answer",
+    "claims": "claims",
+    "attacks": "attacks",
+    "replies": "replies",
+    "on_claims": "verdicts",
+    "calc": "calcs",
+}
 
 
 def for_people(text: str, record: Mapping[str, Any]) -> str:
@@ -624,6 +651,8 @@ def in_words(record: Mapping[str, Any], change: bool = True) -> str:
     for heading, items, words in listed:
         if items:
             out.append(f"**{heading}:**\n" + "\n".join(f"- **{item['target']}** {words(item)}" for item in items))
+    if calcs := record.get("calcs"):
+        out.append("**Computations:**\n" + "\n".join(f"- {_calc_in_words(c)}" for c in calcs))
     if change and _changed(record):
         said = record["change"]
         out.append(f"**Change:** {said.get('degree') or 'not stated'} — {said.get('reason') or 'no reason given'}")
@@ -650,6 +679,11 @@ def _claim_in_words(claim: Mapping[str, Any]) -> str:
     said = f"{claim['text']} {cited}" if cited else claim["text"]
     falsifier = f" — *falsified if* {claim['falsifier']}" if claim.get("falsifier") else ""
     return f"({shown}) {said}{falsifier}" if shown else f"{said}{falsifier}"
+
+
+def _calc_in_words(calc: Mapping[str, Any]) -> str:
+    said = f"`{calc['text'].replace('`', '')}`"
+    return f"**{calc['claim']}** {said}" if calc.get("claim") else said
 
 
 def _attack_in_words(attack: Mapping[str, Any]) -> str:
