@@ -1,0 +1,99 @@
+"""A CLI's own status lines, read where an answer should be: "Please run /login", "Credit balance is
+too low", a subscription's usage limit and when it resets, a rate limit.
+
+Precision first: a text is a notice only when it is short (a line or two, as the CLIs print them)
+and nothing in it is prose of its own; an answer that explains such a message ("'Please run /login'
+means your token expired: …") is an answer. ``tests/corpus/cli/`` holds the messages the CLIs
+print and answers that quote them; ``bench/bench_cli.py`` prints the reader's figures.
+"""
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from debates.providers.base import Fault
+
+MAX_CHARS = 400
+MAX_LINES = 3
+
+# "resets 3pm (Europe/Rome)", "resets at 15:00", "Access resets at 2:37 PM GMT+1", "try again at 3:05 PM",
+# "try again in 4 days 1 hour", "resets Aug 8", "resets in 2h 5m".
+_WHEN = r"[\w :.,+/()-]{1,60}?"
+RESETS = re.compile(
+    rf"(?i)\b(?:(?:limit\s+will\s+)?resets?|access\s+resets|try\s+again|available\s+again)\s+"
+    rf"(?P<when>(?:at|on|in|after)\s+{_WHEN}|{_WHEN})\s*(?:[.!·∙]|$)"
+)
+EPOCH = re.compile(r"\|(?P<epoch>\d{10})\b")  # Claude Code's "Claude AI usage limit reached|1760000000"
+
+LOGIN = re.compile(
+    r"(?i)(?:please\s+run\s+/login|not\s+logged\s+in|invalid\s+api\s+key|oauth\s+token\s+(?:has\s+)?expired|"
+    r"(?:please\s+)?(?:log\s*in|sign\s+in)\s+(?:again|first)|authentication\s+(?:failed|required)|"
+    r"please\s+set\s+an\s+auth\s+method|must\s+specify\s+the\s+\w+_API_KEY|no\s+(?:api\s+)?key\s+(?:was\s+)?found|"
+    r"run\s+`?(?:claude|gemini|qwen|codex)(?:\s+login)?`?\s+(?:to\s+log\s+in|first))"
+)
+CREDIT = re.compile(
+    r"(?i)(?:credit\s+balance\s+is\s+too\s+low|insufficient\s+(?:credits?|balance|quota)|out\s+of\s+credits?|"
+    r"billing\s+(?:error|hard\s+limit)|spend\s+limit\s+reached|free\s+allocated\s+quota\s+exceeded)"
+)
+USAGE_LIMIT = re.compile(
+    r"(?i)(?:usage\s+limit\s+(?:reached|exceeded)|(?:you['’]ve|you\s+have)\s+(?:hit|reached)\s+your\s+"
+    r"(?:\w+\s+){0,3}(?:usage\s+)?limit|\b(?:5|five)-hour\s+limit\s+reached|weekly\s+(?:usage\s+)?limit\s+reached|"
+    r"(?:you\s+have\s+)?exhausted\s+your\s+(?:daily\s+)?quota|daily\s+(?:request\s+)?limit\s+reached|"
+    r"quota\s+exceeded\s+for\s+quota\s+metric|usage\s+limit\s+reached\s+for)"
+)
+RATE_LIMIT = re.compile(
+    r"(?i)(?:rate[\s_-]limit(?:ed|_error|\s+exceeded|\s+reached)?|too\s+many\s+requests|\b429\b|overloaded(?:_error)?|\b529\b)"
+)
+# What may stand around a notice in a CLI's line: its error prefix, a status code, an error body.
+PLUMBING = re.compile(
+    r"(?i)^(?:api\s+error|error|\[api\s+error|fatal|✕|×|⎿|x)\W*|(?:api\s+error)?:?\s*\d{3}\b|\{.*\}\s*\]?$|[·∙|]"
+)
+PROSE = re.compile(
+    r"(?i)\b(?:means?|because|this\s+is|you\s+(?:can|should|need)\s+to|the\s+cause|caused\s+by|happens)\b"
+)
+
+
+@dataclass(frozen=True)
+class Notice:
+    fault: Fault
+    said: str  # what the CLI printed, on one line
+    resets: str = ""  # when the limit resets, as the CLI said it
+
+    def words(self, label: str) -> str:
+        """The failure in words, for the page and the clients."""
+        match self.fault:
+            case Fault.AUTH:
+                return f"{label} is not logged in or its key was refused ({self.said})"
+            case Fault.USAGE_LIMIT:
+                when = f": it resets {self.resets}" if self.resets else ""
+                return f"{label} reached its usage limit{when} ({self.said})"
+            case _:
+                return f"{label} is rate limited ({self.said})"
+
+
+def notice(text: str) -> Notice | None:
+    """The notice ``text`` is, when it is only one; None for anything else (an answer, however it opens)."""
+    said = " ".join(text.split())
+    if not said or len(said) > MAX_CHARS or text.strip().count("\n") >= MAX_LINES or PROSE.search(said):
+        return None
+    for fault, pattern in ((Fault.USAGE_LIMIT, USAGE_LIMIT), (Fault.USAGE_LIMIT, CREDIT), (Fault.AUTH, LOGIN)):
+        if pattern.search(said):
+            return Notice(fault, said, resets(said) if fault == Fault.USAGE_LIMIT else "")
+    if RATE_LIMIT.search(said) and _bare(said):
+        return Notice(Fault.RATE_LIMITED, said)
+    return None
+
+
+def resets(said: str) -> str:
+    """When a limit resets, as the CLI said it ("3pm (Europe/Rome)", "in 4 days"), or ""."""
+    if epoch := EPOCH.search(said):
+        return datetime.fromtimestamp(int(epoch["epoch"]), UTC).strftime("at %H:%M UTC on %d %b %Y")
+    if found := RESETS.search(said):
+        return found["when"].strip(" .,")
+    return ""
+
+
+def _bare(said: str) -> bool:
+    """A rate-limit line that is all plumbing around its words (a status, a code, an error body)."""
+    rest = PLUMBING.sub(" ", RATE_LIMIT.sub(" ", said))
+    return len(re.findall(r"[^\W\d_]{3,}", rest)) <= 8
