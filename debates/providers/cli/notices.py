@@ -10,6 +10,7 @@ print and answers that quote them; ``bench/bench_cli.py`` prints the reader's fi
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from enum import StrEnum
 
 from debates.providers.base import Fault
 
@@ -53,22 +54,42 @@ PROSE = re.compile(
 )
 
 
+class Kind(StrEnum):
+    LOGIN = "login"
+    LIMIT = "usage limit"
+    CREDIT = "credit"
+    RATE = "rate limit"
+
+
+FAULTS = {
+    Kind.LOGIN: Fault.AUTH,
+    Kind.LIMIT: Fault.USAGE_LIMIT,
+    Kind.CREDIT: Fault.USAGE_LIMIT,
+    Kind.RATE: Fault.RATE_LIMITED,
+}
+
+
 @dataclass(frozen=True)
 class Notice:
-    fault: Fault
+    kind: Kind
     said: str  # what the CLI printed, on one line
     resets: str = ""  # when the limit resets, as the CLI said it
 
+    @property
+    def fault(self) -> Fault:
+        return FAULTS[self.kind]
+
     def words(self, label: str) -> str:
         """The failure in words, for the page and the clients."""
-        match self.fault:
-            case Fault.AUTH:
-                return f"{label} is not logged in or its key was refused ({self.said})"
-            case Fault.USAGE_LIMIT:
-                when = f": it resets {self.resets}" if self.resets else ""
-                return f"{label} reached its usage limit{when} ({self.said})"
-            case _:
-                return f"{label} is rate limited ({self.said})"
+        match self.kind:
+            case Kind.LOGIN:
+                return f"{label} is not logged in, or its login or key was refused: “{self.said}”"
+            case Kind.LIMIT:
+                when = f"; it resets {self.resets}" if self.resets else ""
+                return f"{label} reached its subscription's usage limit{when}: “{self.said}”"
+            case Kind.CREDIT:
+                return f"{label}'s account has no credit left: “{self.said}”"
+        return f"{label} is rate limited: “{self.said}”"
 
 
 def notice(text: str) -> Notice | None:
@@ -76,11 +97,11 @@ def notice(text: str) -> Notice | None:
     said = " ".join(text.split())
     if not said or len(said) > MAX_CHARS or text.strip().count("\n") >= MAX_LINES or PROSE.search(said):
         return None
-    for fault, pattern in ((Fault.USAGE_LIMIT, USAGE_LIMIT), (Fault.USAGE_LIMIT, CREDIT), (Fault.AUTH, LOGIN)):
+    for kind, pattern in ((Kind.LIMIT, USAGE_LIMIT), (Kind.CREDIT, CREDIT), (Kind.LOGIN, LOGIN)):
         if pattern.search(said):
-            return Notice(fault, said, resets(said) if fault == Fault.USAGE_LIMIT else "")
+            return Notice(kind, said, resets(said) if kind == Kind.LIMIT else "")
     if RATE_LIMIT.search(said) and _bare(said):
-        return Notice(Fault.RATE_LIMITED, said)
+        return Notice(Kind.RATE, said)
     return None
 
 

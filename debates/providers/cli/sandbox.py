@@ -212,6 +212,12 @@ class Process:
             except TimeoutError:
                 pass
         _signal(group, signal.SIGKILL)  # children that outlived their parent
+        # Its output is read to the end: a pipe left full keeps the process from being reaped.
+        if process.stdout is not None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(KILL_GRACE):
+                    while await process.stdout.read(65536):
+                        pass
         if process.returncode is None:
             await process.wait()
         if self._stderr_task is not None and not self._stderr_task.done():
