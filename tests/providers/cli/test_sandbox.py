@@ -47,7 +47,7 @@ async def test_a_cli_runs_in_an_empty_directory_of_its_own_that_goes_when_the_ca
     where, entries = said.split()
     assert Path(where).is_relative_to(cli_sandbox)
     assert entries == "0"
-    assert not any(cli_sandbox.iterdir())  # noqa: ASYNC240 (the call is over)
+    assert not any(cli_sandbox.iterdir())
 
 
 async def test_a_cli_reads_no_standard_input_but_its_prompt():
