@@ -45,13 +45,22 @@ USAGE_LIMIT = re.compile(
 RATE_LIMIT = re.compile(
     r"(?i)(?:rate[\s_-]limit(?:ed|_error|\s+exceeded|\s+reached)?|too\s+many\s+requests|\b429\b|overloaded(?:_error)?|\b529\b)"
 )
-# What may stand around a notice in a CLI's line: its error prefix, a status code, an error body.
-PLUMBING = re.compile(
-    r"(?i)^(?:api\s+error|error|\[api\s+error|fatal|✕|×|⎿|x)\W*|(?:api\s+error)?:?\s*\d{3}\b|\{.*\}\s*\]?$|[·∙|]"
-)
 PROSE = re.compile(
     r"(?i)\b(?:means?|because|this\s+is|you\s+(?:can|should|need)\s+to|the\s+cause|caused\s+by|happens)\b"
 )
+# The words the CLIs' notices are made of: a text with more than STRANGE others is prose, not a notice.
+_WORDS = """please run login logged log sign again first invalid api key keys token tokens oauth has have had expired
+    obtain new or refresh your existing not you credit credits balance is too low usage limit limits reached
+    exceeded hit resets reset try at in on after upgrade pro plus max plan weekly daily hour hours minute minutes
+    day days second seconds week month the a an to of for this that model models quota metric requests request
+    per user tier error errors api rate limited many overloaded service unavailable set auth method specify one
+    following environment variables variable before running must when using gemini claude qwen codex free
+    allocated exhausted all access will available spend organization number input output wait moment later
+    and type message status code authentication failed required found was no with account billing insufficient
+    out hard five your"""
+VOCABULARY = frozenset(_WORDS.split())
+STRANGE = 1
+NOT_WORDS = re.compile(r"`[^`]*`|\S*[/\\]\S*|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b\d+\w*")
 
 
 class Kind(StrEnum):
@@ -98,11 +107,17 @@ def notice(text: str) -> Notice | None:
     if not said or len(said) > MAX_CHARS or text.strip().count("\n") >= MAX_LINES or PROSE.search(said):
         return None
     for kind, pattern in ((Kind.LIMIT, USAGE_LIMIT), (Kind.CREDIT, CREDIT), (Kind.LOGIN, LOGIN)):
-        if pattern.search(said):
+        if pattern.search(said) and _bare(RESETS.sub(" ", said)):
             return Notice(kind, said, resets(said) if kind == Kind.LIMIT else "")
     if RATE_LIMIT.search(said) and _bare(said):
         return Notice(Kind.RATE, said)
     return None
+
+
+def _bare(said: str) -> bool:
+    """Made of a notice's words alone (paths, URLs, variable names and numbers aside)."""
+    words = re.findall(r"[^\W\d_]{2,}", NOT_WORDS.sub(" ", said))
+    return sum(word.casefold() not in VOCABULARY for word in words) <= STRANGE
 
 
 def resets(said: str) -> str:
@@ -112,9 +127,3 @@ def resets(said: str) -> str:
     if found := RESETS.search(said):
         return found["when"].strip(" .,")
     return ""
-
-
-def _bare(said: str) -> bool:
-    """A rate-limit line that is all plumbing around its words (a status, a code, an error body)."""
-    rest = PLUMBING.sub(" ", RATE_LIMIT.sub(" ", said))
-    return len(re.findall(r"[^\W\d_]{3,}", rest)) <= 8
