@@ -18,7 +18,17 @@ from typing import Any
 
 from debates.providers.base import Endpoint, Usage
 from debates.providers.catalog import Sight
-from debates.providers.cli.base import Call, Flavour, Item, JsonLines, Login, home, keyed_login, notes_file
+from debates.providers.cli.base import (
+    NOISE_CHARS,
+    Call,
+    Flavour,
+    Item,
+    JsonLines,
+    Login,
+    home,
+    keyed_login,
+    notes_file,
+)
 from debates.providers.cli.sandbox import Invocation, Scratch
 
 ARGV_CHARS = 100_000
@@ -63,14 +73,16 @@ class Stream(JsonLines):
         match event:
             case {"type": "item.started" | "item.updated" | "item.completed", "item": {"type": "agent_message"}}:
                 return self.message(event["item"])
-            case {"type": "item.completed", "item": {"type": "error", "message": str(said)}}:
-                return self.fail(said)
             case {"type": "turn.completed"}:
                 return self.usage(event.get("usage") or {})
             case {"type": "turn.failed"}:
                 return self.fail(str((event.get("error") or {}).get("message") or event))
-            case {"type": "error", "message": str(said)}:
-                return self.fail(said)
+            case {"type": "error", "message": str(said)} | {
+                "type": "item.completed",
+                "item": {"type": "error", "message": str(said)},
+            }:
+                # Also its warnings ("Model metadata … not found"): said only if the run fails.
+                self.noise = f"{self.noise}{said}\n"[-NOISE_CHARS:]
         return []
 
     def message(self, item: dict[str, Any]) -> list[Item]:
