@@ -4,6 +4,7 @@ turn.started, item.started / updated / completed, turn.completed with usage, tur
 Its end-to-end test waits for the fake to speak the Responses API, which Codex asks."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -85,13 +86,7 @@ def test_the_invocation_disables_its_shell_and_points_it_at_a_responses_provider
 
 
 # What Codex 0.169.0 printed here against the fake before the fake spoke the Responses API.
-RECORDED = b"""{"type":"thread.started","thread_id":"01a24f8b-ee9a-74a1-9cfe-46589977a499"}
-{"type":"item.completed","item":{"id":"item_0","type":"error","message":"Model metadata for `gpt-5-codex` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."}}
-{"type":"turn.started"}
-{"type":"error","message":"Reconnecting... 1/5 (unexpected status 404 Not Found: no route /v1/responses)"}
-{"type":"error","message":"unexpected status 404 Not Found: no route /v1/responses"}
-{"type":"turn.failed","error":{"message":"unexpected status 404 Not Found: no route /v1/responses"}}
-"""
+RECORDED = (Path(__file__).parent / "codex_failed_turn.jsonl").read_bytes()
 
 
 def test_its_warnings_are_no_failure_and_its_failed_turn_is():
