@@ -116,7 +116,13 @@ async def stream(voice: Voice, messages: list[Message]) -> AsyncIterator[StreamE
 
 async def check(voice: Voice) -> str:
     """One cheap real call, for the admin's "test connection": a one-token "ping" to the voice's
-    model or, when it names none (a provider with no panelist yet), the model list, which is free."""
+    model or, when it names none (a provider with no panelist yet), the model list, which is free
+    (a CLI's login, read without a call)."""
+    if voice.endpoint.wire == "cli" and not voice.model:  # whether it is logged in, read without a call
+        found = cli.logged_in(voice.endpoint)
+        if found.ready is False:
+            raise ProviderError(Fault.AUTH, found.said)
+        return f"{found.said}: a panelist's test call asks it for one word."
     if not voice.model:
         began = time.perf_counter()
         listed = await catalog.models(voice.endpoint)

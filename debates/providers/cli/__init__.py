@@ -94,4 +94,4 @@ async def attempt(
         scratch.remove()
 
 
-__all__ = ["FLAVOURS", "attempt", "flavour_of", "installed", "logged_in"]
+__all__ = ["COMMAND", "FLAVOURS", "Flavour", "Login", "attempt", "flavour_of", "installed", "logged_in"]

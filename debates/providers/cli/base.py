@@ -137,6 +137,7 @@ class Flavour:
     install: str
     family: str
     model: str  # the model a panelist found on this machine is given
+    models: tuple[str, ...]  # the models it is known to take (its aliases first), for the guided setup
     invocation: Callable[[Call, Scratch], Invocation]
     reader: Callable[[str], Reader]
     login: Callable[[Endpoint], Login]

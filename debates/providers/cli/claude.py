@@ -119,6 +119,7 @@ FLAVOUR = Flavour(
     install="npm install -g @anthropic-ai/claude-code",
     family="claude",
     model="sonnet",
+    models=("sonnet", "opus", "haiku"),
     invocation=invocation,
     reader=Stream,
     login=login,

@@ -111,6 +111,7 @@ FLAVOUR = Flavour(
     install="npm install -g @openai/codex",
     family="gpt",
     model="gpt-5-codex",
+    models=("gpt-5-codex", "gpt-5"),
     invocation=invocation,
     reader=Stream,
     login=login,

@@ -64,6 +64,7 @@ FLAVOUR = Flavour(
     install="",
     family="",
     model="default",
+    models=("default",),
     invocation=invocation,
     reader=Text,
     login=login,

@@ -94,6 +94,7 @@ FLAVOUR = Flavour(
     install="npm install -g @google/gemini-cli",
     family="gemini",
     model="gemini-2.5-pro",
+    models=("gemini-2.5-pro", "gemini-2.5-flash"),
     invocation=invocation,
     reader=Stream,
     login=login,

@@ -60,6 +60,7 @@ FLAVOUR = Flavour(
     install="npm install -g @qwen-code/qwen-code",
     family="qwen",
     model="qwen3-coder-plus",
+    models=("qwen3-coder-plus",),
     invocation=invocation,
     reader=Stream,
     login=login,
