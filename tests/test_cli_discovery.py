@@ -90,3 +90,32 @@ def test_the_ask_page_offers_the_clis_it_found(client, staff, home, monkeypatch)
     response = client.post(reverse("debates:adopt_clis"))
     assert response.status_code == 302
     assert Panel.objects.default().slug == "clis"
+
+
+def test_a_cli_provider_goes_through_the_roster_file_and_back():
+    from debates.roster import export_roster, import_roster
+
+    report = import_roster(
+        """
+[[providers]]
+name = "My llm"
+preset = "command"
+command = "llm -m gpt-4o-mini {prompt}"
+
+[[providers]]
+name = "Claude Code"
+preset = "claude-code"
+"""
+    )
+    assert report.summary()
+    mine = Provider.objects.get(name="My llm")
+    assert mine.wire == "cli"
+    assert mine.command_words == ("llm", "-m", "gpt-4o-mini", "{prompt}")
+    assert 'command = "llm -m gpt-4o-mini {prompt}"' in export_roster()
+
+
+def test_a_command_provider_without_a_command_is_refused_in_words():
+    from debates.roster import RosterError, import_roster
+
+    with pytest.raises(RosterError, match="command: A command is needed"):
+        import_roster('[[providers]]\nname = "Nothing"\npreset = "command"\n')
