@@ -92,3 +92,23 @@ def alive(pid: int) -> bool:
     except (OSError, IndexError):
         return False
     return state != "Z"
+
+
+def make_cli_panel(server: FakeProviderServer, clis: tuple[str, ...] = ("claude-code", "gemini-cli", "qwen-code")):
+    """A default teorema panel ``clis`` (slug "clis") whose voices are these CLIs, each on the fake
+    with a key of its own, the first one moderating."""
+    from debates.models import Membership, Panel, Panelist, Provider
+
+    members = []
+    for cli in clis:
+        provider = Provider.objects.create(
+            name=LABELS[cli], wire="cli", preset=cli, base_url=server.base_url(WIRES[cli]), max_retries=0
+        )
+        provider.set_api_key(server.endpoint(WIRES[cli]).api_key)
+        provider.save()
+        family = {"claude-code": "claude", "gemini-cli": "gemini", "qwen-code": "qwen", "codex": "gpt"}[cli]
+        members.append(Panelist.objects.create(name=LABELS[cli], provider=provider, model=MODELS[cli], family=family))
+    panel = Panel.objects.create(name="CLIs", slug="clis", protocol="teorema", moderator=members[0], is_default=True)
+    for position, member in enumerate(members):
+        Membership.objects.create(panel=panel, panelist=member, position=position)
+    return panel
