@@ -123,7 +123,7 @@ FLAVOUR = Flavour(
     invocation=invocation,
     reader=Stream,
     login=login,
-    sight=Sight(vision=True, pdf=True),
+    sight=Sight(vision=True, pdf=False),  # a PDF it is handed by name reaches it unread: it gets the text
     key_variable="ANTHROPIC_API_KEY",
     passes=("CLAUDE_CONFIG_DIR", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
 )

@@ -2,11 +2,12 @@
 streams its words as they come, gets our system prompt and prompt, is offered no tool, and counts
 its tokens (and its cost, where it reports one)."""
 
+import base64
 from dataclasses import replace
 
 import pytest
 
-from debates.providers.base import Chunk, Completion, Message
+from debates.providers.base import Chunk, Completion, Message, Part
 from tests.fakes.clis import MODELS, cli_voice
 from tests.fakes.provider_server import Script
 from tests.providers.helpers import collect, completion, text_of
@@ -74,3 +75,15 @@ async def test_a_cli_that_reports_no_cost_costs_the_voices_prices_which_a_subscr
     done = completion(await collect(cli_voice(fake_provider, "gemini-cli"), MESSAGES))
     assert isinstance(done, Completion)
     assert done.cost == 0
+
+
+async def test_claude_code_gets_an_attached_image_from_its_workspace_as_the_wires_own_image(fake_provider):
+    png = base64.b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+    )
+    fake_provider.script(MODELS["claude-code"], ANSWER)
+    asked = Message("user", "What is in the picture?", parts=(Part("image", "dot.png", "image/png", png),))
+    await collect(cli_voice(fake_provider, "claude-code"), [Message("system", SYSTEM), asked])
+    (request,) = fake_provider.requests_for(MODELS["claude-code"])
+    assert [part["type"] for part in request.files] == ["image"]
+    assert "`dot.png`" in request.prompt
