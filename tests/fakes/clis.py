@@ -25,6 +25,8 @@ MODELS = {
     "qwen-code": "qwen3-coder-plus",
     "codex": "gpt-5-codex",
 }
+FAMILIES = {"claude-code": "claude", "gemini-cli": "gemini", "qwen-code": "qwen", "codex": "gpt"}
+CLI_KEY = "sk-fake-cli-Rt5Wq8Zn"  # random, as a real key is
 LABELS = {"claude-code": "Claude Code", "gemini-cli": "Gemini CLI", "qwen-code": "Qwen Code", "codex": "Codex"}
 # Variables of the developer's own that would log a CLI in (or point it elsewhere) behind the test's back.
 THEIRS = (
@@ -94,20 +96,22 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-def make_cli_panel(server: FakeProviderServer, clis: tuple[str, ...] = ("claude-code", "gemini-cli", "qwen-code")):
-    """A default teorema panel ``clis`` (slug "clis") whose voices are these CLIs, each on the fake
-    with a key of its own, the first one moderating."""
+def make_cli_panel(url: str, clis: tuple[str, ...] = ("claude-code", "gemini-cli", "qwen-code")):
+    """A default teorema panel ``clis`` (slug "clis") whose voices are these CLIs, each on the fake at
+    ``url`` (its root) with a key of its own, the first one moderating."""
     from debates.models import Membership, Panel, Panelist, Provider
 
+    bases = {"openai": f"{url}/v1", "anthropic": url, "gemini": f"{url}/v1beta"}
     members = []
     for cli in clis:
         provider = Provider.objects.create(
-            name=LABELS[cli], wire="cli", preset=cli, base_url=server.base_url(WIRES[cli]), max_retries=0
+            name=LABELS[cli], wire="cli", preset=cli, base_url=bases[WIRES[cli]], max_retries=0
         )
-        provider.set_api_key(server.endpoint(WIRES[cli]).api_key)
+        provider.set_api_key(CLI_KEY)
         provider.save()
-        family = {"claude-code": "claude", "gemini-cli": "gemini", "qwen-code": "qwen", "codex": "gpt"}[cli]
-        members.append(Panelist.objects.create(name=LABELS[cli], provider=provider, model=MODELS[cli], family=family))
+        members.append(
+            Panelist.objects.create(name=LABELS[cli], provider=provider, model=MODELS[cli], family=FAMILIES[cli])
+        )
     panel = Panel.objects.create(name="CLIs", slug="clis", protocol="teorema", moderator=members[0], is_default=True)
     for position, member in enumerate(members):
         Membership.objects.create(panel=panel, panelist=member, position=position)

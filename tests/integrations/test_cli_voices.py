@@ -33,7 +33,7 @@ def scripted(fake_provider):
 
 
 def test_a_debate_of_three_clis_streams_each_voice_to_the_terminal_and_is_stored_like_any(scripted, capsys):
-    make_cli_panel(scripted)
+    make_cli_panel(scripted.url)
     call_command("ask", QUESTION, "--panel", "clis", "--criticality", "low")
     out = capsys.readouterr().out
     for family in ("CLAUDE", "GEMINI", "QWEN"):
@@ -48,7 +48,7 @@ def test_a_debate_of_three_clis_streams_each_voice_to_the_terminal_and_is_stored
 
 
 def test_a_cli_voice_that_fails_twice_is_dropped_and_the_panel_says_which_and_why(scripted, capsys):
-    panel = make_cli_panel(scripted)
+    panel = make_cli_panel(scripted.url)
     panel.failure_policy = "degrade"
     panel.save()
     scripted.script(
