@@ -320,8 +320,9 @@ class AskForm(ReadableForm):
             self.add_error(field, f"{what} cannot run: {'; '.join(found)}.")
         return data
 
-    def save(self, owner, reask_of: Question | None = None, source: str = Source.PAGE) -> Question:
-        """Create the question (not yet running: runs.tasks.submit starts it); ``source``: where it was asked."""
+    def save(self, owner, reask_of: Question | None = None, source: str = Source.PAGE, **stored: Any) -> Question:
+        """Create the question (not yet running: runs.tasks.submit starts it); ``source``: where it was asked;
+        ``stored``: what its channel sets besides the form (service.submit)."""
         data = self.cleaned_data
         parent = data["follow_up_of"]
         panel = self.lineup.panel() if self.lineup else data["panel"]
@@ -340,4 +341,5 @@ class AskForm(ReadableForm):
             debate=data["debate"],
             deadline=data["deadline"],
             source=source,
+            **stored,
         )

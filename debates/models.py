@@ -554,12 +554,30 @@ class Question(models.Model):
         default=dict, blank=True, help_text="Claims, attacks, concessions, position changes (engine.ledger)."
     )
     verdict = models.TextField(blank=True)
+    answer_schema = models.JSONField(
+        null=True, blank=True, help_text="A JSON Schema its asker wants the verdict in (an OpenAI client's)."
+    )
+    shaped = models.JSONField(
+        null=True, blank=True, help_text="The verdict in that schema, as the moderator wrote it and the schema took it."
+    )
     human_decision = models.TextField(blank=True)
     human_decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     human_decided_at = models.DateTimeField(null=True, blank=True)
     cancel_requested = models.BooleanField(default=False)
+    # How a client's repeated request finds this question instead of starting another run (runs.once).
+    idempotency_key = models.CharField(
+        max_length=255,
+        blank=True,
+        help_text="The key its asker's client sent with it: that key again gets this question.",
+    )
+    request_digest = models.CharField(
+        max_length=64,
+        blank=True,
+        db_index=True,
+        help_text="Its channel's request, digested: the same request again while this one runs joins it.",
+    )
     calls = models.PositiveIntegerField(default=0)
     tokens_in = models.PositiveIntegerField(default=0)
     tokens_out = models.PositiveIntegerField(default=0)
@@ -578,7 +596,12 @@ class Question(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["share_token"], condition=~models.Q(share_token=""), name="one_question_per_share_token"
-            )
+            ),
+            models.UniqueConstraint(
+                fields=["owner", "idempotency_key"],
+                condition=~models.Q(idempotency_key=""),
+                name="one_question_per_idempotency_key",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -12,6 +12,7 @@ class Wire(Labelled):
     """The wire protocol a provider speaks (one module each in debates/providers/)."""
 
     OPENAI = "openai", "OpenAI chat completions (and compatibles)"
+    RESPONSES = "responses", "OpenAI Responses API"
     ANTHROPIC = "anthropic", "Anthropic Messages"
     GEMINI = "gemini", "Google Gemini generateContent"
     LOCAL = "local", "Embedded local model (llama.cpp)"
@@ -27,7 +28,8 @@ class Preset:
     # The provider's own web search, and what it bills for 1,000 searches (a new panelist's price):
     # OpenAI $25 a 1,000 calls of a search model (gpt-5-search-api $10), OpenRouter's plugin $4 a
     # 1,000 results (5 a search), Perplexity a request fee from $5 a 1,000, Anthropic $10 a 1,000
-    # searches, Gemini 3 $14 a 1,000 queries (Gemini 2: $35 a 1,000 grounded prompts).
+    # searches, Gemini 3 $14 a 1,000 queries (Gemini 2: $35 a 1,000 grounded prompts), the Responses
+    # API's web_search tool $10 a 1,000 calls.
     search: SearchTool = SearchTool.NONE
     search_price: Decimal = Decimal("0")
 
@@ -35,6 +37,14 @@ class Preset:
 PRESETS: dict[str, Preset] = {
     "openai": Preset(
         "OpenAI", Wire.OPENAI, "https://api.openai.com/v1", search=SearchTool.OPENAI, search_price=Decimal(25)
+    ),
+    # OpenAI's models that Chat Completions does not serve (catalog.RESPONSES_ONLY), and every other one.
+    "openai_responses": Preset(
+        "OpenAI (Responses API)",
+        Wire.RESPONSES,
+        "https://api.openai.com/v1",
+        search=SearchTool.RESPONSES,
+        search_price=Decimal(10),
     ),
     "deepseek": Preset("DeepSeek", Wire.OPENAI, "https://api.deepseek.com/v1"),
     "mistral": Preset("Mistral", Wire.OPENAI, "https://api.mistral.ai/v1"),
@@ -75,17 +85,19 @@ PRESETS: dict[str, Preset] = {
 CLI_PRESETS = tuple(key for key, preset in PRESETS.items() if preset.wire == Wire.CLI)
 
 
-# A server named by its host searches as its preset does, whether or not the preset was picked.
-SEARCH_HOSTS = {urlsplit(p.base_url).hostname: p for p in PRESETS.values() if p.wire == Wire.OPENAI and p.search}
+# A server named by its host searches as its preset on that wire does, whether or not the preset was picked.
+BY_HOST = (Wire.OPENAI, Wire.RESPONSES)
+SEARCH_HOSTS = {(p.wire, urlsplit(p.base_url).hostname): p for p in PRESETS.values() if p.wire in BY_HOST and p.search}
 WIRE_SEARCH = {Wire.ANTHROPIC: PRESETS["anthropic"], Wire.GEMINI: PRESETS["gemini"]}
 
 
 def search_preset(preset: str, wire: str, base_url: str) -> Preset | None:
-    """The preset whose web search a provider has: its own, else its host's (OpenAI, OpenRouter,
-    Perplexity), else its wire's (every Anthropic and Gemini server has one); None: it has none."""
+    """The preset whose web search a provider has: its own (on the preset's wire), else its host's
+    (OpenAI on either of its wires, OpenRouter, Perplexity), else its wire's (every Anthropic and
+    Gemini server has one); None: it has none."""
     found = PRESETS.get(preset)
-    if found is not None and found.search:
+    if found is not None and found.search and found.wire == (wire or found.wire):
         return found
-    if wire == Wire.OPENAI:
-        return SEARCH_HOSTS.get(urlsplit(base_url).hostname) if base_url else None
+    if wire in BY_HOST:
+        return SEARCH_HOSTS.get((Wire(wire), urlsplit(base_url).hostname)) if base_url else None
     return WIRE_SEARCH.get(Wire(wire)) if wire in list(Wire) else None

@@ -8,22 +8,28 @@ import json
 import statistics
 from dataclasses import dataclass, field
 from decimal import Decimal
+from urllib.parse import urlsplit
 
 from debates.engine.policy import small
 from debates.engine.protocols import Shape, Step, call_steps, plan, planned_calls
 from debates.models import Contribution, Outcome, Panel, Panelist, Protocol, Provider
-from debates.presets import Wire
-from debates.providers import cli
+from debates.presets import PRESETS, Wire
+from debates.providers import catalog, cli
 from debates.providers.base import Voice
+from debates.providers.openai import always_searches
 from debates.voices import endpoint_from_provider, voice_from_panelist
 
+OPENAI_HOST = urlsplit(PRESETS["openai"].base_url).hostname
 # For the cost estimate shown before asking: a typical call's size, in tokens.
 ESTIMATE_IN, ESTIMATE_OUT = 2000, 800
 
 
 def call_cost(panelist: Panelist) -> Decimal:
+    """A typical call's cost: its tokens, and the search an OpenAI search model is billed on every call
+    (in any role, whether its question may search or not)."""
     out = min(panelist.max_tokens, ESTIMATE_OUT)
-    return (ESTIMATE_IN * panelist.price_in + out * panelist.price_out) / 1_000_000
+    fee = panelist.price_search / 1000 if always_searches(panelist.model) else Decimal(0)
+    return (ESTIMATE_IN * panelist.price_in + out * panelist.price_out) / 1_000_000 + fee
 
 
 def searchers(panel: Panel) -> list[Panelist]:
@@ -91,8 +97,10 @@ class PanelOption:
         families = sorted({p.family for p in members})
         seconds, measured = duration(panel, steps)
         searching = searchers(panel)
-        # Each of their calls in the panel's rounds searches about once (Anthropic's may search more).
-        search_cost = per_voice * sum((p.price_search for p in searching), Decimal(0)) / 1000
+        # Each of their calls in the panel's rounds searches about once (Anthropic's may search more);
+        # a search model's searches are in its calls' cost already, turned off or not.
+        optional = [p for p in searching if not always_searches(p.model)]
+        search_cost = per_voice * sum((p.price_search for p in optional), Decimal(0)) / 1000
         sights = [p.sight() for p in members]
         readers = [*((p, per_voice) for p in members), (panel.moderator, moderator_calls)]
         return cls(
@@ -177,6 +185,8 @@ def lineup_problems(members: list[Panelist], judges: list[Panelist]) -> list[str
             keyless.setdefault(p.provider, []).append(p.name)
         elif p.provider.wire == Wire.CLI and (unable := cli_problem(p.provider)):
             found.append(unable)
+        elif wrong := wrong_wire(p):
+            found.append(wrong)
     for provider, names in keyless.items():
         found.append(f"{provider.name} has no key for {', '.join(names)}: {missing_key(provider)}")
     return list(dict.fromkeys(found))
@@ -187,6 +197,23 @@ def cli_problem(provider: Provider) -> str:
     this machine, which runs the debates (a server's web process and workers share one CLI and login)."""
     login = cli.logged_in(endpoint_from_provider(provider))
     return f"{login.said} on the machine that runs the debates" if login.ready is False else ""
+
+
+def wrong_wire(panelist: Panelist) -> str:
+    """Why a panelist's call would be refused by its provider's wire, or "": a model OpenAI serves only
+    through its Responses API, seated on OpenAI's own Chat Completions (another server, a router's, may
+    serve it its own way: nothing is said there)."""
+    provider = panelist.provider
+    if provider.wire != Wire.OPENAI or not catalog.responses_only(panelist.model):
+        return ""
+    preset = PRESETS.get(provider.preset)
+    if urlsplit(provider.base_url or (preset.base_url if preset else "")).hostname != OPENAI_HOST:
+        return ""
+    return (
+        f"{panelist.name}'s model {panelist.model} is served by OpenAI only through its Responses API, not "
+        f"through Chat Completions, which {provider.name} speaks: seat it on a provider with the preset "
+        f"“{PRESETS['openai_responses'].label}” (or set {provider.name}'s wire protocol to “{Wire.RESPONSES.label}”)"
+    )
 
 
 def missing_key(provider: Provider) -> str:

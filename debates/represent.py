@@ -91,7 +91,7 @@ def represent(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
         and {
             "text": synthesis.text,
             "sections": synthesis.sections,
-            "evidence_strength": synthesis.evidence_strength,
+            "evidence_strength": backed(debate)["evidence_strength"],
             "confidence": synthesis.confidence,
             "stances": synthesis.stances,
         },
@@ -138,7 +138,7 @@ def summary(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
         "phase": debate.phase if debate.live else "",
         "verdict": q.verdict,
         "confidence": synthesis.confidence if synthesis else None,
-        "evidence_strength": synthesis.evidence_strength if synthesis else "",
+        **backed(debate),
         "agreement": story.agreement(debate.ledger, debate.consensus),
         "dissent": dissent,
         "synthesis": debate.synthesis_text,  # as people read it: no line a program reads, labels named
@@ -153,6 +153,18 @@ def summary(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
         "tokens_out": q.tokens_out,
         "cost": str(q.cost),
         "follow_up_of": q.parent_id,
+    }
+
+
+def backed(debate: snapshot.Debate) -> dict[str, Any]:
+    """How far the panel backs the verdict, as the page's chip says it (``support``), and what that
+    agreement is worth given the panel's heterogeneity (``evidence_strength``): one reading for
+    every surface."""
+    support = debate.support
+    heterogeneity = debate.synthesis.evidence_strength if debate.synthesis else ""
+    return {
+        "support": {"level": support.level, "words": support.words} if support else None,
+        "evidence_strength": story.evidence(support, heterogeneity),
     }
 
 

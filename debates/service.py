@@ -16,7 +16,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.cache import cache
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.forms import Form
 
@@ -33,7 +33,7 @@ from debates.providers import check
 from debates.providers.base import ProviderError, Voice
 from debates.readiness import PanelOption, judges_of, panel_options, probe_voice
 from debates.refusal import Kind, Refused
-from debates.runs import execute, tasks
+from debates.runs import execute, once, tasks
 from debates.track import outcomes
 
 User = AbstractBaseUser | AnonymousUser | None
@@ -56,16 +56,30 @@ def ask(
     reask_of: Question | None = None,
     runs_here: bool = False,
     attachments: list[Upload] | None = None,
+    asked: once.Asked | None = None,
+    schema: dict[str, Any] | None = None,
     **fields: Any,
 ) -> Question:
     """Ask the panel: ``fields`` are the ask form's (text, context, panel, criticality, options,
     debate, voices, protocol, moderator, deadline, force_panel, search, follow_up_of); a field left
     empty takes the panel's setting (``search`` left out stays on: voices that may search do).
     ``attachments``: the files (name, declared media type, bytes), checked before anything is
-    stored. ``runs_here``: the caller runs it (the terminal), nothing is queued."""
+    stored. ``runs_here``: the caller runs it (the terminal), nothing is queued. ``asked``: the
+    channel's request, which gets the question it already asked (``runs.once``), never a second run.
+    ``schema``: a JSON Schema the asker wants the verdict in, which the moderator writes it in last."""
+    if asked is not None and (found := once.earlier(user, asked)) is not None:
+        return found
     given = {name: value for name, value in fields.items() if value not in (None, "", [])}
     form = ask_form(user, given)
-    return submit(form, user, source=source, reask_of=reask_of, runs_here=runs_here, attachments=attachments)
+    try:
+        stored = (asked.fields if asked else {}) | ({"answer_schema": schema} if schema else {})
+        return submit(
+            form, user, source=source, reask_of=reask_of, runs_here=runs_here, attachments=attachments, stored=stored
+        )
+    except IntegrityError:  # its twin with the same key was saved meanwhile: that one is the question
+        if asked is None or not asked.key or (found := once.earlier(user, asked)) is None:
+            raise
+        return found
 
 
 def follow_up(user: User, question_id: int, *, source: str, **fields: Any) -> Question:
@@ -82,10 +96,12 @@ def submit(
     reask_of: Question | None = None,
     runs_here: bool = False,
     attachments: list[Upload] | None = None,
+    stored: dict[str, Any] | None = None,
 ) -> Question:
     """Start the question of a filled-in ask form (the page keeps the form to show it again):
     its checks and its files' (refused in words before anything is stored or any model is called),
-    one of the hour's submissions, the save, the run queued (unless ``runs_here``)."""
+    one of the hour's submissions, the save (with the ``stored`` fields its channel sets: a request's
+    key and digest, the schema asked for), the run queued (unless ``runs_here``)."""
     if isinstance(user, AnonymousUser):
         raise Refused("Sign in to ask: a question is its asker's.", Kind.UNAUTHENTICATED)
     if not form.is_valid():
@@ -93,8 +109,9 @@ def submit(
     checked = files.check(attachments or [])
     if user is not None and (wait := ratelimit.take(user.pk)):
         raise Refused(ratelimit.refusal(wait), Kind.RATE_LIMITED, retry_after=wait)
-    with transaction.atomic() if checked else nullcontext():  # the question and its files, or neither
-        question = form.save(owner=user, source=source, reask_of=reask_of)
+    # The question and its files, or neither; a key's twin saved meanwhile undoes only this save.
+    with transaction.atomic() if checked or stored else nullcontext():
+        question = form.save(owner=user, source=source, reask_of=reask_of, **(stored or {}))
         store.save(question.pk, checked)
     if not runs_here:
         tasks.submit(question)

@@ -11,15 +11,18 @@ take many times its own CPU, and a round's first words (shown after the votes be
 late viewer's snapshot waited with it. docs/benchmarks.md (fifth pass) has the figures.
 
 Writes go to the socket at once (``write_at_once``), and the listen queue holds ``BACKLOG``
-connections, not Twisted's 50 (``with_backlog``).
+connections, not Twisted's 50 (``with_backlog``). A status Twisted has no words for (422, 424)
+gets the standard ones, not "Unknown Status" (``reason_phrases``).
 """
 
 import asyncio
 import sys
+from http import HTTPStatus
 from typing import Any
 
 import uvloop
 from twisted.internet import tcp
+from twisted.web import http as web
 
 asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
@@ -74,8 +77,15 @@ def with_backlog(**where: Any) -> list[str]:
     return [f"{d}:backlog={BACKLOG}" if d.startswith(("tcp:", "unix:")) else d for d in described]
 
 
+def reason_phrases() -> None:
+    """Every standard status's reason phrase in Twisted's table, which stops at its own list."""
+    for status in HTTPStatus:
+        web.RESPONSES.setdefault(status.value, status.phrase.encode())
+
+
 def main() -> None:
     sys.setswitchinterval(SWITCH_INTERVAL)
+    reason_phrases()
     tcp.Connection.write = write_at_once  # type: ignore[method-assign,assignment]
     daphne.cli.build_endpoint_description_strings = with_backlog
     CommandLineInterface.entrypoint()

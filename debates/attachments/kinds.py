@@ -180,12 +180,20 @@ def _looks_binary(data: bytes) -> bool:
     return b"\x00" in head
 
 
+def _marked(head: bytes) -> str:
+    """The encoding a byte order mark names (UTF-32 little-endian's begins with UTF-16's), else UTF-8."""
+    if head.startswith(b"\xff\xfe\x00\x00"):
+        return "utf-32"
+    return "utf-16" if head.startswith((b"\xff\xfe", b"\xfe\xff")) else "utf-8"
+
+
 MARKUP_ROOTS = ("<!doctype html", "<html", "<head", "<body", "<svg", "<script", "<iframe")
 
 
 def _refuse_markup(name: str, data: bytes) -> None:
     """HTML and SVG are refused whatever the file is called: a viewer would render them."""
-    start = data[:4096].decode("utf-8", "ignore").lstrip("\ufeff \t\r\n").lower()
+    head = data[:4096]
+    start = head.decode(_marked(head), "ignore").lstrip("\ufeff \t\r\n").lower()
     while start.startswith(("<?xml", "<!--")):
         end = start.find("?>" if start.startswith("<?xml") else "-->")
         if end < 0:

@@ -57,6 +57,15 @@ class Shown:
         return bool(self.voices) and all(how == Delivery.UNSEEN for _, how in self.voices)
 
 
+RECEIVED: dict[str, str] = {Delivery.NATIVE: "natively", Delivery.TEXT: "as text", Delivery.UNSEEN: "could not see it"}
+
+
+def received(voices: dict[str, str]) -> str:
+    """How each voice received a file, in words ("Panelist A natively; Panelist B as text"), from
+    its JSON form (``as_json``'s ``voices``): the exports and the terminal say it alike."""
+    return "; ".join(f"{label} {RECEIVED.get(how, how)}" for label, how in voices.items())
+
+
 def for_question(question: Question, names: dict[str, str] | None = None, token: str = "") -> list[Shown]:
     """The files the question's panel reads (its thread's, then its own), with who got each how;
     ``names`` puts a revealed voice's name for its label; ``token``: the reader came by the link."""

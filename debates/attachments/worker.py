@@ -134,7 +134,7 @@ def docx(data: bytes, task: dict, blobs: list[bytes]) -> dict:
 
 
 def image(data: bytes, task: dict, blobs: list[bytes]) -> dict:
-    """Re-encoded without its metadata (EXIF, comments), turned upright, its longest side bounded; and a
+    """Re-encoded without any metadata (``bare``), turned upright, its longest side bounded; and a
     thumbnail. The pixels are counted from the header before anything is decoded."""
     from PIL import Image, ImageOps
 
@@ -152,7 +152,7 @@ def image(data: bytes, task: dict, blobs: list[bytes]) -> dict:
         picture.load()
     lossy = task["media_type"] in {"image/jpeg", "image/webp"}
     opaque = picture.mode not in {"RGBA", "LA", "PA"} and "transparency" not in picture.info
-    picture = picture.convert("RGB" if lossy and opaque else "RGBA")
+    picture = bare(picture.convert("RGB" if lossy and opaque else "RGBA"))
     picture.thumbnail((task["side"], task["side"]))
     media_type = "image/jpeg" if lossy and opaque else "image/png"
     blobs.append(encoded(picture, media_type))
@@ -160,6 +160,22 @@ def image(data: bytes, task: dict, blobs: list[bytes]) -> dict:
     small.thumbnail((THUMBNAIL_SIDE, THUMBNAIL_SIDE))
     blobs.append(encoded(small, media_type))
     return {"width": picture.width, "height": picture.height, "media_type": media_type}
+
+
+def bare(picture):
+    """The pixels alone: colours turned to sRGB where an ICC profile said otherwise, then every block
+    beside them dropped (EXIF, a JPEG's comment, XMP, PNG text chunks, the profile itself), which the
+    encoders would otherwise write again."""
+    from PIL import ImageCms
+
+    if profile := picture.info.get("icc_profile"):
+        try:
+            srgb = ImageCms.createProfile("sRGB")
+            picture = ImageCms.profileToProfile(picture, io.BytesIO(profile), srgb, outputMode=picture.mode)
+        except (ImageCms.PyCMSError, OSError, ValueError):
+            pass  # a profile that cannot be read: its pixels as they are
+    picture.info = {}
+    return picture
 
 
 def encoded(picture, media_type: str) -> bytes:
@@ -171,11 +187,27 @@ def encoded(picture, media_type: str) -> bytes:
     return out.getvalue()
 
 
+# Byte order marks, UTF-32's first: its little-endian mark begins with UTF-16's.
+MARKS = (
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xef\xbb\xbf", "utf-8-sig"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+)
+
+
 def text(data: bytes, task: dict, blobs: list[bytes]) -> dict:
-    """Decoded in its own encoding (UTF-8 first, else the one charset-normalizer finds); JSON must parse."""
+    """Decoded in its own encoding: the one its byte order mark names, else UTF-8, else the one
+    charset-normalizer finds; JSON must parse."""
+    marked = next((encoding for mark, encoding in MARKS if data.startswith(mark)), None)
     try:
-        decoded = data.decode("utf-8-sig")
+        decoded = data.decode(marked or "utf-8")
     except UnicodeDecodeError:
+        if marked:
+            raise Refused(
+                f"it starts with a {marked.upper()} byte order mark but is not {marked.upper()} text"
+            ) from None
         from charset_normalizer import from_bytes
 
         best = from_bytes(data).best() if len(data) >= SHORT_TEXT else None

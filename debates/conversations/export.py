@@ -10,7 +10,9 @@ from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 
+from debates.attachments import shown
 from debates.conversations import sharing, threads
+from debates.conversations.defanged import defanged
 from debates.engine.reading import closing, judgement
 from debates.engine.reading.judgement import Judgement
 from debates.engine.reading.synthesis import for_people, named
@@ -27,10 +29,10 @@ GROUPING = "Who gives the same answer, read by meaning:"  # as the judge's card 
 
 
 def document(request: HttpRequest, question: Question, user: Any | None) -> dict[str, Any]:
-    """The debate as JSON for this reader (``user`` None: a reader by link, who sees no cost if hidden)."""
-    data = as_people_read_it(
-        represent(snapshot.build(question.pk, read_state(question.pk)), request.build_absolute_uri("/"))
-    )
+    """The debate as JSON for this reader (``user`` None: a reader by link, who sees no cost if hidden):
+    the object ``GET /api/questions/<id>`` gives, its texts as the models wrote them, plus the thread,
+    a person's decision and the outcome recorded."""
+    data = represent(snapshot.build(question.pk, read_state(question.pk)), request.build_absolute_uri("/"))
     earlier = threads.ancestors(question)
     data["thread"] = [
         {"text": q.text, "verdict": q.verdict, "url": request.build_absolute_uri(url)}
@@ -89,7 +91,7 @@ def response(request: HttpRequest, question: Question, fmt: str, user: Any | Non
     if fmt not in FORMATS:
         raise Http404("Exports are .md or .json.")
     data = document(request, question, user)
-    body = json.dumps(data, indent=2, ensure_ascii=False) if fmt == "json" else markdown(data)
+    body = json.dumps(data, indent=2, ensure_ascii=False) if fmt == "json" else markdown(as_people_read_it(data))
     # A lone surrogate stored before forms refused them is written as its JSON escape, not a 500.
     download = HttpResponse(body.encode("utf-8", "backslashreplace"), content_type=FORMATS[fmt])
     download["Content-Disposition"] = f'attachment; filename="teorema-question-{question.pk}.{fmt}"'
@@ -108,7 +110,8 @@ def table(headings: tuple[str, ...], rows: list[list[Any]]) -> list[str]:
 
 def markdown(data: dict[str, Any]) -> str:
     """The debate as a Markdown document, in the order the page reads: question, verdict, what it
-    rests on (consensus, the panel, stances and claims), the rounds, the synthesis, who was who."""
+    rests on (consensus, the panel, stances and claims), the rounds, the synthesis, who was who; no
+    link in it runs or embeds anything (``defanged``), and sources' fields are escaped (``story.cited``)."""
     facts = f"{data['protocol']} protocol · criticality {data['criticality']} · {data['status']}"
     out = [f"# Teorema · question {data['id']}", "", data["url"], "", f"Panel `{data['panel']}` · {facts}", ""]
     out += thread_part(data["thread"])
@@ -126,14 +129,13 @@ def markdown(data: dict[str, Any]) -> str:
     out += identities_part(data["identities"])
     totals = f"{data['calls']} calls · {data['tokens_in'] + data['tokens_out']} tokens in + out"
     out += ["## Totals", "", f"{totals} · ${data['cost']}" if "cost" in data else totals, ""]
-    return "\n".join(out)
+    return defanged("\n".join(out))  # the models' texts hold links we did not write
 
 
 def files_part(files: list[dict[str, Any]]) -> list[str]:
     """The files the panel read, each a link to its download, with how each voice received it."""
     if not files:
         return []
-    said = {"native": "natively", "text": "as text", "unseen": "could not see it"}
     lines = ["## Files", ""]
     for found in files:
         facts = ", ".join(
@@ -146,7 +148,7 @@ def files_part(files: list[dict[str, Any]]) -> list[str]:
             )
             if part
         )
-        voices = "; ".join(f"{label} {said[how]}" for label, how in found["voices"].items())
+        voices = shown.received(found["voices"])
         name = found["name"].replace("[", "\\[").replace("]", "\\]")
         lines.append(f"- [{name}]({found['url']}) ({facts}){f' · {voices}' if voices else ''}")
     return [*lines, ""]

@@ -4,8 +4,9 @@ on_dissent's decision, each voice's stance, the emerging answer, shared and cont
 vote's groups, the moderator's "what to weigh" and the track record all read an ``Agreement``.
 
 It is built from the judge's grouping where the panel's judge made one (``from_judge``), checked
-by the guards the judge cannot overrule (engine.guards: different numbers, yes against no, a
-negation or an opposite): a group that breaks one is split where it breaks, and said so. Without
+by the guards the judge cannot overrule (engine.guards: different numbers of one quantity, yes
+against no, one answer negating the very proposition of the other): a group that breaks one is
+split where it breaks, and said so; what the guards only notice is said, the grouping standing. Without
 a usable judgement it is built from the wording alone (``by_wording``: only what is surely the
 same counts as one), and says so. A voice whose change of position has no reason of substance,
 or that answers another question, weighs nothing toward agreement.
@@ -162,7 +163,7 @@ def from_judge(
         kept = [Member(label, reservation) for label, reservation in members if label in answers]
         kept = [m for m in kept if m.label not in weightless | off_topic | placed]
         placed |= {m.label for m in kept}
-        for part, refusal in _within_guards(kept, answers):
+        for part, refusal in _within_guards(kept, answers, notes):
             groups.append(Group(_named(answer, part, answers), part))
             if refusal:
                 notes.append(refusal)
@@ -188,13 +189,17 @@ def from_judge(
     )
 
 
-def _within_guards(members: list[Member], answers: Mapping[str, str]) -> list[tuple[tuple[Member, ...], str]]:
-    """A judged group as parts whose answers no guard keeps apart; a part split off carries the refusal."""
+def _within_guards(
+    members: list[Member], answers: Mapping[str, str], notes: list[str]
+) -> list[tuple[tuple[Member, ...], str]]:
+    """A judged group as parts whose answers no guard keeps apart; a part split off carries the
+    refusal. What the guards only notice goes to ``notes``, the grouping standing."""
     parts: list[list[Member]] = []
     refusals: dict[int, str] = {}  # a part split off -> why
     for member in members:
         home = next((part for part in parts if not any(_clash(m, member, answers) for m in part)), None)
         if home is not None:
+            notes += [n for m in home if (n := _doubt(m, member, answers))][:1]
             home.append(member)
             continue
         if parts:
@@ -216,14 +221,25 @@ def _named(answer: str, part: tuple[Member, ...], answers: Mapping[str, str]) ->
 def _clash(a: Member, b: Member, answers: Mapping[str, str]) -> str:
     """The refusal of putting ``a`` and ``b`` in one group, in words; "" when the guards allow it."""
     first, second = answers.get(a.label, ""), answers.get(b.label, "")
-    if not (first and second):
-        return ""
-    why = guards.conflict(first, second)
+    why = guards.conflict(first, second) if first and second else ""
     return (
-        f"The judge grouped {a.label} (“{first}”) with {b.label} (“{second}”): refused, {why}; kept apart."
+        f"The judge grouped {_quoted(a, first)} with {_quoted(b, second)}: refused, {why}; kept apart." if why else ""
+    )
+
+
+def _doubt(a: Member, b: Member, answers: Mapping[str, str]) -> str:
+    """What the guards noticed of ``a`` and ``b`` grouped by the judge, too weak to overrule it."""
+    first, second = answers.get(a.label, ""), answers.get(b.label, "")
+    why = guards.noticed(first, second) if first and second else ""
+    return (
+        f"The judge grouped {_quoted(a, first)} with {_quoted(b, second)}; noticed: {why}; the grouping stands."
         if why
         else ""
     )
+
+
+def _quoted(member: Member, answer: str) -> str:
+    return f"{member.label} (“{answer}”)"
 
 
 def _claim_matches(
@@ -239,8 +255,12 @@ def _claim_matches(
             clash = next((why for k in kept if (why := guards.conflict(claims[k][1], claims[claim][1]))), "")
             if clash:
                 notes.append(f"The judge matched claim {claim} with {', '.join(kept)}: refused, {clash}.")
-            else:
-                kept.append(claim)
+                continue
+            if doubt := next((why for k in kept if (why := guards.noticed(claims[k][1], claims[claim][1]))), ""):
+                notes.append(
+                    f"The judge matched claim {claim} with {', '.join(kept)}; noticed: {doubt}; the match stands."
+                )
+            kept.append(claim)
         if len(kept) > 1:
             found.append(tuple(kept))
     return tuple(found)

@@ -9,7 +9,8 @@ import asyncio
 
 from debates.engine.vocabulary import StepKind
 
-FINAL_KINDS = frozenset({StepKind.SYNTHESIS, StepKind.TIEBREAK})  # the calls that may use the whole deadline
+# The calls that may use the whole deadline.
+FINAL_KINDS = frozenset({StepKind.SYNTHESIS, StepKind.TIEBREAK, StepKind.SHAPED})
 # The synthesis's share: one and a half times what the moderator usually takes, within these bounds.
 SHARE_MIN, SHARE_MAX, SHARE_UNKNOWN = 0.2, 0.5, 0.3
 

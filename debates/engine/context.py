@@ -22,6 +22,7 @@ from debates.engine.events import (
     LedgerUpdated,
     RoundFinished,
     RoundStarted,
+    RunFinished,
     Sink,
 )
 from debates.engine.policy import Lineup, small_model
@@ -93,6 +94,7 @@ class Run:
         self.storing: set[asyncio.Task[Any]] = set()  # calls whose result is being stored right now
         self.stopping = ""  # why the calls cancelled now are stopped; "" while nobody stopped them on purpose
         self.clock = Clock(spec.deadline, spec.synthesis_time)
+        self.finished: RunFinished | None = None  # the run's end, once a step gave it
 
     def report(self) -> dict[str, Any]:
         """The panel running, the facilitator's brief, and (debate = on_dissent) whether the debate ran."""

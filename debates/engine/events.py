@@ -178,6 +178,7 @@ class RunFinished(Event):
     confidence: float | None = None  # the moderator's, when its closing block gives one
     stances: dict[str, str] = field(default_factory=dict)  # label -> the moderator's word on its stance
     reveal: dict[str, dict[str, str]] = field(default_factory=dict)  # label -> {"name", "model", "family", "provider"}
+    shaped: Any = None  # the verdict in the asker's schema (RunSpec.schema), when it was asked for and fits
 
 
 class Sink(Protocol):

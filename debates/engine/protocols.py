@@ -4,7 +4,8 @@ A plan is plain data (kind, title, who takes part, whether its calls are usually
 engine.run holds the one table from a step's kind to the function that runs it. Round
 indices are fixed by the plan (not by what happened), so a resumed run finds its stored
 contributions at the same places; conditional steps (grounding, checks, revote, tie-break) keep
-their index whether or not they run. The checks between rounds are planned only for a run that
+their index whether or not they run. A run asked for its verdict in a schema ends with a step that
+writes it, after whichever step gave the verdict. The checks between rounds are planned only for a run that
 asked for them when it started (``checks``), so a run started before keeps its indices.
 """
 
@@ -41,6 +42,7 @@ class Shape:
     force_panel: bool = False
     facilitator_brief: bool = False
     checks: bool = False
+    schema: str = ""
 
 
 def plan(shape: Shape | RunSpec) -> list[Step]:
@@ -76,6 +78,8 @@ def plan(shape: Shape | RunSpec) -> list[Step]:
         raise ValueError(f"unknown protocol {shape.protocol!r}")
     if shape.checks:
         entries = checked(entries)
+    if shape.schema:  # after the run's end, whichever step ended it: the verdict in the asker's schema
+        entries.append((StepKind.SHAPED, "Moderator — the verdict in the asker's schema", False, True))
     return [Step(index, kind, title, panel, planned) for index, (kind, title, panel, planned) in enumerate(entries)]
 
 

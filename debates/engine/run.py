@@ -9,7 +9,7 @@ replayed without calling anyone, so a resumed run never bills a completed contri
 
 from collections.abc import Awaitable, Callable
 
-from debates.engine import steps, vote
+from debates.engine import shaping, steps, vote
 from debates.engine.context import Grounder, Prior, Run
 from debates.engine.events import PanelChanged, PhaseChanged, RunFinished, Sink
 from debates.engine.policy import RunStopped
@@ -32,7 +32,10 @@ ACTIONS: dict[StepKind, Action] = {
     StepKind.DISSENT: vote.dissent,
     StepKind.REVOTE: vote.revote,
     StepKind.TIEBREAK: vote.tiebreak,
+    StepKind.SHAPED: shaping.shaped,
 }
+# Steps after the run's end: they take the verdict another step gave (``Run.finished``).
+AFTER_THE_END = frozenset({StepKind.SHAPED})
 # What a run past the panel's share of its deadline leaves out: the rounds that refine answers already given.
 LATE_KINDS = DEBATE_KINDS | {StepKind.DISSENT, StepKind.REVOTE}
 
@@ -49,10 +52,13 @@ async def run(spec: RunSpec, sink: Sink, prior: Prior | None = None, grounder: G
 
 
 async def walk(context: Run) -> RunFinished:
-    """Every step in order, each with its progress shown and the panel reported when it changed."""
+    """Every step in order, each with its progress shown and the panel reported when it changed;
+    once one ends the run, only the steps after the end."""
     reported = context.report()
     await context.sink.emit(PanelChanged(reported))
     for step in context.steps:
+        if context.finished is not None and step.kind not in AFTER_THE_END:
+            continue
         if step.kind in LATE_KINDS and context.clock.panel_over():
             skip_late(context, step)
             continue
@@ -62,8 +68,9 @@ async def walk(context: Run) -> RunFinished:
             reported = report
             await context.sink.emit(PanelChanged(report))
         if outcome is not None:
-            return outcome
-    raise AssertionError("every protocol ends with a synthesis or a decision")  # pragma: no cover
+            context.finished = outcome
+    assert context.finished is not None, "every protocol ends with a synthesis or a decision"
+    return context.finished
 
 
 def skip_late(context: Run, step: Step) -> None:

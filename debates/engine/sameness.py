@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from debates.engine import guards
-from debates.engine.reading.words import FILLER, normalise, stem, tokens, wordset
+from debates.engine.reading.words import FILLER, STOP, normalise, stem, tokens, wordset
 
 UNSURE_MARGIN = 15  # decisions this close below the similarity threshold, kept apart, are worth a note
 SHARED_SIMILARITY = 80  # token-sort similarity (0–100) at which two voices' claims may count as one
@@ -94,7 +94,7 @@ def same_claim(a: str, b: str) -> bool:
     if relation(a, b).same:
         return True
     ka, kb = normalise(a), normalise(b)
-    if fuzz.token_sort_ratio(ka, kb) < SHARED_SIMILARITY or guards.conflict(a, b):
+    if fuzz.token_sort_ratio(ka, kb) < SHARED_SIMILARITY or guards.apart(a, b):
         return False
     ca, cb = Counter(ka.split()), Counter(kb.split())
     only_a, only_b = list((ca - cb).elements()), list((cb - ca).elements())
@@ -132,7 +132,7 @@ def option_named(decision: str, options: tuple[str, ...]) -> int | None:
         for i, option in enumerate(keys)
         if all(any(variant(w, o) for o in option.split()) for w in words)
         and any(_distinctive(w, i, keys) for w in words)
-        and not guards.conflict(decision, options[i])
+        and not guards.apart(decision, options[i])
     ]
     return named[0] if len(named) == 1 else None
 
@@ -164,7 +164,7 @@ def _distinctive(word: str, index: int, keys: list[str]) -> bool:
 
 
 def _carries_nothing(word: str) -> bool:
-    return word in FILLER or word in guards.STOP or word in CARRY_NOTHING
+    return word in FILLER or word in STOP or word in CARRY_NOTHING
 
 
 def _opposed(xa: list[str], xb: list[str]) -> tuple[str, str] | None:

@@ -14,11 +14,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from debates.engine import guards
-from debates.engine.reading.words import FILLER, stem, tokens
+from debates.engine.reading.words import FILLER, STOP, stem, tokens
+from debates.providers import links
 from debates.providers.base import Source
 
-# A sentence ends at . ! ? (and any footnote markers after them) or a line's end.
-SENTENCE_END = re.compile(r"[.!?](?:\[\d{1,3}\])*(?=\s|$)|\n")
+# A sentence ends at . ! ? before a space (and any footnote markers after them), at 。！？ (Chinese and
+# Japanese put no space after them), or at a line's end.
+SENTENCE_END = re.compile(r"[.!?](?:\[\d{1,3}\])*(?=\s|$)|[。！？](?:\[\d{1,3}\])*|\n")
 COVERED = 0.6  # the share of a claim's words a passage must hold to say the same
 MIN_SHARED = 2  # and at least this many of them
 MAX_QUOTE = 300  # characters of a quote shown in a prompt or a footnote
@@ -63,11 +65,14 @@ class Footnote:
 
 def footnotes(sources: Iterable[Source], text: str = "") -> list[Footnote]:
     """The sources a contribution cites, one footnote each (the same page cited twice is one), numbered in
-    the order the wire named them (Perplexity's "[n]" markers keep their numbers)."""
+    the order the wire named them; where the answer numbers them itself (Perplexity's "[3]"), with its
+    numbers, so a "[3]" in the text or a claim is footnote 3."""
     by_key: dict[str, list[Source]] = {}
     for source in sources:
         if source.cited:
             by_key.setdefault(source.key, []).append(source)
+    own = [n for found in by_key.values() if (n := found[0].number) is not None]
+    numbers = own if len(own) == len(by_key) == len(set(own)) else range(1, len(by_key) + 1)
     return [
         Footnote(
             number,
@@ -75,7 +80,7 @@ def footnotes(sources: Iterable[Source], text: str = "") -> list[Footnote]:
             tuple(dict.fromkeys(p for s in found if (p := passage(text, s)))),
             tuple((s.start, s.end) for s in found if s.start is not None and s.end is not None),
         )
-        for number, found in enumerate(by_key.values(), 1)
+        for number, found in zip(numbers, by_key.values(), strict=True)
     ]
 
 
@@ -92,7 +97,8 @@ def passage(text: str, source: Source) -> str:
         return ""
     start, end = max(0, min(source.start, len(text))), max(0, min(source.end, len(text)))
     ends = [m.end() for m in SENTENCE_END.finditer(text, 0, start) if m.end() <= start]
-    first = ends[-1] if ends else 0
+    # The sentence before may end in its own citation (a link, a marker): that is no part of this one.
+    first = links.after_citations(text, ends[-1], start) if ends else 0
     last = next((m for m in SENTENCE_END.finditer(text, first) if m.end() >= max(end, first + 1)), None)
     return " ".join(text[first : last.end() if last else len(text)].split())
 
@@ -162,8 +168,8 @@ def _names(said: str, note: Footnote) -> bool:
 
 def _says(said: str, passage_text: str) -> bool:
     """The passage says what the claim says: most of its words, and no number, negation or opposite against it."""
-    words = {stem(w) for w in tokens(said) if w not in guards.STOP and w not in FILLER}
+    words = {stem(w) for w in tokens(said) if w not in STOP and w not in FILLER}
     if len(words) < MIN_SHARED:
         return False
     held = words & {stem(w) for w in tokens(passage_text)}
-    return len(held) >= MIN_SHARED and len(held) / len(words) >= COVERED and not guards.conflict(said, passage_text)
+    return len(held) >= MIN_SHARED and len(held) / len(words) >= COVERED and not guards.apart(said, passage_text)

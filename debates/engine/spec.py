@@ -67,6 +67,7 @@ class RunSpec:
     synthesis_time: float | None = None  # what the moderator's synthesis usually takes, in seconds, if known
     checks: bool = False  # SymPy checks the computations each round states, before the next round reads it
     attachments: tuple[Attachment, ...] = ()  # the question's files and its thread's, in order
+    schema: str = ""  # a JSON Schema (as JSON text) the asker wants the verdict in, after it is given; "" none
 
     @property
     def judging_seat(self) -> Seat:

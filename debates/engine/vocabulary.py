@@ -69,6 +69,7 @@ class StepKind(Labelled):
     REVOTE = "revote", "Re-vote"
     TIEBREAK = "tiebreak", "Tie-breaker"
     SYNTHESIS = "synthesis", "Synthesis"
+    SHAPED = "shaped", "The verdict in the asker's schema"
     AGREEMENT = "agreement", "The judge's grouping of the answers"
     BASIS = "basis", "The basis of a change"
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from debates.engine.guards import NUMBER_WORDS, SCALES
+from debates.engine.quantities import NUMBER_WORDS, SCALES
 from debates.engine.reading.words import wordset
 
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from debates.engine.guards import UNITS as GUARD_UNITS
+from debates.engine.quantities import UNITS as GUARD_UNITS
 
 DAY = 86400
 # The Julian year's (and its twelfth's) first: a month against a year is the calendar's 1 to 12.

@@ -11,10 +11,12 @@ from typing import Any
 
 from django.core.management.base import OutputWrapper
 from django.core.management.color import Style
+from django.utils.text import Truncator
 
+from debates.attachments import shown
 from debates.engine.reading.streamed import Answer
 from debates.engine.vocabulary import Outcome, Status, StepKind
-from debates.live import story
+from debates.live import claims, story
 from debates.live.watch import Ended, Happening, Phase, Restarted, RoundOpened, Spoken, Started, Words
 from debates.models import Question
 from debates.represent import cost_line
@@ -132,7 +134,7 @@ class Printer:
             self.write(self.style.ERROR(found["error"]))
         if consensus := found["consensus"]:
             self.write(f"Consensus: agreement {consensus['agreement']} against threshold {consensus['threshold']}")
-        for line in ledger_lines(found):
+        for line in [*files_lines(found), *ledger_lines(found)]:
             self.write(line)
         for flag in (found["ledger"] or {}).get("flags", []):
             self.write(self.style.WARNING(flag))
@@ -147,18 +149,49 @@ class Printer:
             self.write(what_can_be_done(found["id"]))
 
 
+def opening(question: Question) -> list[str]:
+    """What the terminal says before the run: the question a follow-up follows (and its verdict),
+    then every file the panel reads, the ones carried over from the thread said so."""
+    lines = []
+    if parent := question.parent:
+        verdict = f" — its verdict: {parent.verdict}" if parent.verdict else ""
+        lines.append(f"Follows up question {parent.pk}: “{Truncator(parent.text).chars(100)}”{verdict}")
+    for found in shown.for_question(question):
+        row = found.row
+        carried = f", from question {row.question_id}" if found.earlier else ""
+        lines.append(f"Attached: {row.name} ({row.kind_label}, {found.size}{carried})")
+    return lines
+
+
+def files_lines(found: dict[str, Any]) -> list[str]:
+    """Each file the panel read and how each voice received it, as the page's list says it."""
+    return [f"File {f['name']}: {shown.received(f['voices'])}" for f in found["attachments"] if f["voices"]]
+
+
 def ledger_lines(found: dict[str, Any]) -> list[str]:
-    """Whether the debate was skipped or narrowed (and what that saved), the claims, the stances."""
+    """Whether the debate was skipped or narrowed (and what that saved), then where the panel stands
+    as the page says it: the agreement and its support, the emerging answer, how the answers were
+    grouped and what the guards refused or noticed, each voice's stance with why, the claims."""
     lines = []
     if check := found["panel_run"].get("debate"):
         name, said = story.debate_check(check)
         lines.append(f"{name}: {said}")
     ledger = found["ledger"] or {}
-    if not ledger.get("labels"):
+    confidence = (found["synthesis"] or {}).get("confidence")
+    if backing := story.support(story.agreement(ledger, found["consensus"] or {}), confidence):
+        lines.append(f"Agreement: {backing.words} ({backing.level} support)")
+    stances = (found["synthesis"] or {}).get("stances")
+    view = claims.view(ledger, found["identities"], stances) if ledger.get("labels") else None
+    if view is None:
         return lines
+    lines.append(f"Emerging answer: {view.emerging or 'none: no answer leads the others'}")
+    lines += [view.grouped_by] if view.grouped_by else []
+    lines += [f"  {note}" for note in view.agreement_notes]
+    for voice in view.voices:
+        why = f" — {voice.why}" if voice.why else ""
+        lines.append(f"  {story.who(voice.label, voice.name)}: {voice.symbol} {voice.words}{why}")
     if statuses := Counter(claim["status"] for claim in ledger["claims"]):
         lines.append("Claims: " + ", ".join(f"{n} {status}" for status, n in statuses.most_common()))
-    lines.append("Stances: " + ", ".join(f"{label} {s['stance']}" for label, s in ledger["stances"].items()))
     return lines
 
 

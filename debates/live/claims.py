@@ -32,7 +32,10 @@ STANCES = {  # a voice against the emerging answer -> (symbol, words)
     "unknown": ("?", "not known"),
 }
 GROUPED_BY = {
-    "judge": "Grouped by meaning by the panel's judge, within the guards (numbers, yes or no, negations, opposites).",
+    "judge": (
+        "Grouped by meaning by the panel's judge, within the guards (numbers of one quantity, yes or no, "
+        "an answer negating another's)."
+    ),
     "wording": "Grouped by wording only: only answers in the same words count as one.",
 }
 

@@ -5,13 +5,17 @@ The page and the exports read the same stored values (the ledger, the consensus,
 panel that ran) through these functions, so neither can tell a story the other does not.
 """
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
+from urllib.parse import quote
 
 STRONG_CONFIDENCE = 0.7  # the moderator's confidence at or above which a unanimous panel is strong support
 WEAK_CONFIDENCE = 0.5  # below it, the verdict's support is weak whatever the panel did
+# The marks that make Markdown or HTML of plain text, inside a line (a backslash makes each literal).
+MARKS = re.compile(r"([\\`*_\[\]<>!|~&])")
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,17 @@ def support(agreement: Mapping[str, Any] | None, confidence: float | None) -> Su
     else:
         level = "strong" if unanimous and sure else "mixed"
     return Support(level, " · ".join(said))
+
+
+def evidence(backing: Support | None, heterogeneity: str) -> str:
+    """What the panel's agreement is worth as evidence (strong | mixed | weak): strong only when a
+    heterogeneous panel backs the verdict strongly (a 2–1 split is never strong evidence, nor a
+    homogeneous panel's convergence); "" when nothing backs a verdict yet."""
+    if backing is None:
+        return ""
+    if backing.level == "weak" or heterogeneity == "weak":
+        return "weak"
+    return "strong" if backing.level == "strong" and heterogeneity == "strong" else "mixed"
 
 
 def agreement(ledger: Mapping[str, Any], consensus: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -126,11 +141,13 @@ def sources_lines(notes: Sequence[Mapping[str, Any]], unsourced: bool = False) -
 
 
 def cited(note: Mapping[str, Any]) -> str:
-    """One source as a Markdown line: its name linked to its page (http or https only), and what it quotes."""
-    name = str(note.get("name") or note.get("url") or "")
+    """One source as a Markdown line: its name linked to its page (http or https only), and what it
+    quotes. A page's title and text are the web's words: every Markdown and HTML mark in them is
+    escaped, so they read as written and nothing in them renders as a tag or a link."""
+    name = escaped(str(note.get("name") or note.get("url") or ""))
     url = str(note.get("url") or "")
-    shown = f"[{_bracketed(name)}](<{url}>)" if url.startswith(("http://", "https://")) else name
-    quote = f" — “{note['quote']}”" if note.get("quote") else ""
+    shown = f"[{name}](<{_address(url)}>)" if url.startswith(("http://", "https://")) else name
+    quote = f" — “{escaped(str(note['quote']))}”" if note.get("quote") else ""
     return f"{shown}{quote}"
 
 
@@ -160,6 +177,11 @@ def panel_sources_lines(sources: Sequence[Mapping[str, Any]], searched: Mapping[
     return out
 
 
-def _bracketed(text: str) -> str:
-    """A link's text with its brackets escaped (a title may hold them)."""
-    return text.replace("[", "\\[").replace("]", "\\]")
+def escaped(text: str) -> str:
+    """Text from outside, on one line, as Markdown that shows it as it is (a backslash before each mark)."""
+    return MARKS.sub(r"\\\1", " ".join(text.split()))
+
+
+def _address(url: str) -> str:
+    """An address inside ``<…>``: what would end it (a space, ``<`` or ``>``) percent-encoded."""
+    return quote(url, safe="".join(chr(c) for c in range(33, 127) if chr(c) not in "<>\\"))

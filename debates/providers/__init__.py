@@ -19,7 +19,7 @@ from contextlib import aclosing
 from dataclasses import replace
 from decimal import Decimal
 
-from debates.providers import anthropic, catalog, cli, gemini, local, openai, retry
+from debates.providers import anthropic, catalog, cli, gemini, local, openai, responses, retry
 from debates.providers.base import (
     TRUNCATED,
     Attempt,
@@ -46,6 +46,7 @@ __all__ = ["check", "spend", "stream"]
 AttemptFn = Callable[[Voice, list[Message], float], AsyncGenerator[Queued | Started | Chunk | Cited | Usage, None]]
 PROTOCOLS: dict[str, AttemptFn] = {
     "openai": openai.attempt,
+    "responses": responses.attempt,
     "anthropic": anthropic.attempt,
     "gemini": gemini.attempt,
     "local": local.attempt,

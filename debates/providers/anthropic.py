@@ -3,9 +3,22 @@
 import base64
 import json
 from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
 from typing import Any
 
-from debates.providers.base import STOP, TRUNCATED, Chunk, Cited, Message, Part, Source, Usage, Voice, split_system
+from debates.providers.base import (
+    STOP,
+    TRUNCATED,
+    Chunk,
+    Cited,
+    Endpoint,
+    Message,
+    Part,
+    Source,
+    Usage,
+    Voice,
+    split_system,
+)
 from debates.providers.client import decode_json, ended_early, post_sse
 from debates.providers.faults import status_error
 
@@ -16,6 +29,7 @@ FINISH = {
     "tool_use": STOP,  # the reply was the structure asked for, as a forced tool call
     "max_tokens": TRUNCATED,
     "model_context_window_exceeded": TRUNCATED,
+    "pause_turn": TRUNCATED,  # still paused after every continuation it may have: the answer is cut off
 }
 # Error events mid-stream carry a type, not a status; map them so they fault like the HTTP ones.
 ERROR_STATUS = {
@@ -31,6 +45,11 @@ ERROR_STATUS = {
 # The server-side web search tool, and how many searches one answer may make at most.
 WEB_SEARCH = "web_search_20250305"
 MAX_SEARCHES = 5
+# A turn the server paused in its loop of searches: sent back, and continued this many times at most.
+PAUSED = "pause_turn"
+MAX_CONTINUATIONS = 5
+BETWEEN_SEARCHES = "\n\n"  # what separates the text written before a search from the text after it
+PARTIAL = "_partial_json"  # a tool call's input as streamed so far (never sent back)
 
 
 def block(given: Part) -> dict[str, Any]:
@@ -106,26 +125,52 @@ def searches(usage: dict[str, Any], before: int) -> int:
     return found if isinstance(found, int) else before
 
 
+@dataclass
+class Turn:
+    """One answer across the responses of a turn the server paused: the content so far (sent back to
+    continue it), the characters of answer written, and what every response cost, added up."""
+
+    content: list[dict[str, Any]] = field(default_factory=list)
+    written: int = 0
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    searched: int = 0
+    finish: str = ""
+
+    def spent(self, tokens_in: int | None, tokens_out: int | None, searched: int) -> None:
+        """One response's usage, added to the turn's (each continuation is billed as a request of its own)."""
+        self.tokens_in = _added(self.tokens_in, tokens_in)
+        self.tokens_out = _added(self.tokens_out, tokens_out)
+        self.searched += searched
+
+
+def _added(before: int | None, more: int | None) -> int | None:
+    return more if before is None else before + (more or 0)
+
+
 async def attempt(
     voice: Voice, messages: list[Message], deadline: float
 ) -> AsyncGenerator[Chunk | Cited | Usage, None]:
-    """One streamed call: text chunks and each finished block's sources, then the Usage from
-    message_start and message_delta.
+    """One call: text chunks and each finished block's sources, then the Usage of the whole turn.
 
     ``voice.json_output`` changes nothing here: the Messages API has no JSON mode (only tools or
     a prefilled "{", and a prefill breaks with thinking models), so the prompt alone asks. A
     ``voice.structure`` becomes the one tool the model must call: its input, streamed as JSON
     deltas, is the reply's text. A voice that may search gets the server's web search tool
     (``search_tool``), never beside a structure: the model must call that tool, and nothing else.
+    A turn the server pauses in its loop of searches (``pause_turn``) is sent back as the API asks,
+    its content as the assistant's last message, and continued (``MAX_CONTINUATIONS`` times at most,
+    within the call's deadline); one still paused then ends as cut off.
     """
     endpoint = voice.endpoint
     system, conversation = split_system(messages)
     headers = {"x-api-key": endpoint.api_key, "anthropic-version": VERSION}
+    asked = [{"role": m.role, "content": content(m)} for m in conversation]
     body: dict[str, Any] = {
         "model": voice.model,
         "max_tokens": voice.max_tokens,
         "temperature": voice.temperature,
-        "messages": [{"role": m.role, "content": content(m)} for m in conversation],
+        "messages": asked,
         "stream": True,
     }
     if system:
@@ -142,30 +187,53 @@ async def attempt(
     elif voice.search:
         body["tools"] = [search_tool()]
     url = f"{endpoint.base_url.rstrip('/')}/v1/messages"
+    turn = Turn()
+    for _ in range(MAX_CONTINUATIONS + 1):
+        async for item in response(endpoint, url, headers, body, deadline, turn):
+            yield item
+        if turn.finish != PAUSED:
+            break
+        body = body | {"messages": [*asked, {"role": "assistant", "content": turn.content}]}
+    yield Usage(turn.tokens_in, turn.tokens_out, FINISH.get(turn.finish, turn.finish), turn.searched)
+
+
+async def response(
+    endpoint: Endpoint, url: str, headers: dict[str, str], body: dict[str, Any], deadline: float, turn: Turn
+) -> AsyncGenerator[Chunk | Cited, None]:
+    """One response of the turn, streamed: its text and each finished block's sources as they come;
+    its blocks whole, its usage and its stop reason into ``turn``."""
     tokens_in = tokens_out = None
     finish, done, searched = "", False, 0
-    written = 0  # characters of answer so far: where the next text block starts
     blocks: dict[int, tuple[int, dict[str, Any]]] = {}  # index -> (where it starts, the block so far)
     async for event in post_sse(endpoint, url, headers, body, deadline):
         data = decode_json(endpoint, event)
         kind = data.get("type", event.event)
         if kind == "content_block_delta":
             delta = data.get("delta") or {}
-            opened = {"type": "tool_use" if delta.get("type") == "input_json_delta" else "text"}  # no start seen
-            start, block = blocks.setdefault(data.get("index", 0), (written, opened))
+            if data.get("index", 0) not in blocks:  # no start seen
+                opened = {"type": "tool_use" if delta.get("type") == "input_json_delta" else "text"}
+                blocks[data.get("index", 0)] = (turn.written, opened)
+            start, block = blocks[data.get("index", 0)]
             if delta.get("type") == "text_delta" and delta.get("text"):
                 block["text"] = block.get("text", "") + delta["text"]
-                written += len(delta["text"])
+                turn.written += len(delta["text"])
                 yield Chunk(delta["text"])
-            elif delta.get("type") == "input_json_delta" and delta.get("partial_json") and block["type"] == "tool_use":
-                written += len(delta["partial_json"])  # the structure's input is the reply (a search's query is not)
-                yield Chunk(delta["partial_json"])
+            elif delta.get("type") == "input_json_delta" and delta.get("partial_json"):
+                block[PARTIAL] = block.get(PARTIAL, "") + delta["partial_json"]
+                if block["type"] == "tool_use":  # the structure's input is the reply (a search's query is not)
+                    turn.written += len(delta["partial_json"])
+                    yield Chunk(delta["partial_json"])
             elif delta.get("type") == "citations_delta" and isinstance(delta.get("citation"), dict):
                 block["citations"] = [*(block.get("citations") or ()), delta["citation"]]
         elif kind == "content_block_start":
-            blocks[data.get("index", 0)] = (written, dict(data.get("content_block") or {}))
+            block = dict(data.get("content_block") or {})
+            if block.get("type") == "text" and turn.written and turn.content and turn.content[-1].get("type") != "text":
+                turn.written += len(BETWEEN_SEARCHES)  # text after a search: a paragraph of its own
+                yield Chunk(BETWEEN_SEARCHES)
+            blocks[data.get("index", 0)] = (turn.written, block)
         elif kind == "content_block_stop":
-            start, block = blocks.pop(data.get("index", 0), (written, {}))
+            start, block = blocks.pop(data.get("index", 0), (turn.written, {}))
+            turn.content.append(whole(block))
             if found := block_sources(block, start):
                 yield Cited(tuple(found))
         elif kind == "message_start":
@@ -186,4 +254,17 @@ async def attempt(
             raise status_error(endpoint.name, ERROR_STATUS.get(error.get("type", ""), 500), event.data)
     if not (done or finish):
         raise ended_early(endpoint)
-    yield Usage(tokens_in, tokens_out, FINISH.get(finish, finish), searched)
+    turn.spent(tokens_in, tokens_out, searched)
+    turn.finish = finish
+
+
+def whole(block: dict[str, Any]) -> dict[str, Any]:
+    """A streamed block as the API takes it back: a tool call's input parsed from its JSON deltas,
+    no empty citations."""
+    found = {k: v for k, v in block.items() if k != PARTIAL and not (k == "citations" and not v)}
+    if PARTIAL in block:
+        try:
+            found["input"] = json.loads(block[PARTIAL])
+        except ValueError:
+            found["input"] = {}
+    return found

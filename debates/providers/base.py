@@ -17,6 +17,7 @@ class SearchTool(StrEnum):
 
     NONE = ""  # this server has no web search
     OPENAI = "openai"  # Chat Completions ``web_search_options``, on a search model
+    RESPONSES = "responses"  # the Responses API's ``web_search`` tool, on most of OpenAI's models
     OPENROUTER = "openrouter"  # OpenRouter's ``web`` plugin
     PERPLEXITY = "perplexity"  # built in: it always searches unless ``disable_search`` is sent
     ANTHROPIC = "anthropic"  # the server-side ``web_search`` tool
@@ -29,7 +30,7 @@ class Endpoint:
     """A provider as the call needs it (a snapshot of the Provider row, key decrypted)."""
 
     name: str
-    wire: str  # "openai" | "anthropic" | "gemini" | "local" | "cli"
+    wire: str  # "openai" | "responses" | "anthropic" | "gemini" | "local" | "cli"
     base_url: str = ""
     api_key: str = field(default="", repr=False)
     connect_timeout: float = 10.0
@@ -184,7 +185,8 @@ class Source:
     A web page (``url``) or an attached document (``document``, and its ``page`` where the wire
     gives one); ``quote``: the text the wire says was taken from it; ``start``/``end``: the
     characters of the answer it supports (None where the wire gives no span). ``cited`` is False
-    for a page the voice looked up that no part of its answer points to.
+    for a page the voice looked up that no part of its answer points to. ``number``: the number the
+    answer itself gives it, where the wire numbers its sources in the text (Perplexity's "[3]").
     """
 
     url: str = ""
@@ -195,6 +197,7 @@ class Source:
     document: str = ""
     page: int | None = None
     cited: bool = True
+    number: int | None = None
 
     @property
     def key(self) -> str:

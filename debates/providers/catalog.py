@@ -85,6 +85,7 @@ async def _cli(endpoint: Endpoint, deadline: float) -> list[str]:
 
 LISTERS: dict[str, Lister] = {
     "openai": _openai,
+    "responses": _openai,  # the same GET …/models
     "anthropic": _anthropic,
     "gemini": _gemini,
     "local": _local,
@@ -120,7 +121,7 @@ def _items(endpoint: Endpoint, data: dict[str, Any], key: str) -> list[dict[str,
 FAMILIES = [
     (name, re.compile(pattern))
     for name, pattern in (
-        ("gpt", r"(?:chat)?gpt|o\d\b"),  # OpenAI's o-series reasons in the GPT lineage
+        ("gpt", r"(?:chat)?gpt|o\d\b|codex-|computer-use"),  # OpenAI's o-series, codex-mini: the GPT lineage
         ("claude", r"claude"),
         ("gemini", r"gemini"),
         ("gemma", r"gemma"),
@@ -137,6 +138,21 @@ FAMILIES = [
         ("smollm2", r"smollm2"),
     )
 ]
+
+
+# OpenAI's models that only its Responses API serves (its Chat Completions answers "This model is only
+# supported in v1/responses and not in v1/chat/completions"): the -pro models, Codex's, the deep-research
+# ones, computer use. From the openai package's ``ResponsesModel`` (src/openai/types/shared/responses_model.py,
+# generated from OpenAI's API spec: what only /v1/responses takes), OpenAI's model pages and its Codex
+# prompting guide ("only supported with the Responses API"). Bare ids: a router's "openai/o3-pro" is its own.
+RESPONSES_ONLY = re.compile(
+    r"(?:o\d-pro|gpt-5(?:\.\d+)?-pro|(?:gpt-5(?:\.\d+)?-)?codex|o\d(?:-mini)?-deep-research|computer-use)\b"
+)
+
+
+def responses_only(model: str) -> bool:
+    """Whether OpenAI serves ``model`` only through its Responses API ("o3-pro", "gpt-5.1-codex-max")."""
+    return bool(RESPONSES_ONLY.match(model.casefold()))
 
 
 def family(model: str) -> str:

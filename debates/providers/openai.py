@@ -8,6 +8,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import replace
 from typing import Any
 
+from debates.providers import links
 from debates.providers.base import (
     STOP,
     THINKING_ALLOWANCE,
@@ -30,10 +31,8 @@ REASONING_MODEL = re.compile(r"^(?:openai/)?(?:o\d|gpt-5)")
 SEARCH_MODEL = re.compile(r"-search-(?:preview|api)\b")
 # OpenRouter's web plugin fetches this many results a search (it bills each one).
 WEB_RESULTS = 5
-BILLED_PER_CALL = frozenset({SearchTool.OPENAI, SearchTool.OPENROUTER, SearchTool.PERPLEXITY})
-# A Perplexity footnote in the text: "[2]" points to its second citation.
-MARKER = re.compile(r"\[(\d{1,3})\]")
-SENTENCE_START = re.compile(r"^|(?<=[.!?])(?:\[\d{1,3}\])*\s+|\n")
+# A Perplexity footnote in the text: "[2]" points to its second page (never an index, "a[2]", nor a link).
+MARKER = re.compile(r"(?<!\w)\[(\d{1,3})\](?!\()")
 # Compatible servers name the same ends differently (Mistral "model_length", TGI "eos_token").
 FINISH = {"length": TRUNCATED, "max_tokens": TRUNCATED, "model_length": TRUNCATED, "eos": STOP, "eos_token": STOP}
 # Servers that refuse {"type": "json_object"} (Perplexity takes only a JSON schema): the prompt asks instead.
@@ -63,49 +62,51 @@ def search_fields(voice: Voice) -> dict[str, Any]:
     return {}
 
 
-def url_citations(annotations: Any) -> list[Source]:
+def url_citations(annotations: Any, text: str) -> list[Source]:
     """OpenAI's ``url_citation`` annotations (a message's, or a streamed delta's: the same shape;
-    OpenRouter adds the page's ``content``). Its indices are the citation's place in the text."""
+    OpenRouter adds the page's ``content``), each supporting the claim it cites (``links.supported``)."""
     found = []
     for annotation in annotations if isinstance(annotations, list) else ():
         if not (isinstance(annotation, dict) and annotation.get("type") == "url_citation"):
             continue
         cited = annotation.get("url_citation")
         if isinstance(cited, dict) and cited.get("url"):
+            url = str(cited["url"])
+            start, end = links.supported(text, url, _index(cited.get("start_index")), _index(cited.get("end_index")))
             found.append(
                 Source(
-                    url=str(cited["url"]),
+                    url=url,
                     title=str(cited.get("title") or ""),
                     quote=str(cited.get("content") or ""),
-                    start=_index(cited.get("start_index")),
-                    end=_index(cited.get("end_index")),
+                    start=start,
+                    end=end,
                 )
             )
     return found
 
 
 def perplexity_sources(citations: list[str], results: list[dict[str, Any]], text: str) -> list[Source]:
-    """Perplexity's ``citations`` (URLs, numbered as the text's "[1]" markers) with the titles and
-    snippets of its ``search_results``; a result it does not cite was looked up only."""
-    described = {r["url"]: r for r in results}
-    found = []
-    for number, url in enumerate(citations, 1):
-        result = described.get(url, {})
-        source = Source(url=url, title=str(result.get("title") or ""), quote=str(result.get("snippet") or ""))
-        spans = [m for m in MARKER.finditer(text) if int(m[1]) == number]
-        found += [replace(source, start=_sentence_start(text, m.start()), end=m.end()) for m in spans] or [source]
-    found += [
-        Source(url=url, title=str(r.get("title") or ""), quote=str(r.get("snippet") or ""), cited=False)
-        for url, r in described.items()
-        if url not in citations
-    ]
-    return found
+    """Perplexity's sources: its pages numbered as the text's "[1]" markers count them (its
+    ``citations``, deprecated, else its ``search_results`` in order), with their titles and snippets.
+    A page a marker names is cited, for the sentence the marker closes; every other page it found was
+    looked up only (``citations`` lists them all)."""
+    described = {str(r["url"]): r for r in results}
+    numbered = citations or list(described)
+    markers: dict[int, list[int]] = {}
+    for found in MARKER.finditer(text):
+        markers.setdefault(int(found[1]), []).append(found.start())
+    sources = []
+    for number, url in enumerate(numbered, 1):
+        source = _result(described.get(url) or {"url": url})
+        claims = [links.claimed(text, at) for at in markers.get(number, ())]
+        sources += [replace(source, number=number, start=c[0], end=c[1]) if c else source for c in claims]
+        sources += [] if claims else [replace(source, cited=False)]
+    return sources + [replace(_result(r), cited=False) for url, r in described.items() if url not in numbered]
 
 
-def _sentence_start(text: str, at: int) -> int:
-    """Where the sentence a marker closes begins."""
-    starts = [m.end() for m in SENTENCE_START.finditer(text, 0, at)]
-    return starts[-1] if starts else 0
+def _result(result: dict[str, Any]) -> Source:
+    """A search result: its page, title and snippet."""
+    return Source(url=str(result["url"]), title=str(result.get("title") or ""), quote=str(result.get("snippet") or ""))
 
 
 def _index(value: Any) -> int | None:
@@ -159,7 +160,7 @@ async def attempt(
     url = f"{endpoint.base_url.rstrip('/')}/chat/completions"
     finish, usage, done = "", None, False
     text: list[str] = []
-    annotated = False
+    annotations: list[Any] = []  # read once the text they point into is whole (they may come last)
     citations: dict[str, None] = {}  # Perplexity's, ordered and unique
     results: dict[str, dict[str, Any]] = {}
     async for event in post_sse(endpoint, url, headers, body, deadline):
@@ -179,13 +180,14 @@ async def attempt(
             if delta.get("content"):
                 text.append(delta["content"])
                 yield Chunk(delta["content"])
-            if annotations := url_citations(delta.get("annotations")):
-                annotated = True
-                yield Cited(tuple(annotations))
+            if isinstance(delta.get("annotations"), list):
+                annotations += delta["annotations"]
             finish = choice.get("finish_reason") or finish
     if not (done or finish):
         raise ended_early(endpoint)
-    if (citations or results) and not annotated:  # OpenRouter gives a Perplexity model's as annotations
+    if linked := url_citations(annotations, "".join(text)):
+        yield Cited(tuple(linked))
+    elif citations or results:  # OpenRouter gives a Perplexity model's as annotations
         yield Cited(tuple(perplexity_sources(list(citations), list(results.values()), "".join(text))))
     usage = usage or {}
     yield Usage(
@@ -197,8 +199,14 @@ async def attempt(
 
 
 def searches(voice: Voice) -> int:
-    """The searches a call is billed for: one a request, where the server searched for it (OpenAI's
-    search models and OpenRouter's plugin bill per call, Perplexity a request fee)."""
-    return int(
-        voice.search and voice.endpoint.search in (SearchTool.OPENAI, SearchTool.OPENROUTER, SearchTool.PERPLEXITY)
-    )
+    """The searches a call is billed for, one a request: every call of an OpenAI search model (it
+    searches whether asked to or not, and is billed per call), a call with OpenRouter's web plugin, a
+    Perplexity call that may search (its request fee is for the search: ``disable_search`` has none)."""
+    if always_searches(voice.model):
+        return 1
+    return int(voice.search and voice.endpoint.search in (SearchTool.OPENROUTER, SearchTool.PERPLEXITY))
+
+
+def always_searches(model: str) -> bool:
+    """An OpenAI search model, which searches the web on every call (served by OpenAI or through OpenRouter)."""
+    return bool(SEARCH_MODEL.search(model))

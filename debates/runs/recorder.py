@@ -183,6 +183,7 @@ class Recorder:
             panel_run={**question.panel_run, "reveal": event.reveal},
             status=event.status if event.status in Status else Status.FAILED,
             verdict=event.verdict,
+            shaped=event.shaped,
             error=event.error,
             phase="Finished" if event.status != Status.FAILED else "Failed",
             finished_at=timezone.now(),

@@ -1,5 +1,6 @@
 """What a run is given: the roster frozen when it starts, the engine's spec, the stored contributions."""
 
+import json
 import statistics
 from dataclasses import replace
 
@@ -122,6 +123,7 @@ def spec_for(question: Question) -> RunSpec:
         deadline=deadline,
         synthesis_time=synthesis_time(question.roster) if deadline else None,
         checks=question.checks and question.grounding,
+        schema=json.dumps(question.answer_schema) if question.answer_schema else "",
     )
 
 

@@ -23,6 +23,10 @@ BAD = {
     ),
     "an SVG with a script": (Upload("chart.svg", "image/svg+xml", files.SVG_WITH_SCRIPT), "SVG"),
     "HTML renamed .txt": (Upload("notes.txt", "text/plain", files.HTML), "is HTML"),
+    "HTML in UTF-16 renamed .txt": (
+        Upload("notes.txt", "text/plain", b"\xff\xfe" + files.HTML.decode().encode("utf-16-le")),
+        "is HTML",
+    ),
     "a truncated PDF": (Upload("cut.pdf", "application/pdf", files.pdf(["one", "two"])[:-200]), "cut short"),
     "an encrypted PDF": (Upload("locked.pdf", "application/pdf", files.encrypted_pdf()), "encrypted"),
     "a name with path separators and control characters": (

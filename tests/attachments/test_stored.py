@@ -4,6 +4,7 @@ an image is re-encoded (its EXIF gone, its size bounded) before any model or vie
 import hashlib
 import io
 
+import pytest
 from PIL import Image
 
 from debates import service
@@ -42,6 +43,23 @@ def test_an_image_is_re_encoded_without_its_exif_and_bounded(alice, offline_pane
     assert Image.open(stored.thumbnail).size == (64, 48)
 
 
+@pytest.mark.parametrize(("fmt", "name"), [("JPEG", "p.jpg"), ("PNG", "p.png")])
+def test_an_image_keeps_no_metadata_block_of_any_kind(alice, offline_panel, no_runs, fmt, name):
+    """Issue 50: a JPEG's comment survived in the stored file, its download and every image sent."""
+    photo = files.with_every_metadata_block(fmt)
+    secrets = (b"SecretCam", b"SecretComment", b"SecretXMP", b"SecretAuthor")
+    assert sum(secret in photo for secret in secrets) >= 3
+
+    question = service.ask(alice, source=Source.API, text="What is it?", attachments=[Upload(name, "", photo)])
+
+    stored = Attachment.objects.get(question=question)
+    for data in (stored.file.read(), stored.thumbnail.read()):
+        assert not any(secret in data for secret in secrets)
+        reopened = Image.open(io.BytesIO(data))
+        assert not reopened.getexif()
+        assert not set(reopened.info) & {"comment", "exif", "xmp", "icc_profile", "Author", "XML:com.adobe.xmp"}
+
+
 def test_text_files_keep_their_kind_from_the_name_and_their_text(alice, offline_panel, no_runs):
     uploads = [
         Upload("notes.md", "", "# Plan\nShip in Q3 — café".encode()),
@@ -61,3 +79,23 @@ def test_text_files_keep_their_kind_from_the_name_and_their_text(alice, offline_
     ]
     assert stored[0].text == "# Plan\nShip in Q3 — café"
     assert stored[3].text == "Decision: keep the monolith.\nOwner: Ana"
+
+
+@pytest.mark.parametrize(
+    ("encoding", "mark"),
+    [
+        ("utf-16-le", b"\xff\xfe"),
+        ("utf-16-be", b"\xfe\xff"),
+        ("utf-32-le", b"\xff\xfe\x00\x00"),
+        ("utf-8", b"\xef\xbb\xbf"),
+    ],
+)
+def test_a_small_text_file_is_read_in_the_encoding_its_byte_order_mark_names(
+    alice, offline_panel, no_runs, encoding, mark
+):
+    """Issue 49: a small UTF-16 file (a Windows Notepad export) reached the voices as mojibake."""
+    said = "Décision : garder le monolithe — 3 répliques, coût 40 €"
+    question = service.ask(
+        alice, source=Source.API, text="Read it", attachments=[Upload("notes.txt", "", mark + said.encode(encoding))]
+    )
+    assert Attachment.objects.get(question=question).text == said

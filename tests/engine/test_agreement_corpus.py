@@ -40,7 +40,7 @@ def named(pairs: list[dict]) -> list:
 
 def test_the_corpus_holds_every_shape_asked_for():
     kinds = {p["kind"] for p in PAIRS}
-    assert kinds == {"paraphrase", "reservation", "opposite", "choice", "numbers", "language"}
+    assert kinds == {"paraphrase", "position", "reservation", "opposite", "choice", "numbers", "language"}
     assert len(PAIRS) + len(GROUPS) >= 150
     assert any(not voice["answer"] for case in GROUPS for voice in case["voices"].values())  # no ANSWER line
 
@@ -63,6 +63,18 @@ def test_a_guard_keeps_apart_opposite_answers_in_shared_words(pair):
 @pytest.mark.parametrize("pair", named(CHOICES))
 def test_another_choice_in_other_words_is_left_to_the_judge(pair):
     assert guards.conflict(pair["a"], pair["b"]) == ""
+
+
+@pytest.mark.parametrize("pair", named([p for p in PAIRS if not p["same"]]))
+def test_no_opposite_nor_other_choice_is_one_answer_by_its_wording(pair):
+    assert not sameness.relation(pair["a"], pair["b"]).same
+    assert not sameness.relation(pair["b"], pair["a"]).same
+
+
+@pytest.mark.parametrize("pair", named(SAME))
+def test_nothing_is_noticed_between_two_wordings_of_one_position(pair):
+    """A note on a unanimous panel reads as a doubt; the agreeing pairs of the corpus raise none."""
+    assert guards.noticed(pair["a"], pair["b"]) == ""
 
 
 # --- through the judge's plumbing, over every wire ----------------------------------------------
@@ -127,6 +139,33 @@ async def test_a_judge_that_merges_everything_is_refused_where_a_guard_holds(see
     assert any("refused" in note and guards.conflict(pair["a"], pair["b"]) in note for note in agreement.notes)
     # Issue 41: the voice split out kept the other group's answer as its own ("yes" on the "no" voice).
     assert agreement.group_of("Panelist B").answer == pair["b"]
+
+
+@pytest.mark.parametrize("index", [PAIRS.index(p) for p in CHOICES])
+async def test_a_judge_that_merges_another_choice_is_not_overruled_but_noticed(seeded, fake_provider, index):
+    pair = PAIRS[index]
+    run, step = seeded(pair_voices(pair), WIRES[index % len(WIRES)])
+    fake_provider.script_judge(judge.partition([["Panelist A", "Panelist B"]]))
+    agreement = await run.agree(step)
+    assert labels_of(agreement) == [["Panelist A", "Panelist B"]]  # the judge reads meaning; no guard holds
+    assert not any("refused" in note for note in agreement.notes)
+    if why := guards.noticed(pair["a"], pair["b"]):
+        assert any(why in note and "the grouping stands" in note for note in agreement.notes)
+
+
+async def test_the_unanimous_monolith_panel_stays_one_group_with_no_note(seeded, fake_provider):
+    """Issue 49: "No — keep the monolith", "Stay with the monolith" and "Don't migrate to
+    microservices" are one answer; no word list splits them 2–1."""
+    voices = {
+        "Panelist A": ("No — keep the monolith this year", "Six engineers; the coupling is inside modules."),
+        "Panelist B": ("Stay with the monolith this year", "The deploy pipeline is the bottleneck."),
+        "Panelist C": ("Don't migrate to microservices this year", "A split multiplies the on-call surface."),
+    }
+    run, step = seeded(voices)
+    fake_provider.script_judge(judge.partition([list(voices)]))
+    agreement = await run.agree(step)
+    assert agreement.unanimous
+    assert agreement.notes == ()
 
 
 @pytest.mark.parametrize("case", GROUPS, ids=[case["name"] for case in GROUPS])

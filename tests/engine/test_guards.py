@@ -1,12 +1,14 @@
-"""The guards the judge cannot overrule: numbers with their units, yes and no, negation, opposites."""
+"""The guards the judge cannot overrule (numbers of one quantity, yes and no, a proposition and its
+negation) and what they only notice."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from debates.engine import guards
+from debates.engine import guards, quantities
+from debates.engine.reading.words import STOP
 
-WORD = st.from_regex(r"[a-z]{4,9}", fullmatch=True).filter(lambda w: w not in guards.STOP | guards.NEGATIONS)
+WORD = st.from_regex(r"[a-z]{4,9}", fullmatch=True).filter(lambda w: w not in STOP | guards.NEGATIONS)
 
 
 @given(st.text(max_size=200), st.text(max_size=200))
@@ -45,12 +47,12 @@ def test_different_counts_of_one_thing_conflict_and_equal_ones_do_not(x, y):
     ],
 )
 def test_a_number_is_read_with_its_unit_in_the_forms_models_write(text, quantity):
-    assert quantity in guards.quantities(text)
+    assert quantity in quantities.quantities(text)
 
 
 @pytest.mark.parametrize("text", ["the one with replicas", "one of them", "30 per second", "in Q3"])
 def test_words_that_only_look_like_quantities_are_not_read_as_one(text):
-    assert guards.quantities(text) <= {("", 30.0)}  # "30 per second" is 30 of something, not 30 per cent
+    assert quantities.quantities(text) <= {("", 30.0)}  # "30 per second" is 30 of something, not 30 per cent
 
 
 @pytest.mark.parametrize(
@@ -58,6 +60,8 @@ def test_words_that_only_look_like_quantities_are_not_read_as_one(text):
     [
         ("Yes", "No, never", "one answers yes, the other no"),
         ("Migrate", "Do not migrate", "“migrate” is negated in one and affirmed in the other"),
+        ("Migrate to Kubernetes", "Do not migrate to Kubernetes", "“migrate to kubernetes” is negated"),
+        ("PostgreSQL instead of MySQL", "MySQL", "“mysql” is negated in one and affirmed in the other"),
         ("Use 3 replicas", "Use 5 replicas", "different numbers (3 and 5)"),
         ("Two weeks", "Two months", "different numbers"),
         ("Ship in Q3", "Ship in Q4", "different versions or periods (q3 and q4)"),
@@ -71,3 +75,49 @@ def test_a_conflict_says_why_in_words(a, b, why):
 def test_a_negated_verb_leaves_its_object_affirmed():
     assert guards.conflict("Don't increase the timeout", "Decrease the timeout") == ""
     assert guards.conflict("Do not migrate now; migrate in Q3", "Migrate in Q3") == ""
+
+
+def test_a_numbers_thing_decides_which_numbers_are_compared():
+    assert guards.conflict("Run 3 replicas in 2 zones", "Run 3 replicas") == ""
+    assert guards.conflict("Approve after 2 fixes", "Approve with 3 reviewers") == ""
+    assert "different numbers (15 and 16)" in guards.conflict("Postgres 15", "Postgres 16")
+    assert "different numbers (2 weeks and 4 weeks)" in guards.conflict("2-3 weeks", "4 weeks")
+    assert guards.conflict("Two to three weeks", "2 weeks") == ""
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Don't move to microservices", "Stay on the monolith"),  # issue 49: the word list split a unanimous panel
+        ("No — keep the monolith this year", "Don't migrate to microservices this year"),
+        ("Keep the monolith", "Don't replace the monolith"),
+        ("Migrate later", "Don't migrate now"),
+        ("Don't go async", "Keep the API synchronous"),
+        ("Don't build it", "Buy it"),
+        ("Fix CI before migrating", "Migrate after fixing CI"),
+        ("No cache needed — just add an index", "Add an index; a cache isn't necessary"),
+        ("Should we migrate? No.", "Do not migrate"),
+    ],
+)
+def test_one_position_in_negated_and_affirmed_words_is_no_conflict(a, b):
+    assert guards.conflict(a, b) == ""
+    assert guards.conflict(b, a) == ""
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "why"),
+    [
+        ("Stay on the monolith", "Move to microservices", "“monolith” may be the opposite of “microservices”"),
+        ("Don't migrate", "Migrate to microservices next year", "“migrate” is negated in one and affirmed"),
+    ],
+)
+def test_what_is_no_evidence_is_only_noticed(a, b, why):
+    assert guards.conflict(a, b) == ""
+    assert why in guards.noticed(a, b)
+    assert guards.apart(a, b) == guards.noticed(a, b)
+
+
+@given(st.lists(WORD, min_size=1, max_size=4).map(" ".join), st.sampled_from(["Yes", "No", "Keep it", "Migrate"]))
+def test_an_answer_never_conflicts_with_itself_and_a_reservation(decision, lead):
+    answer = f"{lead}, {decision}"
+    assert guards.conflict(answer, f"{answer}, but only after the audit") == ""

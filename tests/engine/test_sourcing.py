@@ -54,6 +54,24 @@ def test_the_same_page_cited_twice_is_one_footnote_numbered_in_the_order_first_c
     assert [s.url for s in sourcing.looked_up(sources)] == ["https://c.example/z"]
 
 
+def test_footnotes_keep_the_numbers_the_answer_gives_them_and_number_in_order_otherwise():
+    numbered = [Source(url="https://a.example", number=3), Source(url="https://b.example", number=1)]
+    assert [n.number for n in sourcing.footnotes(numbered)] == [3, 1]
+    mixed = [Source(url="https://a.example", number=3), Source(url="https://b.example")]
+    assert [n.number for n in sourcing.footnotes(mixed)] == [1, 2]
+
+
+def test_a_passage_starts_after_the_citation_that_closes_the_sentence_before():
+    text = "Water boils at 100 °C. ([a.example](https://a.example/x)) On Everest it boils near 70 °C.[2] Fine."
+    assert sourcing.passage(text, span(text, "On Everest")) == "On Everest it boils near 70 °C.[2]"
+
+
+def test_a_passage_ends_at_a_japanese_or_chinese_full_stop():
+    text = "東京の桜は3月24日に開花しました。満開は3月30日頃です。"
+    assert sourcing.passage(text, span(text, "満開")) == "満開は3月30日頃です。"
+    assert sourcing.passage(text, span(text, "東京")) == "東京の桜は3月24日に開花しました。"
+
+
 def test_a_footnote_is_named_by_its_title_else_its_site_and_a_document_by_its_page():
     assert sourcing.footnotes([Source(url="https://www.nature.com/articles/x")])[0].name == "nature.com"
     assert sourcing.footnotes([Source(document="report.pdf", page=3)])[0].name == "report.pdf, page 3"

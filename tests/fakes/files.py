@@ -88,6 +88,27 @@ def jpeg_with_exif() -> bytes:
     return out.getvalue()
 
 
+def with_every_metadata_block(fmt: str) -> bytes:
+    """A JPEG or PNG carrying what a camera, an editor or a phone leaves in it: EXIF, a comment (JPEG)
+    or text chunks (PNG), an XMP packet and an ICC profile, each holding a secret."""
+    from PIL import ImageCms, PngImagePlugin
+
+    picture = Image.new("RGB", (80, 60), (10, 120, 200))
+    exif = Image.Exif()
+    exif[0x010F] = "SecretCam"
+    icc = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    xmp = b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:Description>SecretXMP</rdf:Description></x:xmpmeta>'
+    out = io.BytesIO()
+    if fmt == "JPEG":
+        picture.save(out, "JPEG", exif=exif.tobytes(), comment=b"SecretComment", icc_profile=icc, xmp=xmp)
+    else:
+        text = PngImagePlugin.PngInfo()
+        text.add_text("Author", "SecretAuthor")
+        text.add_itxt("XML:com.adobe.xmp", xmp.decode())
+        picture.save(out, "PNG", pnginfo=text, exif=exif.tobytes(), icc_profile=icc)
+    return out.getvalue()
+
+
 def png_claiming(width: int, height: int) -> bytes:
     """A PNG header claiming ``width`` × ``height`` pixels over a few bytes of data: a decompression
     bomb's shape, refused from its header before any pixel is decoded."""

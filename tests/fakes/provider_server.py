@@ -1,8 +1,10 @@
-"""A fake LLM provider server that speaks the OpenAI, Anthropic and Gemini wire formats.
+"""A fake LLM provider server that speaks the OpenAI (Chat Completions and Responses), Anthropic and
+Gemini wire formats.
 
 It runs on 127.0.0.1 in a background thread with its own event loop, so the same server serves
 in-process async tests, a Daphne subprocess and a browser. Paths are the real providers':
-``/v1/chat/completions`` (OpenAI), ``/v1/messages`` (Anthropic) and
+``/v1/chat/completions`` (OpenAI), ``/v1/responses`` (OpenAI's Responses API, tests/fakes/responses.py),
+``/v1/messages`` (Anthropic) and
 ``/v1beta/models/{model}:streamGenerateContent?alt=sse`` (Gemini); non-streamed requests
 (``"stream": false``, ``:generateContent``) get a whole answer. ``GET …/models`` lists
 ``server.models`` in each wire's shape, as Ollama, LM Studio and the providers do: Gemini lists a
@@ -51,12 +53,15 @@ A ``Script`` has:
     (tests/fakes/tool_calls.py): how a test tells a CLI voice to run a command or write a file.
   finish: how the answer ends: "stop", or "length" for a cut-off answer, sent as each wire's own
     marker (OpenAI finish_reason "length", Anthropic stop_reason "max_tokens", Gemini
-    finishReason "MAX_TOKENS"); any other string is sent as it is.
+    finishReason "MAX_TOKENS"); any other string is sent as it is ("pause_turn": an Anthropic
+    turn paused by the server before its search, which the next step continues).
+  omit: top-level fields every JSON reply and event leaves out (``("citations",)``: Perplexity
+    without its deprecated list).
 
 Every request is recorded in ``server.requests`` (method, path, query, headers, JSON body, model,
 time, ``json_output``: whether it asked for the wire's JSON mode, and ``files``: the user turns' parts
-that are no text, exactly as the wire sent them: OpenAI ``image_url`` and ``file``, Anthropic
-``image`` and ``document``, Gemini ``inline_data``), every listing in
+that are no text, exactly as the wire sent them: OpenAI ``image_url`` and ``file``, the Responses API's
+``input_image`` and ``input_file``, Anthropic ``image`` and ``document``, Gemini ``inline_data``), every listing in
 ``server.listings`` (no body, no model); ``server.in_flight`` and ``server.max_in_flight`` count
 concurrent requests.
 
@@ -79,6 +84,7 @@ from aiohttp import web
 
 from debates.providers.base import Endpoint, Voice
 from tests.fakes import judge, tool_calls
+from tests.fakes.responses import RESPONSES
 from tests.fakes.threaded import ThreadedServer
 from tests.fakes.tool_calls import ToolCall
 from tests.fakes.wire import ANTHROPIC, GEMINI, OPENAI, Cite, bounds
@@ -132,6 +138,7 @@ class Script:
     finish: str = "stop"
     chunk_chars: int | None = None  # streamed in pieces of this many characters, not word by word
     tool_call: ToolCall | None = None  # instead of an answer, the model asks to call this tool (streamed)
+    omit: tuple[str, ...] = ()  # top-level fields the replies leave out
 
 
 class FakeProviderServer(ThreadedServer):
@@ -187,11 +194,17 @@ class FakeProviderServer(ThreadedServer):
 
     def base_url(self, wire: str) -> str:
         """The base URL a Provider row would hold for this wire."""
-        return {"openai": f"{self.url}/v1", "anthropic": self.url, "gemini": f"{self.url}/v1beta"}[wire]
+        v1 = f"{self.url}/v1"
+        return {"openai": v1, "responses": v1, "anthropic": self.url, "gemini": f"{self.url}/v1beta"}[wire]
 
     def endpoint(self, wire: str, **fields: Any) -> Endpoint:
         # A key like a real one: random-looking, sharing no 8 characters with any message (it gets removed).
-        key = {"openai": "sk-fake-4Gq9Lx2V", "anthropic": "sk-ant-fake-7Rw3Nc8T", "gemini": "AIza-fake-5Hm1Pz6K"}
+        key = {
+            "openai": "sk-fake-4Gq9Lx2V",
+            "responses": "sk-fake-9Tb6Wd3J",
+            "anthropic": "sk-ant-fake-7Rw3Nc8T",
+            "gemini": "AIza-fake-5Hm1Pz6K",
+        }
         defaults = {"name": f"Fake {wire}", "base_url": self.base_url(wire), "api_key": key.get(wire, "")}
         return Endpoint(wire=wire, **(defaults | {"stall_timeout": 5.0} | fields))
 
@@ -290,6 +303,8 @@ class FakeProviderServer(ThreadedServer):
     def _route(self, path: str, body: dict) -> tuple[Any, Any]:
         if path.endswith("/chat/completions"):
             return OPENAI, OPENAI.parse(body)
+        if path.endswith("/responses"):
+            return RESPONSES, RESPONSES.parse(body)
         if path.endswith("/v1/messages"):
             return ANTHROPIC, ANTHROPIC.parse(body)
         if match := GEMINI.PATH.search(path):
@@ -297,6 +312,9 @@ class FakeProviderServer(ThreadedServer):
         return None, None
 
     async def _respond(self, request: web.Request, wire: Any, fake: FakeRequest, step: Script) -> web.StreamResponse:
+        checks = getattr(wire, "invalid", None)  # a wire whose API refuses some requests outright
+        if checks is not None and (refused := checks(fake.body)):
+            return web.json_response(wire.error_body(400, refused), status=400)
         if step.fault == "hang":
             await asyncio.sleep(FOREVER)
         if step.status and step.fault != "error_event":
@@ -313,11 +331,12 @@ class FakeProviderServer(ThreadedServer):
         usage = self._usage(step, fake, pieces)
         if not fake.stream:  # generated as a stream would be, then sent whole
             await asyncio.sleep(step.first_token_delay + len(pieces) / (step.tokens_per_second or float("inf")))
-            return web.json_response(wire.full(fake.model, answer, usage, step.sources, step.finish, fake.body))
+            whole = wire.full(fake.model, answer, usage, step.sources, step.finish, fake.body)
+            return web.json_response({k: v for k, v in whole.items() if k not in step.omit})
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await response.prepare(request)
         for event in wire.head(fake.model, usage, fake.body, step.sources, answer):
-            await response.write(event)
+            await response.write(_omitting(event, step.omit))
         await asyncio.sleep(step.first_token_delay)
         while step.hold is not None and step.hold():  # noqa: ASYNC110 (another thread's or process's word)
             await asyncio.sleep(0.01)
@@ -328,12 +347,14 @@ class FakeProviderServer(ThreadedServer):
                 return response
             if piece is None:
                 break
-            await response.write(wire.piece(fake.model, piece, fake.body, at, answer, step.sources))
+            await response.write(
+                _omitting(wire.piece(fake.model, piece, fake.body, at, answer, step.sources), step.omit)
+            )
             at += len(piece)
             if step.tokens_per_second:
                 await asyncio.sleep(1 / step.tokens_per_second)
         for event in wire.tail(fake.model, usage, step.sources, step.finish, fake.body, answer):
-            await response.write(event)
+            await response.write(_omitting(event, step.omit))
         await response.write_eof()
         return response
 
@@ -379,6 +400,18 @@ class FakeProviderServer(ThreadedServer):
         return words, len(pieces)
 
 
+def _omitting(events: bytes, omit: tuple[str, ...]) -> bytes:
+    """Server-sent events with the given top-level fields left out of their JSON data."""
+    if not omit:
+        return events
+    lines = events.decode().split("\n")
+    for number, line in enumerate(lines):
+        if line.startswith("data: {"):
+            data = json.loads(line.removeprefix("data: "))
+            lines[number] = f"data: {json.dumps({k: v for k, v in data.items() if k not in omit})}"
+    return "\n".join(lines).encode()
+
+
 def _pieces(answer: str, cuts: list[int]) -> list[str]:
     """The answer in word-sized chunks, split also where a cited span begins or ends (a wire that
     cites by blocks starts a new one there)."""
@@ -408,7 +441,7 @@ def main() -> None:
     )
     with server:
         print(f"Fake provider on {server.url}")
-        for wire in ("openai", "anthropic", "gemini"):
+        for wire in ("openai", "responses", "anthropic", "gemini"):
             print(f"  {wire:9} base URL {server.base_url(wire)}")
         with contextlib.suppress(KeyboardInterrupt):
             threading.Event().wait()

@@ -11,6 +11,7 @@ Requests with another token get 401. ``fail_next(method)`` makes the next call f
 
     with FakeTelegramServer(token) as server:
         server.message(chat_id=42, text="Is 91 prime?")   # queue an update
+        server.taken()   # the queued updates, for a test that posts them to the webhook itself
         ... run the bot with TELEGRAM_API_BASE=server.url ...
         server.sent      # [{"chat_id": 42, "text": ..., "visible": ..., "parse_mode": ...}, ...]
 """
@@ -160,6 +161,12 @@ class FakeTelegramServer(ThreadedServer):
         message = {"message_id": 1, "date": int(time.time()), "chat": chat, "text": "…"}
         query = {"id": f"cb{self._next_update}", "from": sender, "chat_instance": "1", "data": data}
         return self.push({"callback_query": {**query, "message": message}})
+
+    def taken(self) -> list[dict[str, Any]]:
+        """The queued updates, removed: what Telegram would post to a webhook instead of serving getUpdates."""
+        with self._lock:
+            found, self._updates = self._updates, []
+        return found
 
     def fail_next(self, method: str, times: int = 1) -> None:
         with self._lock:

@@ -4,12 +4,22 @@ One class per wire: how to read a request (model, system prompt, turns, streamin
 how to write the stream's events, a whole non-streamed answer, and errors in the provider's own
 shape, so our client is tested against the formats it meets in production.
 
-Sources (``Cite``) go out as each wire sends them, streamed and not: OpenAI's ``url_citation``
-annotations (OpenRouter's with the page's ``content``) when the request asked for search,
-Perplexity's ``citations`` and ``search_results`` otherwise (unless ``disable_search``); Anthropic's
-``server_tool_use`` and ``web_search_tool_result`` blocks and text blocks with ``citations``
-(``citations_delta`` when streamed) when the request carries the web search tool; Gemini's
-``groundingMetadata`` (chunks, supports with byte offsets) when it carries ``google_search``.
+Sources (``Cite``) go out as each wire sends them, streamed and not, in the shapes of the
+providers' official SDKs (tests/providers/test_official_clients.py parses them with those):
+
+- OpenAI and OpenRouter, when the request asked for search: a ``url_citation`` annotation over each
+  Markdown link the answer holds to a cited page (the span covers the link, not the sentence it
+  follows, as the search models write them), streamed in the finishing chunk; OpenRouter's with the
+  page's ``content``.
+- Perplexity (unless ``disable_search``): ``search_results`` for every page found and ``citations``
+  (deprecated) listing them all, in every chunk; the answer's own "[n]" markers say which it cites.
+- Anthropic, when the request carries the web search tool: ``server_tool_use`` and
+  ``web_search_tool_result`` blocks (only where a search found pages), then text blocks with
+  ``citations`` (``citations_delta`` when streamed). A turn scripted to end in ``pause_turn`` ends
+  with the search it paused before running; the request that continues it (the paused content sent
+  back as the assistant's) gets that search's results, then the rest of the answer.
+- Gemini, when the request carries ``google_search``: ``groundingMetadata`` (chunks, supports whose
+  segments are UTF-8 byte offsets, ``startIndex`` left out where it is 0, as protobuf JSON does).
 """
 
 import itertools
@@ -17,6 +27,8 @@ import json
 import re
 from dataclasses import dataclass
 from typing import Any
+
+CREATED = 1767225600  # the replies' "created" time: OpenAI's types require one
 
 
 def sse(data: Any, event: str | None = None) -> bytes:
@@ -47,6 +59,22 @@ def located(answer: str, sources: tuple[Cite, ...]) -> list[Span]:
         if at >= 0:
             found.append((at, at + len(cite.supports), index))
     return sorted(found)
+
+
+# A Markdown link as OpenAI's and OpenRouter's search models write one after what it supports:
+# "([example.org](https://example.org/page?utm_source=openai))", or without the parentheses.
+LINK = re.compile(r"\(?\[[^\]\n]*\]\((?P<url>[^()\s]+)\)\)?")
+
+
+def linked(answer: str, sources: tuple[Cite, ...]) -> list[tuple[int, int, str, int]]:
+    """Each link of the answer to a cited page: (start, end, its address as written, the source's index)."""
+    found = []
+    for match in LINK.finditer(answer):
+        for index, cite in enumerate(sources):
+            if cite.supports and match["url"].startswith(cite.url):
+                found.append((match.start(), match.end(), match["url"], index))
+                break
+    return found
 
 
 def bounds(answer: str, sources: tuple[Cite, ...]) -> list[int]:
@@ -106,7 +134,7 @@ class OpenAI:
         return [sse(self._chunk(model, {"role": "assistant", "content": ""}))]
 
     def piece(self, model: str, text: str, body: dict, at: int = 0, answer: str = "", sources: tuple = ()) -> bytes:
-        return sse(self._chunk(model, {"content": text}))
+        return sse(self._chunk(model, {"content": text}) | self._perplexity(answer, sources, body))
 
     def tail(
         self,
@@ -117,13 +145,12 @@ class OpenAI:
         body: dict,
         answer: str = "",
     ) -> list[bytes]:
-        events = []
-        if annotations := self._annotations(answer, sources, body):  # a delta of its own, as OpenAI sends them
-            events.append(sse(self._chunk(model, {"annotations": annotations})))
-        last = self._chunk(model, {}, finish=self.FINISH.get(finish, finish))
-        events.append(sse(last | self._perplexity(answer, sources, body)))
+        # The annotations come once, with the finishing chunk (the SDK's accumulator takes them once).
+        annotations = self._annotations(answer, sources, body)
+        last = self._chunk(model, {"annotations": annotations} if annotations else {}, self.FINISH.get(finish, finish))
+        events = [sse(last | self._perplexity(answer, sources, body))]
         if usage:
-            events.append(sse({"id": "chatcmpl-fake", "choices": [], "usage": self._usage(usage)}))
+            events.append(sse(self._chunk(model, {}) | {"choices": [], "usage": self._usage(usage)}))
         return [*events, b"data: [DONE]\n\n"]
 
     def searching(self, body: dict) -> bool:
@@ -134,21 +161,20 @@ class OpenAI:
         if not (sources and self.searching(body)):
             return []
         found = []
-        for start, end, index in located(answer, sources):
-            cited = {"url": sources[index].url, "title": sources[index].title, "start_index": start, "end_index": end}
+        for start, end, url, index in linked(answer, sources):  # the link's span, as the search models give it
+            cited = {"url": url, "title": sources[index].title, "start_index": start, "end_index": end}
             if body.get("plugins"):  # OpenRouter adds the page's text
                 cited["content"] = sources[index].quote
             found.append({"type": "url_citation", "url_citation": cited})
         return found
 
     def _perplexity(self, answer: str, sources: tuple[Cite, ...], body: dict) -> dict:
-        """Perplexity's fields: it searches unless told not to, and numbers its citations as "[n]"."""
+        """Perplexity's fields: it searches unless told not to; every page found is a search result and
+        is in ``citations`` (deprecated), numbered as the answer's "[n]" markers count them."""
         if not sources or self.searching(body) or body.get("disable_search"):
             return {}
-        return {
-            "citations": [c.url for c in sources if c.supports],
-            "search_results": [{"title": c.title, "url": c.url, "snippet": c.quote} for c in sources],
-        }
+        results = [{"title": c.title, "url": c.url, "date": None, "snippet": c.quote, "source": "web"} for c in sources]
+        return {"citations": [c.url for c in sources], "search_results": results}
 
     def error_event(self, status: int, message: str) -> bytes:
         return sse({"error": {"message": message, "type": "server_error", "code": status}})
@@ -159,7 +185,7 @@ class OpenAI:
         message: dict = {"role": "assistant", "content": text}
         if annotations := self._annotations(text, sources, body):
             message["annotations"] = annotations
-        reply = {"id": "chatcmpl-fake", "object": "chat.completion", "model": model}
+        reply = {"id": "chatcmpl-fake", "object": "chat.completion", "created": CREATED, "model": model}
         reply["choices"] = [{"index": 0, "message": message, "finish_reason": self.FINISH.get(finish, finish)}]
         if usage:
             reply["usage"] = self._usage(usage)
@@ -170,7 +196,8 @@ class OpenAI:
 
     def _chunk(self, model: str, delta: dict, finish: str | None = None) -> dict:
         choice = {"index": 0, "delta": delta, "finish_reason": finish}
-        return {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "model": model, "choices": [choice]}
+        chunk = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": CREATED, "model": model}
+        return chunk | {"choices": [choice]}
 
     def _usage(self, usage: tuple[int, int]) -> dict:
         return {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}
@@ -181,6 +208,7 @@ class Anthropic:
     ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error"}
     ERROR_TYPES |= {404: "not_found_error", 429: "rate_limit_error", 529: "overloaded_error"}
     FINISH = {"stop": "end_turn", "length": "max_tokens"}
+    PAUSED = "pause_turn"  # the server paused its own loop of searches: the client sends the turn back to go on
 
     def parse(self, body: dict) -> Parsed:
         messages = [(m["role"], _text(m.get("content"))) for m in body.get("messages") or []]
@@ -206,6 +234,7 @@ class Anthropic:
         self, model: str, usage: tuple[int, int] | None, body: dict, sources: tuple[Cite, ...] = (), answer: str = ""
     ) -> list[bytes]:
         message = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model, "content": []}
+        message |= {"stop_reason": None, "stop_sequence": None}
         if usage:
             message["usage"] = {"input_tokens": usage[0], "output_tokens": 1}
         events = [sse({"type": "message_start", "message": message}, "message_start")]
@@ -214,18 +243,18 @@ class Anthropic:
             opened = {"type": "tool_use", "id": "toolu_fake", "name": tool["name"], "input": {}}
             block = {"type": "content_block_start", "index": 0, "content_block": opened}
             return [*events, sse(block, "content_block_start"), sse({"type": "ping"}, "ping")]
-        if self.searching(body):
-            events += self._searched(body, sources)
-        return [*events, *self._text_block(self._first_text(body), 0, answer, sources), sse({"type": "ping"}, "ping")]
+        opening = self._opening(body, sources)
+        events += [event for index, block in enumerate(opening) for event in self._streamed(index, block)]
+        return [*events, *self._text_block(len(opening), 0, answer, sources), sse({"type": "ping"}, "ping")]
 
     def piece(self, model: str, text: str, body: dict, at: int = 0, answer: str = "", sources: tuple = ()) -> bytes:
         if self.tool(body):
             delta = {"type": "input_json_delta", "partial_json": text}
             return sse({"type": "content_block_delta", "index": 0, "delta": delta}, "content_block_delta")
-        index = self._first_text(body)
+        index = len(self._opening(body, sources))
         opened = b""
-        if self.searching(body) and sources:  # a new text block wherever a cited span begins or ends
-            passed = [b for b in bounds(answer, sources) if b <= at]
+        if cuts := self._cuts(body, answer, sources):  # a new text block wherever a cited span begins or ends
+            passed = [b for b in cuts if b <= at]
             index += len(passed)
             if passed and passed[-1] == at:
                 stop = sse({"type": "content_block_stop", "index": index - 1}, "content_block_stop")
@@ -237,33 +266,42 @@ class Anthropic:
         """The request carries the server-side web search tool."""
         return any(str(t.get("type", "")).startswith("web_search_") for t in body.get("tools") or ())
 
-    def _first_text(self, body: dict) -> int:
-        return 2 if self.searching(body) else 0  # after the search's two blocks
+    def _cuts(self, body: dict, answer: str, sources: tuple[Cite, ...]) -> list[int]:
+        """Where the answer's text blocks split: at each cited span, when searching."""
+        return bounds(answer, sources) if sources and self.searching(body) and not self.tool(body) else []
 
-    def _searched(self, body: dict, sources: tuple[Cite, ...]) -> list[bytes]:
-        """The search the server ran: its query streamed as the tool's input, then its results whole."""
-        use, result = self._search_blocks(body, sources)
-        query = json.dumps(use["input"])
-        return [
-            sse(
-                {"type": "content_block_start", "index": 0, "content_block": use | {"input": {}}}, "content_block_start"
-            ),
-            sse(
-                {
-                    "type": "content_block_delta",
-                    "index": 0,
-                    "delta": {"type": "input_json_delta", "partial_json": query},
-                },
-                "content_block_delta",
-            ),
-            sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
-            sse({"type": "content_block_start", "index": 1, "content_block": result}, "content_block_start"),
-            sse({"type": "content_block_stop", "index": 1}, "content_block_stop"),
-        ]
+    def _opening(self, body: dict, sources: tuple[Cite, ...]) -> list[dict]:
+        """The blocks before the answer's text: the search this response ran (its call, then its
+        results), where it found pages; a request continuing a paused turn gets the results of the
+        search that turn ended with."""
+        if self.tool(body) or not self.searching(body):
+            return []
+        paused = self._paused_search(body)
+        use, result = self._search_blocks(body, sources, paused or "srvtoolu_fake")
+        if paused:
+            return [result]
+        return [use, result] if sources else []
 
-    def _search_blocks(self, body: dict, sources: tuple[Cite, ...]) -> tuple[dict, dict]:
+    def _paused_search(self, body: dict) -> str:
+        """The id of the search a paused turn ended with, when this request sends that turn back to be
+        continued (as its last message, the assistant's, content and all)."""
+        last = (body.get("messages") or [{}])[-1]
+        content = last.get("content") if last.get("role") == "assistant" else None
+        ends = content[-1] if isinstance(content, list) and content and isinstance(content[-1], dict) else {}
+        return str(ends.get("id") or "") if ends.get("type") == "server_tool_use" else ""
+
+    def _streamed(self, index: int, block: dict) -> list[bytes]:
+        """One whole block as the stream sends it: a tool call's input as JSON deltas, anything else whole."""
+        start = block | {"input": {}} if block["type"] == "server_tool_use" else block
+        events = [sse({"type": "content_block_start", "index": index, "content_block": start}, "content_block_start")]
+        if block["type"] == "server_tool_use":
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+            events.append(sse({"type": "content_block_delta", "index": index, "delta": delta}, "content_block_delta"))
+        return [*events, sse({"type": "content_block_stop", "index": index}, "content_block_stop")]
+
+    def _search_blocks(self, body: dict, sources: tuple[Cite, ...], id: str = "srvtoolu_fake") -> tuple[dict, dict]:
         query = _text((body.get("messages") or [{}])[-1].get("content"))[:60]
-        use = {"type": "server_tool_use", "id": "srvtoolu_fake", "name": "web_search", "input": {"query": query}}
+        use = {"type": "server_tool_use", "id": id, "name": "web_search", "input": {"query": query}}
         results = [
             {
                 "type": "web_search_result",
@@ -274,7 +312,7 @@ class Anthropic:
             }
             for c in sources
         ]
-        return use, {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_fake", "content": results}
+        return use, {"type": "web_search_tool_result", "tool_use_id": id, "content": results}
 
     def _citation(self, cite: Cite) -> dict:
         return {
@@ -310,16 +348,20 @@ class Anthropic:
         reason = "tool_use" if self.tool(body) and finish == "stop" else self.FINISH.get(finish, finish)
         delta: dict = {"type": "message_delta", "delta": {"stop_reason": reason, "stop_sequence": None}}
         if usage:
-            delta["usage"] = {"output_tokens": usage[1]} | self._server_tools(body)
-        last = 0 if self.tool(body) else self._first_text(body) + (len(bounds(answer, sources)) if sources else 0)
-        return [
-            sse({"type": "content_block_stop", "index": last}, "content_block_stop"),
-            sse(delta, "message_delta"),
-            sse({"type": "message_stop"}, "message_stop"),
-        ]
+            delta["usage"] = {"output_tokens": usage[1]} | self._server_tools(body, sources)
+        last = 0 if self.tool(body) else len(self._opening(body, sources)) + len(self._cuts(body, answer, sources))
+        events = [sse({"type": "content_block_stop", "index": last}, "content_block_stop")]
+        if self._pauses(body, reason):
+            events += self._streamed(last + 1, self._search_blocks(body, sources)[0])
+        return [*events, sse(delta, "message_delta"), sse({"type": "message_stop"}, "message_stop")]
 
-    def _server_tools(self, body: dict) -> dict:
-        return {"server_tool_use": {"web_search_requests": 1}} if self.searching(body) and not self.tool(body) else {}
+    def _pauses(self, body: dict, reason: str) -> bool:
+        """A turn scripted to pause ends with the search the server paused before running."""
+        return reason == self.PAUSED and self.searching(body) and not self.tool(body)
+
+    def _server_tools(self, body: dict, sources: tuple[Cite, ...]) -> dict:
+        ran = any(b["type"] == "web_search_tool_result" for b in self._opening(body, sources))
+        return {"server_tool_use": {"web_search_requests": 1, "web_fetch_requests": 0}} if ran else {}
 
     def error_event(self, status: int, message: str) -> bytes:
         return sse({"type": "error", "error": {"type": self._type(status), "message": message}}, "error")
@@ -327,24 +369,22 @@ class Anthropic:
     def full(
         self, model: str, text: str, usage: tuple[int, int] | None, sources: tuple[Cite, ...], finish: str, body: dict
     ) -> dict:
+        reason = self.FINISH.get(finish, finish)
         reply = {"id": "msg_fake", "type": "message", "role": "assistant", "model": model}
-        reply |= {"content": self._content(text, sources, body), "stop_reason": self.FINISH.get(finish, finish)}
+        reply |= {"content": self._content(text, sources, body, reason), "stop_reason": reason, "stop_sequence": None}
         if usage:
-            reply["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1]} | self._server_tools(body)
+            reply["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1]} | self._server_tools(body, sources)
         return reply
 
-    def _content(self, text: str, sources: tuple[Cite, ...], body: dict) -> list[dict]:
-        if not self.searching(body):
-            return [{"type": "text", "text": text}]
+    def _content(self, text: str, sources: tuple[Cite, ...], body: dict, reason: str) -> list[dict]:
         spans = located(text, sources)
-        cuts = [0, *bounds(text, sources), len(text)]
-        blocks: list[dict] = list(self._search_blocks(body, sources))
-        for start, end in itertools.pairwise(cuts):
+        blocks = self._opening(body, sources)
+        for start, end in itertools.pairwise([0, *self._cuts(body, text, sources), len(text)]):
             block: dict = {"type": "text", "text": text[start:end]}
-            if cited := [self._citation(sources[i]) for s, _, i in spans if s == start]:
+            if cited := [self._citation(sources[i]) for s, _, i in spans if s == start and self.searching(body)]:
                 block["citations"] = cited
             blocks.append(block)
-        return blocks
+        return [*blocks, *([self._search_blocks(body, sources)[0]] if self._pauses(body, reason) else [])]
 
     def error_body(self, status: int, message: str) -> dict:
         return {"type": "error", "error": {"type": self._type(status), "message": message}}
@@ -389,18 +429,12 @@ class Gemini:
         """groundingMetadata: every source a chunk, each supported span a support (byte offsets)."""
         if not (sources and self.searching(body)):
             return {}
-        supports = [
-            {
-                "segment": {
-                    "startIndex": len(answer[:start].encode()),
-                    "endIndex": len(answer[:end].encode()),
-                    "text": answer[start:end],
-                },
-                "groundingChunkIndices": [index],
-                "confidenceScores": [0.9],
-            }
-            for start, end, index in located(answer, sources)
-        ]
+        supports = []
+        for start, end, index in located(answer, sources):
+            first = len(answer[:start].encode())  # UTF-8 bytes, as the API counts them
+            segment = {"startIndex": first} if first else {}  # protobuf JSON leaves a 0 out
+            segment |= {"endIndex": len(answer[:end].encode()), "text": answer[start:end]}
+            supports.append({"segment": segment, "groundingChunkIndices": [index], "confidenceScores": [0.9]})
         query = _text((body.get("contents") or [{}])[-1].get("parts"))[:60]
         return {
             "groundingMetadata": {

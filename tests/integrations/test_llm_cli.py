@@ -6,6 +6,7 @@ import sys
 import pytest
 
 from tests.fakes.answers import SYNTHESIS
+from tests.fakes.provider_server import Script
 from tests.integrations.conftest import Teorema
 
 QUESTION = "Read replicas or sharding for our reporting load?"
@@ -75,3 +76,14 @@ def test_llm_with_a_wrong_key_says_why(teorema, llm):
     answer = llm("-m", "teorema", QUESTION)
     assert answer.returncode != 0
     assert "The API key is not valid" in answer.stderr
+
+
+def test_llm_without_streaming_asks_a_failing_debate_once(teorema, fake_provider, llm):
+    """Issue 50: ``llm --no-stream`` retried the 502 of a failed debate twice: three debates."""
+    for model in ("model-alpha", "model-beta", "model-gamma", "model-moderator"):
+        fake_provider.script(model, *[Script(status=500, error="provider down")] * 6)
+    text = "Replicas or shards, asked once?"
+    answer = llm("-m", "teorema", "--no-stream", text)
+    assert answer.returncode != 0
+    assert "The debate failed" in answer.stderr
+    assert teorema.query("SELECT status FROM debates_question WHERE text = ?", text) == [("failed",)]

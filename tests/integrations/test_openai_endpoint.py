@@ -224,11 +224,13 @@ def test_a_client_that_goes_away_mid_debate_loses_nothing(teorema, fake_provider
 def test_a_failed_debate_is_an_error_that_points_to_its_kept_work(teorema, fake_provider):
     for model in ("model-alpha", "model-beta", "model-gamma", "model-moderator"):  # a stand-in would step in
         fake_provider.script(model, *[Script(status=500, error="provider down")] * 6)
-    with pytest.raises(openai.InternalServerError, match="The debate failed") as raised:
+    with pytest.raises(openai.APIStatusError, match="The debate failed") as raised:
         client(teorema).chat.completions.create(model="teorema/house", messages=[{"role": "user", "content": QUESTION}])
     question = newest(teorema)
     assert f"/q/{question}/" in raised.value.message
     assert raised.value.body["code"] == "debate_failed"
+    assert raised.value.status_code == 424
+    assert raised.value.response.headers["x-should-retry"] == "false"
 
 
 def test_an_assistant_turn_with_a_marker_too_long_to_be_ours_is_only_context(teorema, scripted):

@@ -4,7 +4,7 @@ from debates.providers import stream
 from debates.providers.base import Chunk, Completion, Message, ProviderError, Retrying, StreamEvent, Voice
 
 QUESTION = [Message("system", "Answer in one line."), Message("user", "What is six times seven?")]
-WIRES = ["openai", "anthropic", "gemini"]
+WIRES = ["openai", "responses", "anthropic", "gemini"]
 
 
 async def collect(voice: Voice, messages: list[Message] = QUESTION) -> list[StreamEvent]:

@@ -51,8 +51,14 @@ AGREEING_LINES = {  # the unanimous panel: the same answer in three wordings
     "model-beta": "Stay a monolith: fix CI and add a job worker first",
     "model-gamma": "Postpone any split; fix the CI first",
 }
+ISSUE_49_LINES = {  # one answer that a word list pairing "monolith" with "microservices" split 2–1
+    "model-alpha": "No — keep the monolith this year",
+    "model-beta": "Stay with the monolith this year",
+    "model-gamma": "Don't migrate to microservices this year",
+}
 MEANING = {  # what the fake judge reads each line as
     **{line: "no" for line in AGREEING_LINES.values()},
+    **{line: "no" for line in ISSUE_49_LINES.values()},
     BLIND["model-gamma"][1]: "yes",
     "No — keep the monolith, and add the job worker first": "no",
     "Stay a monolith this year": "no",
@@ -127,11 +133,17 @@ def moderator(split: bool):
     return lambda request: synthesis(request.prompt, confidence, stances, split)
 
 
-def script(server: FakeProviderServer, split: bool, tokens_per_second: float | None = None) -> None:
-    """The fake providers as one of the two panels: the 2–1 split (``split``) or the unanimous one."""
+def script(
+    server: FakeProviderServer,
+    split: bool,
+    tokens_per_second: float | None = None,
+    lines: dict[str, str] = AGREEING_LINES,
+) -> None:
+    """The fake providers as one of the two panels: the 2–1 split (``split``) or the unanimous one
+    (its answer lines ``lines``)."""
     server.reset()
     for model in MODELS:
-        line = "" if split else AGREEING_LINES[model]
+        line = "" if split else lines[model]
 
         def reply(request, model=model, line=line) -> str:
             if "basis of the change" in request.prompt:

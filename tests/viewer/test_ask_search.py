@@ -9,6 +9,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from debates.models import Panelist, Provider, Question
+from debates.readiness import PanelOption, call_cost
 from debates.runs.spec import freeze_roster
 from tests.fakes.answers import SYNTHESIS
 from tests.viewer.test_api import bearer, post
@@ -91,3 +92,17 @@ def test_the_estimate_says_who_may_search_and_what_their_searches_add(asker, off
     page = asker.get("/").content.decode()
     assert "This panel forbids web search" in page
     assert "may search the web" not in page
+
+
+def test_a_search_model_is_priced_for_a_search_on_every_call_even_with_search_off(offline_panel):
+    provider = Provider.objects.create(name="OpenAI's", preset="openai", wire="openai", base_url="http://127.0.0.1:9")
+    first = offline_panel.roster()[0]
+    first.provider, first.model, first.search, first.price_search = provider, "gpt-4o", False, Decimal(25)
+    first.save()
+    plain = call_cost(first)
+    first.model = "gpt-4o-search-preview"
+    first.save()
+    assert call_cost(first) == plain + Decimal("0.025")  # its search fee in every call, whatever the question says
+    option = PanelOption.of(offline_panel)
+    assert option.search_cost == 0  # nothing of it goes away when search is turned off
+    assert first.name not in option.searching

@@ -120,7 +120,12 @@ def test_on_dissent_from_the_cli_skips_the_debate_and_says_what_it_saved(scripte
         in out
     )
     assert "Claims: 3 standing" in out
-    assert "Stances: Panelist A agrees, Panelist B agrees, Panelist C agrees" in out
+    assert "Agreement: unanimous 3/3" in out
+    assert "Emerging answer: Add read replicas" in out
+    assert "Grouped by wording only" in out
+    for label in ("Panelist A", "Panelist B", "Panelist C"):
+        assert f"{label} (" in out.split("Emerging answer:")[1].split("Claims:")[0]  # each voice's stance, named
+    assert out.count("✓ agrees") == 3
     question = Question.objects.get()
     assert question.debate == "on_dissent"
     assert question.calls == 4
@@ -230,3 +235,22 @@ def test_the_terminal_prints_no_line_a_program_reads(scripted, capsys):
     assert "Reads are 90% of the queries" in out  # the claim, as read
     assert not any(line.startswith(("VERDICT:", "CONFIDENCE:", "STANCES:")) for line in out.splitlines())
     assert "Verdict: Add read replicas." in out
+
+
+def test_a_follow_up_names_its_parent_and_the_files_it_carries_and_how_each_voice_read_them(scripted, capsys, tmp_path):
+    """Issue 50: the terminal told a shorter story than the page: no parent, no carried files, nothing
+    on which voice read which file how."""
+    from tests.fakes import files
+
+    report = tmp_path / "report.pdf"
+    report.write_bytes(files.pdf(["Reads are 90% of the queries."]))
+    call_command("ask", QUESTION, "--panel", "house", "--attach", str(report))
+    first = Question.objects.get()
+    assert "Attached: report.pdf (PDF, " in capsys.readouterr().out
+    call_command("ask", "And if writes double?", "--panel", "house", "--follow-up", str(first.pk))
+    out = capsys.readouterr().out
+    assert f"Follows up question {first.pk}: “{QUESTION}” — its verdict: Use read replicas." in out
+    assert re.search(rf"Attached: report\.pdf \(PDF, [^)]*, from question {first.pk}\)", out)
+    ending = out.split("==")[-1]
+    said = re.search(r"File report\.pdf: (.*)", ending)[1]
+    assert sorted(said.split("; ")) == ["Panelist A as text", "Panelist B as text", "Panelist C as text"]

@@ -8,7 +8,6 @@ closing blocks, the synthesis and the token figures must read the same wherever 
 """
 
 import html
-import json
 import re
 
 import pytest
@@ -240,16 +239,18 @@ def test_the_markdown_export_tells_the_story_the_page_tells(client, alice, fixtu
             assert f"### {label} ({name})" in md
 
 
-def test_the_json_export_gives_the_texts_as_people_read_them_and_keeps_what_was_read(client, alice, split):
-    data = Read(client, alice, split).json
-    assert not PROGRAM_LINES.search(data["synthesis"]["text"])
-    assert data["synthesis"]["confidence"] == 0.6  # what the closing block said is kept, as data
-    assert set(data["synthesis"]["stances"].values()) == {"agrees", "disagrees"}
-    contributions = [c for r in data["rounds"] for c in r["contributions"]]
-    judged = [c for c in contributions if c["kind"] == "agreement"]
-    assert all(c["text"].startswith("Who gives the same answer, read by meaning:\n\n- “") for c in judged)
+def test_the_json_export_is_the_api_object_field_by_field_plus_the_thread(client, alice, split):
+    """Issue 50: the JSON export rendered its texts for people and emptied the moderator's text, where
+    docs/api.md says it is the API's object. It is that object, plus the thread, a person's decision
+    and the outcome; the Markdown export is the one written for people."""
+    read = Read(client, alice, split)
+    api = client.get(f"/api/questions/{split.pk}").json()
+    exported = read.json
+    assert set(exported) - set(api) == {"thread", "human_decision", "outcome"}
+    for field in api:
+        assert exported[field] == api[field], field
+    contributions = [c for r in exported["rounds"] for c in r["contributions"]]
     (moderator,) = [c for c in contributions if c["kind"] == "synthesis"]
-    assert moderator["text"] == ""  # told once, under "synthesis"
-    answers = [c for c in contributions if c["kind"] in ("answer", "debate")]
-    assert all(not PROGRAM_LINES.search(c["text"]) and c["closing"]["answer"] for c in answers)
-    assert json.dumps(data).count("revisit billing if it blocks most releases") == 2  # its text and its section
+    assert moderator["text"]  # as the model wrote it
+    assert not PROGRAM_LINES.search(read.markdown)  # the copy for people carries no program line
+    assert read.markdown.count("revisit billing if it blocks most releases") >= 1

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from debates.integrations.openai.views import fitted
+from debates.integrations.openai.request import fitted
 from debates.models import Question
 from tests.viewer.test_api import bearer
 
@@ -19,7 +19,7 @@ def test_past_the_hours_limit_it_is_a_429_with_retry_after(client, alice, offlin
     settings.TEOREMA = settings.TEOREMA | {"QUESTIONS_PER_HOUR": 1}
     headers = bearer(alice)
     assert complete(client, headers, stream=True).status_code == 200
-    refused = complete(client, headers)
+    refused = complete(client, headers, messages=[{"role": "user", "content": "Replicate?"}])
     assert refused.status_code == 429
     assert int(refused.headers["Retry-After"]) > 0
     assert refused.json()["error"]["code"] == "rate_limit_exceeded"

@@ -5,7 +5,7 @@ from decimal import Decimal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from debates.integrations.openai.transcript import Transcript
+from debates.integrations.openai.transcript import Transcript, panel_lines
 from debates.live.watch import Spoken, Words
 
 VOICES = {"0:p1": "Panelist A", "0:p2": "Panelist B", "0:p3": "Panelist C"}
@@ -77,3 +77,30 @@ def test_a_synthesis_with_no_words_streamed_is_given_whole_as_people_read_it():
     content = "".join(p.text for p in transcript.feed(done))
     assert content.startswith("## Consensus")
     assert "CONFIDENCE" not in content
+
+
+def test_the_panels_story_names_each_voice_and_says_who_dissents_and_why():
+    found = {
+        "agreement": {"agreeing": 2, "answered": 3, "ratio": 0.67, "answer": "replicas", "by": "judge"},
+        "confidence": 0.7,
+        "evidence_strength": "mixed",
+        "identities": [
+            {"voice": "Panelist A", "name": "Alpha house", "model": "model-alpha"},
+            {"voice": "Panelist B", "name": "Beta house", "model": "model-beta"},
+            {"voice": "Moderator", "name": "Moderator house", "model": "model-moderator"},
+        ],
+        "dissent": [{"voice": "Panelist B", "stance": "disagrees", "why": "Writes will triple.", "name": "Beta house"}],
+    }
+    assert panel_lines(found) == [
+        "**Where the panel stands:** majority 2/3 · confidence 0.70 · mixed evidence",
+        "- **Panelist A**: Alpha house · model-alpha",
+        "- **Panelist B**: Beta house · model-beta — disagrees: Writes will triple.",
+        "- **Moderator**: Moderator house · model-moderator",
+    ]
+
+
+def test_before_anything_is_grouped_or_revealed_the_story_says_nothing():
+    assert (
+        panel_lines({"agreement": None, "confidence": None, "evidence_strength": "", "identities": [], "dissent": []})
+        == []
+    )

@@ -26,6 +26,16 @@ LEADING_FILLER = wordset(
 # Words whose presence on one side only does not change the decision ("X it", "option B" / "B").
 FILLER = LEADING_FILLER | wordset("it this that them option choice approach please definitely")
 ARTICLES = frozenset({"the", "a", "an"})
+# Words that carry no stance of their own, in the languages models answer in: a negation or an
+# opposite among them says nothing, and a number is not of them ("3 of them").
+STOP = wordset(
+    "a an the of to in on at by for with from into onto over under up down out off before after first "
+    "last and or but if then so as than that this these those it its is are was were be been being do "
+    "does did have has had will would should shall can could may might must we you they i he she our your "
+    "their my il lo la i gli le un una uno di da del della dei e o ma se che per con su in è sono el los "
+    "las de del y o pero si que por para con en es son le la les un une des de du et ou mais si que pour "
+    "avec en est sont der die das den dem ein eine und oder aber wenn dass für mit in ist sind"
+)
 
 
 def tokens(text: str) -> list[str]:

@@ -1,4 +1,10 @@
-"""A refusal as OpenAI's API words an error: what its clients read, on every answer under /v1/."""
+"""A refusal as OpenAI's API words an error: what its clients read, on every answer under /v1/.
+
+Asking again changes nothing for most refusals, and a retried completion could pay for a debate
+twice: those say ``x-should-retry: false``, the header the openai and anthropic packages (and
+LiteLLM, LangChain and ``llm`` through them) obey before their own rules. A server that could not
+store the request, or the hour's limit, leave the choice to the client: asking again is safe.
+"""
 
 from django.http import JsonResponse
 
@@ -10,6 +16,10 @@ TYPES: dict[Kind, str] = {
     Kind.RATE_LIMITED: "requests",
     Kind.UNAVAILABLE: "server_error",
 }
+RETRYABLE = frozenset({Kind.UNAVAILABLE, Kind.RATE_LIMITED})
+NO_RETRY = {"x-should-retry": "false"}
+# The clients retry a 409 by their own rules too: a conflict here (a key used for another request) is a 422.
+STATUS = {Kind.CONFLICT: 422}
 CODES: dict[Kind, str] = {
     Kind.UNAUTHENTICATED: "invalid_api_key",
     Kind.RATE_LIMITED: "rate_limit_exceeded",
@@ -30,5 +40,6 @@ def error(refused: Refused, status: int = 0) -> JsonResponse:
             else CODES.get(refused.kind),
         }
     }
-    headers = {"Retry-After": str(refused.retry_after)} if refused.retry_after else None
-    return JsonResponse(body, status=status or refused.status, headers=headers)
+    headers = {"Retry-After": str(refused.retry_after)} if refused.retry_after else {}
+    headers |= {} if refused.kind in RETRYABLE else NO_RETRY
+    return JsonResponse(body, status=status or STATUS.get(refused.kind, refused.status), headers=headers or None)

@@ -1,5 +1,5 @@
 """A debate as one chat reply: the panel's work as the reasoning, the moderator's synthesis as the
-content, then a line with the confidence, the cost and the page's link.
+content, then where the panel stands and who was who, the cost and the page's link.
 
 Voices write at the same time; a reader follows one. The first voice to write is followed word by
 word; the others' words wait, and each is written whole when it is done, or followed in its turn
@@ -8,13 +8,16 @@ contribution once, in full.
 """
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from debates.engine.reading.streamed import Answer
 from debates.engine.vocabulary import Outcome, Status, StepKind
 from debates.live import story
 from debates.live.watch import Ended, Happening, Phase, Restarted, RoundOpened, Spoken, Words
 from debates.models import Question
+from debates.represent import cost_line
 
 # How our replies name their question: a follow-up in the same chat finds its parent by it.
 MARK = "Teorema question {id}"
@@ -37,8 +40,6 @@ class Transcript:
     labels: dict[str, str] = field(default_factory=dict)  # voice -> its label and kind, as its heading says
     answers: dict[str, "Answer"] = field(default_factory=dict)  # the synthesis's voices that have written something
     done: list[Spoken] = field(default_factory=list)  # voices done while another is followed, not yet written
-    cited: list[tuple[str, tuple[dict, ...]]] = field(default_factory=list)  # (label, its footnotes), as they are done
-    searched: dict[str, int] = field(default_factory=dict)  # label -> its web searches
 
     def opening(self, question: Question) -> list[Piece]:
         return [Piece("reasoning", f"Teorema · panel {question.panel.name} · live at {self.url}\n")]
@@ -62,9 +63,6 @@ class Transcript:
             case Spoken(kind=StepKind.SYNTHESIS) as spoken:
                 return self.synthesis(spoken)
             case Spoken() as spoken:
-                self.cited.append((spoken.label, spoken.notes))
-                if spoken.searches:
-                    self.searched[spoken.label] = self.searched.get(spoken.label, 0) + spoken.searches
                 return self.spoken(spoken)
             case Ended():  # a run stopped mid-voice: what was done meanwhile is still written
                 self.focus, self.heard = "", {}
@@ -114,21 +112,42 @@ class Transcript:
         rest = self.answers.setdefault(spoken.key, Answer()).finish(spoken.text)
         return [Piece("content", rest)] if rest else []
 
-    def closing(self, ended: Ended) -> list[Piece]:
-        """The last line of the content: how sure, what it cost, where to read the debate."""
+    def closing(self, ended: Ended, found: Mapping[str, Any]) -> list[Piece]:
+        """The content's end, from the question in short (``found``: ``represent.summary``, what MCP
+        answers): where the panel stands, who was who and who dissents, what it cites, what it cost,
+        where to read the debate."""
         q = ended.question
         if q is None:
             return [Piece("content", "\n\nThe question was deleted while it ran.")]
         pieces = []
         if not self.answers:
             pieces.append(Piece("content", q.verdict or "The moderator wrote no synthesis: see the debate's page."))
-        if cited := story.panel_sources_lines(story.panel_sources(self.cited), self.searched):
+        if told := panel_lines(found):
+            pieces.append(Piece("content", "\n\n" + "\n".join(told)))
+        if cited := story.panel_sources_lines(found["sources"], found["searched"]):
             pieces.append(Piece("content", "\n\n" + "\n".join(cited)))
         status = " · needs human review" if q.status == Status.NEEDS_REVIEW else ""
-        figures = f"{q.calls} calls · {q.tokens_in + q.tokens_out:,} tokens · ${q.cost:.4f}"
+        figures = cost_line(found["calls"], found["tokens_in"] + found["tokens_out"], found["cost"])
         mark = MARK.format(id=q.pk)
         pieces.append(Piece("content", f"\n\n---\n{figures}{status} · [{mark}]({self.url})"))
         return pieces
+
+
+def panel_lines(found: Mapping[str, Any]) -> list[str]:
+    """Where the panel stands (the page's chip and what the agreement is worth), then each voice by
+    name and model, with its stance where it dissents and why: MCP's answer, in the same names."""
+    support = story.support(found["agreement"], found["confidence"])
+    stands = [support.words] if support else []
+    stands += [f"{found['evidence_strength']} evidence"] if found["evidence_strength"] else []
+    lines = [f"**Where the panel stands:** {' · '.join(stands)}"] if stands else []
+    dissent = {entry["voice"]: entry for entry in found["dissent"]}
+    for voice in found["identities"]:
+        model = f" · {voice['model']}" if voice.get("model") else ""
+        line = f"- **{voice['voice']}**: {voice.get('name', '')}{model}".rstrip(": ")
+        if entry := dissent.get(voice["voice"]):
+            line += f" — {entry['stance']}" + (f": {entry['why']}" if entry["why"] else "")
+        lines.append(line)
+    return lines
 
 
 def ending(spoken: Spoken) -> list[Piece]:

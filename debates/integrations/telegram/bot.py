@@ -7,6 +7,7 @@ a button for each voice's final answer (also ``/voices <id>``).
 """
 
 import asyncio
+import contextvars
 import logging
 import re
 
@@ -91,9 +92,11 @@ async def ask(config: Config, bot: Bot, chat_id: int, text: str, carrying: Messa
         return
     log.info("Chat %s asked question %s.", chat_id, question.pk)
     await send(bot, chat_id, f"Running… {config.link(question.pk) or f'question #{question.pk}'}")
-    watcher = asyncio.create_task(wait_and_answer(config, chat_id, question.pk))
+    # The wait outlives the request that asked: it runs in a context of its own, not the webhook
+    # request's, whose thread executor has quit by the time the run ends.
+    watcher = asyncio.create_task(wait_and_answer(config, chat_id, question.pk), context=contextvars.Context())
     _watchers.add(watcher)  # a strong reference until it is done
-    watcher.add_done_callback(_watchers.discard)
+    watcher.add_done_callback(_done)
 
 
 NO_CAPTION = "Write your question as the file's caption: the panel reads the file with it."
@@ -123,6 +126,12 @@ def service_user():
         user.set_unusable_password()
         user.save(update_fields=["password"])
     return user
+
+
+def _done(watcher: asyncio.Task) -> None:
+    _watchers.discard(watcher)
+    if not watcher.cancelled() and (error := watcher.exception()) is not None:
+        log.error("Could not send a verdict to Telegram: %s", error, exc_info=error)
 
 
 async def wait_and_answer(config: Config, chat_id: int, question_id: int) -> None:

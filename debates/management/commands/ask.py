@@ -14,12 +14,11 @@ from pathlib import Path
 from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
-from django.template.defaultfilters import filesizeformat
 
 from debates import service
 from debates.attachments.check import Upload
 from debates.engine.vocabulary import DebateMode
-from debates.integrations.cli import DEMO, Printer
+from debates.integrations.cli import DEMO, Printer, opening
 from debates.live.layer import broadcasts_stay_in_process
 from debates.live.snapshot import on_demo_model
 from debates.live.watch import Ended, watch
@@ -135,8 +134,8 @@ class Command(BaseCommand):
             raise CommandError(refused_in_words(refused)) from None
         here = options["follow"] is None  # a new or retried run runs in this process
         self.stdout.write(self.style.MIGRATE_HEADING(f"Question {question.pk} · panel {question.panel.name}"))
-        for row in question.attachments.all():
-            self.stdout.write(f"Attached: {row.name} ({row.kind_label}, {filesizeformat(row.size)})")
+        for line in opening(question):
+            self.stdout.write(line)
         if on_demo_model(question):
             self.stdout.write(self.style.WARNING(DEMO))
         if link := in_the_browser(question, here):

@@ -3,6 +3,7 @@ streams its words as they come, gets our system prompt and prompt, is offered no
 its tokens (and its cost, where it reports one)."""
 
 import base64
+import json
 from dataclasses import replace
 
 import pytest
@@ -87,3 +88,17 @@ async def test_claude_code_gets_an_attached_image_from_its_workspace_as_the_wire
     (request,) = fake_provider.requests_for(MODELS["claude-code"])
     assert [part["type"] for part in request.files] == ["image"]
     assert "`dot.png`" in request.prompt
+
+
+async def test_codex_answers_through_the_fakes_responses_api_with_our_instructions_and_no_shell(fake_provider):
+    fake_provider.script(MODELS["codex"], ANSWER)
+    events = await collect(cli_voice(fake_provider, "codex"), MESSAGES)
+    done = completion(events)
+    assert text_of(events) == done.text == ANSWER
+    assert done.tokens_out > 0
+    assert not done.tokens_estimated
+    (request,) = fake_provider.requests_for(MODELS["codex"])
+    assert request.path.endswith("/v1/responses")
+    assert SYSTEM in json.dumps(request.body)
+    offered = {tool.get("name") or tool.get("type") for tool in request.body.get("tools", [])}
+    assert not offered & {"shell", "exec_command", "apply_patch", "local_shell", "web_search"}, offered
