@@ -2,7 +2,7 @@
 
 1. First token: the same model on the same fake provider server (in this process's thread, a real
    loopback socket), called through its API wire (``providers.stream`` over httpx) and through its
-   CLI (Claude Code, Gemini CLI, Qwen Code, the binaries pinned in package-lock.json): the time from
+   CLI (Claude Code, Gemini CLI, Qwen Code, Codex: the binaries pinned in package-lock.json): the time from
    the call to its first words, median of N interleaved calls each; the difference is the process
    start and the CLI's own start-up. The fake answers at once, so the figure is all overhead.
 2. The notices reader (debates/providers/cli/notices.py) over tests/corpus/cli/: how many notices it
@@ -32,7 +32,7 @@ from tests.fakes.clis import BIN, MODELS, WIRES, cli_voice  # noqa: E402
 from tests.fakes.provider_server import FakeProviderServer  # noqa: E402
 
 PROMPT = [Message("system", "You are a panelist."), Message("user", "Is seven a prime number?")]
-CLIS = ("claude-code", "gemini-cli", "qwen-code")
+CLIS = ("claude-code", "gemini-cli", "qwen-code", "codex")
 CORPUS = ROOT / "tests" / "corpus" / "cli"
 
 

@@ -1,7 +1,7 @@
 """Codex's ``codex exec --json`` events, read as its documentation lists them (thread.started,
 turn.started, item.started / updated / completed, turn.completed with usage, turn.failed, error).
 
-Its end-to-end test waits for the fake to speak the Responses API, which Codex asks."""
+Its end to end test, through the fake's Responses API, is in test_clis.py."""
 
 import json
 from pathlib import Path
