@@ -21,6 +21,14 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
 	$(PY) -m pip install -r requirements-dev.txt
 	touch $@
 
+# The coding-agent CLIs the tests seat as panelists (package.json, pinned by package-lock.json). Not
+# `npm ci`: the lock names optional packages for other platforms that the registry does not have, which
+# ci refuses. No install script runs but Claude Code's, which puts its native binary in place.
+node_modules/.installed: package.json package-lock.json
+	npm install --no-save --ignore-scripts --no-audit --no-fund
+	node node_modules/@anthropic-ai/claude-code/install.cjs
+	touch $@
+
 setup: $(VENV)/.installed
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py bootstrap
@@ -29,7 +37,7 @@ run: setup
 	@echo "Teorema is starting: open http://$(HOST):$(PORT)/ (this machine's browser is signed in as $${TEOREMA_LOCAL_USER-admin}; the admin is at /admin/)."
 	TEOREMA_LOCAL_USER=$${TEOREMA_LOCAL_USER-admin} $(PY) -m teorema.serve -b $(HOST) -p $(PORT) teorema.asgi:application
 
-test: $(VENV)/.installed-dev
+test: $(VENV)/.installed-dev node_modules/.installed
 	scripts/ensure-chromium
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .

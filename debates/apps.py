@@ -15,6 +15,7 @@ class DebatesConfig(AppConfig):
     def ready(self) -> None:
         # The provider layer knows nothing of Django: it is handed its retry policy and threads here.
         from debates.providers import retry, threads
+        from debates.providers.cli import sandbox
 
         limits = settings.TEOREMA
         retry.POLICY = retry.RetryPolicy(
@@ -23,6 +24,9 @@ class DebatesConfig(AppConfig):
             retry_after_cap=limits["RETRY_AFTER_CAP_SECONDS"],
         )
         threads.configure(limits["LOCAL_THREADS"])
+        sandbox.SETTINGS = sandbox.Settings(
+            scratch=Path(limits["CLI_SCRATCH"]), path=tuple(limits["CLI_PATH"]), output_bytes=limits["CLI_OUTPUT_BYTES"]
+        )
         connection_created.connect(owner_only, dispatch_uid="teorema-sqlite-owner-only")
         request_finished.connect(close_request_connections, dispatch_uid="teorema-close-request-connections")
         from django.tasks.signals import task_enqueued

@@ -1,5 +1,6 @@
 """Local model servers on this machine (Ollama, LM Studio, a llama.cpp server), found on their
-default ports and offered as a panel: the two-minute step from the demo model to real answers.
+default ports, and the coding-agent CLIs installed here (Claude Code, Gemini CLI, Qwen Code, Codex),
+each offered as a panel: the two-minute step from the demo model to real answers.
 
 Each speaks OpenAI's wire and lists its models at ``GET <base>/models``. Nothing is created until
 a person asks for it; a server that does not answer within a fraction of a second is not there.
@@ -14,7 +15,9 @@ from django.db import transaction
 
 from debates.engine.vocabulary import Method, Protocol
 from debates.models import Membership, Panel, Panelist, Provider
-from debates.presets import PRESETS
+from debates.presets import PRESETS, Wire
+from debates.providers import cli
+from debates.providers.base import Endpoint, ProviderError
 from debates.providers.catalog import family
 
 MAX_VOICES = 5
@@ -110,6 +113,77 @@ def adopt(server: LocalServer) -> Panel:
             "moderator": moderator,
             "is_default": True,
             "description": f"The models of the {server.label} server at {server.base_url}.",
+        },
+    )
+    Membership.objects.filter(panel=panel).delete()
+    Membership.objects.bulk_create(Membership(panel=panel, panelist=p, position=i) for i, p in enumerate(members))
+    return panel
+
+
+@dataclass(frozen=True)
+class FoundCli:
+    """A coding-agent CLI installed on this machine, and whether it is logged in (read without a call)."""
+
+    preset: str  # a key of PRESETS: claude-code, gemini-cli, qwen-code, codex
+    login: cli.Login
+
+    @property
+    def flavour(self) -> cli.Flavour:
+        return cli.FLAVOURS[self.preset]
+
+    @property
+    def label(self) -> str:
+        return self.flavour.label
+
+    @property
+    def usable(self) -> bool:
+        """Logged in, or it cannot be told without a call: offered on the panel either way."""
+        return self.login.ready is not False
+
+
+def installed_clis() -> list[FoundCli]:
+    """The CLIs on this machine (PATH, and TEOREMA["CLI_PATH"]), each with its login in words."""
+    found = []
+    for key in cli.FLAVOURS:
+        endpoint = Endpoint(name=cli.FLAVOURS[key].label, wire=Wire.CLI, cli=key)
+        try:
+            cli.installed(endpoint)
+        except ProviderError:
+            continue
+        found.append(FoundCli(key, cli.logged_in(endpoint)))
+    return found
+
+
+@transaction.atomic
+def adopt_clis(found: list[FoundCli]) -> Panel:
+    """A provider and a panelist for each CLI that can answer (one CLI alone: three methods), and a teorema
+    panel of them made the default, the first one moderating. Asking twice reuses what the first time made."""
+    usable = [f for f in found if f.usable]
+    if not usable:
+        raise ValueError("no CLI on this machine is logged in")
+    members = []
+    for each in usable:
+        flavour = each.flavour
+        provider, _ = Provider.objects.get_or_create(
+            name=flavour.label, defaults={"wire": Wire.CLI, "preset": each.preset}
+        )
+        methods = METHODS if len(usable) == 1 else (Method.NONE,)
+        for method in methods:
+            suffix = f" ({method.label})" if method != Method.NONE else ""
+            member, _ = Panelist.objects.get_or_create(
+                name=voice_name(f"{flavour.label}{suffix}"),
+                defaults={"provider": provider, "model": flavour.model, "family": flavour.family, "method": method},
+            )
+            members.append(member)
+    labels = ", ".join(f.label for f in usable)
+    panel, _ = Panel.objects.update_or_create(
+        slug="clis",
+        defaults={
+            "name": "Your CLIs (this machine)",
+            "protocol": Protocol.TEOREMA,
+            "moderator": members[0],
+            "is_default": True,
+            "description": f"The CLIs logged in on this machine, as panelists that cannot act on it: {labels}.",
         },
     )
     Membership.objects.filter(panel=panel).delete()

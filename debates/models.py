@@ -40,9 +40,10 @@ from debates.evaluation.models import Evaluation as Evaluation
 from debates.evaluation.models import EvaluationItem as EvaluationItem
 from debates.labelled import Labelled
 from debates.presets import PRESETS, Wire, search_preset
-from debates.providers import base, catalog
+from debates.providers import base, catalog, cli
 from debates.providers.base import SearchTool
 from debates.providers.catalog import Sight
+from debates.providers.cli import command as cli_command
 from debates.providers.openai import SEARCH_MODEL
 
 ZERO = Decimal("0")
@@ -61,7 +62,17 @@ class Provider(models.Model):
         choices=[(key, p.label) for key, p in PRESETS.items()],
         help_text="Fills the wire protocol and base URL when those are left blank.",
     )
-    base_url = models.URLField(max_length=300, blank=True, help_text="Blank for the embedded local model.")
+    base_url = models.URLField(
+        max_length=300,
+        blank=True,
+        help_text="Blank for the embedded local model; for a CLI, the base URL it is pointed at (blank: its own).",
+    )
+    command = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text="A CLI provider's program and its arguments, as a shell would split them ({prompt} and {system} "
+        "stand for the prompts; without {prompt} the prompt goes on standard input). Blank: the preset's CLI.",
+    )
     api_key_encrypted = models.TextField(blank=True, editable=False)
     api_key_env = models.CharField(
         max_length=100,
@@ -95,10 +106,29 @@ class Provider(models.Model):
             self.base_url = self.base_url or preset.base_url
         if self.wire not in list(Wire):
             raise ValidationError({"wire": f"Unknown wire protocol {self.wire!r}; use one of {', '.join(Wire)}."})
-        if self.wire != Wire.LOCAL and not self.base_url:
+        if self.wire not in (Wire.LOCAL, Wire.CLI) and not self.base_url:
             raise ValidationError({"base_url": "A base URL is needed (or pick a preset)."})
+        if self.wire == Wire.CLI:
+            self.clean_command()
         if self.api_key_env and not self.api_key_env.replace("_", "").isalnum():
             raise ValidationError({"api_key_env": "An environment variable name: letters, digits and _."})
+
+    def clean_command(self) -> None:
+        """A CLI provider's command splits into words, and one is named where no preset's CLI is."""
+        try:
+            words = cli_command.split(self.command)
+        except ValueError as exc:
+            raise ValidationError({"command": f"The command cannot be read as a shell would: {exc}."}) from None
+        if not words and self.preset not in cli.FLAVOURS:
+            raise ValidationError({"command": "A command is needed: a program that reads a prompt and answers."})
+
+    @property
+    def command_words(self) -> tuple[str, ...]:
+        """The command as its arguments (none when it cannot be read: clean() refuses it first)."""
+        try:
+            return cli_command.split(self.command)
+        except ValueError:
+            return ()
 
     def set_api_key(self, raw: str) -> None:
         """Store a new key (encrypted); an empty value clears it."""
@@ -230,7 +260,10 @@ class Panelist(models.Model):
         """What this voice reads natively: its own setting, else the catalog's guess from its model."""
         preset = PRESETS.get(self.provider.preset)
         base_url = self.provider.base_url or (preset.base_url if preset else "")
-        guessed = catalog.sight(self.model, self.provider.wire, base_url)
+        if self.provider.wire == Wire.CLI:  # what its CLI reads, handed as files in its workspace
+            guessed = cli.FLAVOURS.get(self.provider.preset, cli.COMMAND).sight
+        else:
+            guessed = catalog.sight(self.model, self.provider.wire, base_url)
         vision = guessed.vision if self.sees_images is None else self.sees_images
         pdf = guessed.pdf if self.reads_pdf is None else self.reads_pdf
         return Sight(vision=vision, pdf=pdf)

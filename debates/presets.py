@@ -16,6 +16,7 @@ class Wire(Labelled):
     ANTHROPIC = "anthropic", "Anthropic Messages"
     GEMINI = "gemini", "Google Gemini generateContent"
     LOCAL = "local", "Embedded local model (llama.cpp)"
+    CLI = "cli", "A command on this machine (Claude Code, Gemini CLI, Qwen Code, Codex…)"
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,15 @@ PRESETS: dict[str, Preset] = {
         search_price=Decimal(14),
     ),
     "local": Preset("Embedded SmolLM2-135M (no key)", Wire.LOCAL, "", needs_key=False),
+    # Coding-agent CLIs on this machine, on their own login (a key, if given, goes in the CLI's own
+    # variable): debates/providers/cli/, docs/providers.md. Each searches with its own tool, where it has one.
+    "claude-code": Preset("Claude Code (CLI)", Wire.CLI, "", needs_key=False, search=SearchTool.CLI),
+    "gemini-cli": Preset("Gemini CLI", Wire.CLI, "", needs_key=False, search=SearchTool.CLI),
+    "qwen-code": Preset("Qwen Code (CLI)", Wire.CLI, "", needs_key=False),
+    "codex": Preset("Codex (CLI)", Wire.CLI, "", needs_key=False, search=SearchTool.CLI),
+    "command": Preset("A command that reads a prompt and prints an answer", Wire.CLI, "", needs_key=False),
 }
+CLI_PRESETS = tuple(key for key, preset in PRESETS.items() if preset.wire == Wire.CLI)
 
 
 # A server named by its host searches as its preset on that wire does, whether or not the preset was picked.

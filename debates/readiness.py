@@ -14,7 +14,7 @@ from debates.engine.policy import small
 from debates.engine.protocols import Shape, Step, call_steps, plan, planned_calls
 from debates.models import Contribution, Outcome, Panel, Panelist, Protocol, Provider
 from debates.presets import PRESETS, Wire
-from debates.providers import catalog
+from debates.providers import catalog, cli
 from debates.providers.base import Voice
 from debates.providers.openai import always_searches
 from debates.voices import endpoint_from_provider, voice_from_panelist
@@ -183,11 +183,20 @@ def lineup_problems(members: list[Panelist], judges: list[Panelist]) -> list[str
             found.append(f"the provider {p.provider.name} is disabled")
         elif not p.provider.has_usable_key:
             keyless.setdefault(p.provider, []).append(p.name)
+        elif p.provider.wire == Wire.CLI and (unable := cli_problem(p.provider)):
+            found.append(unable)
         elif wrong := wrong_wire(p):
             found.append(wrong)
     for provider, names in keyless.items():
         found.append(f"{provider.name} has no key for {', '.join(names)}: {missing_key(provider)}")
     return list(dict.fromkeys(found))
+
+
+def cli_problem(provider: Provider) -> str:
+    """Why a CLI voice cannot run here, or "": its program is not installed or it is not logged in on
+    this machine, which runs the debates (a server's web process and workers share one CLI and login)."""
+    login = cli.logged_in(endpoint_from_provider(provider))
+    return f"{login.said} on the machine that runs the debates" if login.ready is False else ""
 
 
 def wrong_wire(panelist: Panelist) -> str:

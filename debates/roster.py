@@ -46,7 +46,7 @@ PROVIDERS = Table(
     Provider,
     required=("name",),
     fields=(
-        *("name", "preset", "wire", "base_url", "api_key_env"),
+        *("name", "preset", "wire", "base_url", "command", "api_key_env"),
         *("connect_timeout", "stall_timeout", "total_timeout", "max_retries", "enabled"),
     ),
     renamed={"protocol": "wire"},

@@ -48,6 +48,7 @@ def ask(request: HttpRequest) -> HttpResponse:
         "needing_keys": [(provider, missing_key(provider)) for provider in providers_needing_keys()],
         # Looked for only when it helps: the panel on offer is the demo model, or none can run.
         "servers": discover.local_servers() if demo or not runnable else [],
+        "clis": discover.installed_clis() if demo or not runnable else [],
     }
     return render(request, "debates/ask.html", context, status=status)
 
@@ -72,6 +73,19 @@ def adopt_local_server(request: HttpRequest, preset: str) -> HttpResponse:
         messages.error(request, "That local server is not answering any more: start it and reload this page.")
     else:
         panel = discover.adopt(server)
+        messages.success(request, f"The panel “{panel.name}” is ready, made the default: ask it something.")
+    return redirect("debates:ask")
+
+
+@staff_member_required
+@require_POST
+def adopt_clis(request: HttpRequest) -> HttpResponse:
+    """Make a panel of the CLIs logged in on this machine (found again now)."""
+    try:
+        panel = discover.adopt_clis(discover.installed_clis())
+    except ValueError:
+        messages.error(request, "No CLI on this machine is logged in any more: log one in and reload this page.")
+    else:
         messages.success(request, f"The panel “{panel.name}” is ready, made the default: ask it something.")
     return redirect("debates:ask")
 

@@ -5,7 +5,7 @@ nothing of the database; this is where the two meet."""
 from decimal import Decimal
 
 from debates.models import Panelist, Provider
-from debates.presets import PRESETS, search_preset
+from debates.presets import PRESETS, Wire, search_preset
 from debates.providers.base import Endpoint, SearchTool, Voice
 
 
@@ -25,6 +25,8 @@ def endpoint_from_provider(provider: Provider) -> Endpoint:
         total_timeout=provider.total_timeout,
         max_retries=provider.max_retries,
         search=searching.search if searching else SearchTool.NONE,
+        cli=(provider.preset or "command") if wire == Wire.CLI else "",
+        command=provider.command_words,
     )
 
 

@@ -334,6 +334,9 @@ class TeoremaSettings(TypedDict):
     RETRY_AFTER_CAP_SECONDS: float
     LOCAL_THREADS: int
     LOCAL_SERVERS: dict[str, str]
+    CLI_SCRATCH: str
+    CLI_PATH: list[str]
+    CLI_OUTPUT_BYTES: int
     DATASETS_DIR: str
     PUBLIC_URL: str
     ATTACHMENTS_MAX_FILES: int
@@ -377,6 +380,13 @@ TEOREMA: TeoremaSettings = {
     }
     if env_bool("TEOREMA_DISCOVER_LOCAL_SERVERS", not PRODUCTION)
     else {},
+    # CLI voices (debates/providers/cli/, docs/providers.md): where each call's scratch directory is made
+    # (private: Gemini CLI refuses settings under a directory others may write), folders searched for a
+    # CLI before PATH (the tests name node_modules/.bin, where `npm ci` puts the pinned CLIs), and what
+    # one call may print.
+    "CLI_SCRATCH": os.environ.get("TEOREMA_CLI_SCRATCH", str(DATA_DIR / "cli")),
+    "CLI_PATH": [folder for folder in os.environ.get("TEOREMA_CLI_PATH", "").split(os.pathsep) if folder],
+    "CLI_OUTPUT_BYTES": env_number("TEOREMA_CLI_OUTPUT_MB", 4, 1) * 2**20,
     # The labelled data sets the Evaluations page offers (.jsonl and .csv files), beside the built-in task.
     "DATASETS_DIR": os.environ.get("TEOREMA_DATASETS_DIR", str(BASE_DIR / "datasets")),
     # The site's address, for links made outside a request (the CLI, Telegram, stdio MCP); none

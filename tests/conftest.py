@@ -6,7 +6,7 @@ import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-pytest_plugins = ["tests.fakes.fixtures"]
+pytest_plugins = ["tests.fakes.fixtures", "tests.fakes.clis"]
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -32,7 +32,7 @@ class ProviderForm(forms.ModelForm):
     class Meta:
         model = Provider
         fields = [
-            *("name", "preset", "wire", "base_url", "api_key_env", "connect_timeout", "stall_timeout"),
+            *("name", "preset", "wire", "base_url", "command", "api_key_env", "connect_timeout", "stall_timeout"),
             *("total_timeout", "max_retries", "enabled"),
         ]
         labels = {"api_key_env": "Key from environment variable", "base_url": "Base URL"}

@@ -31,6 +31,16 @@ class ProviderAdmin(admin.ModelAdmin):
     fieldsets = [
         (None, {"fields": ["name", "preset", "wire", "base_url", "enabled"]}),
         (
+            "A command on this machine",
+            {
+                "fields": ["command"],
+                "description": "For a CLI voice (Claude Code, Gemini CLI, Qwen Code, Codex, or any command that "
+                "reads a prompt and prints an answer): it runs on its own login, its tools off (docs/providers.md). "
+                "A key below goes in the CLI's own variable; a base URL points it elsewhere.",
+                "classes": ["collapse"],
+            },
+        ),
+        (
             "API key",
             {
                 "fields": ["key", "api_key", "clear_key", "api_key_env"],

@@ -19,7 +19,7 @@ from contextlib import aclosing
 from dataclasses import replace
 from decimal import Decimal
 
-from debates.providers import anthropic, catalog, gemini, local, openai, responses, retry
+from debates.providers import anthropic, catalog, cli, gemini, local, openai, responses, retry
 from debates.providers.base import (
     TRUNCATED,
     Attempt,
@@ -50,6 +50,7 @@ PROTOCOLS: dict[str, AttemptFn] = {
     "anthropic": anthropic.attempt,
     "gemini": gemini.attempt,
     "local": local.attempt,
+    "cli": cli.attempt,
 }
 MILLION = Decimal(1_000_000)
 THOUSAND = Decimal(1_000)  # search prices are per 1,000 searches, as providers quote them
@@ -116,7 +117,13 @@ async def stream(voice: Voice, messages: list[Message]) -> AsyncIterator[StreamE
 
 async def check(voice: Voice) -> str:
     """One cheap real call, for the admin's "test connection": a one-token "ping" to the voice's
-    model or, when it names none (a provider with no panelist yet), the model list, which is free."""
+    model or, when it names none (a provider with no panelist yet), the model list, which is free
+    (a CLI's login, read without a call)."""
+    if voice.endpoint.wire == "cli" and not voice.model:  # whether it is logged in, read without a call
+        found = cli.logged_in(voice.endpoint)
+        if found.ready is False:
+            raise ProviderError(Fault.AUTH, found.said)
+        return f"{found.said}: a panelist's test call asks it for one word."
     if not voice.model:
         began = time.perf_counter()
         listed = await catalog.models(voice.endpoint)
@@ -153,18 +160,19 @@ def _protocol(voice: Voice) -> AttemptFn:
 
 def spend(voice: Voice, messages: list[Message], text: str, usage: Usage | None) -> Spent:
     """What a call cost so far: the provider's usage where it reported it, else estimated from the
-    text, and the web searches it made at the voice's price per 1,000."""
+    text, at the cost the provider itself reported (a CLI's) or else the voice's prices, and the web
+    searches it made at the voice's price per 1,000."""
     usage = usage or Usage(None, None, "")
     tokens_in = usage.tokens_in
     if tokens_in is None:
         tokens_in = estimate_tokens(sum(len(m.content) for m in messages))
     tokens_out = usage.tokens_out if usage.tokens_out is not None else estimate_tokens(len(text))
+    priced = (tokens_in * voice.price_in + tokens_out * voice.price_out) / MILLION
     return Spent(
         tokens_in=tokens_in,
         tokens_out=tokens_out,
         estimated=usage.tokens_in is None or usage.tokens_out is None,
-        cost=(tokens_in * voice.price_in + tokens_out * voice.price_out) / MILLION
-        + usage.searches * voice.price_search / THOUSAND,
+        cost=(priced if usage.cost is None else usage.cost) + usage.searches * voice.price_search / THOUSAND,
     )
 
 

@@ -22,6 +22,7 @@ class SearchTool(StrEnum):
     PERPLEXITY = "perplexity"  # built in: it always searches unless ``disable_search`` is sent
     ANTHROPIC = "anthropic"  # the server-side ``web_search`` tool
     GEMINI = "gemini"  # the ``google_search`` grounding tool
+    CLI = "cli"  # a command-line voice's own search tool (Claude Code's WebSearch, Gemini CLI's google_web_search)
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class Endpoint:
     """A provider as the call needs it (a snapshot of the Provider row, key decrypted)."""
 
     name: str
-    wire: str  # "openai" | "responses" | "anthropic" | "gemini" | "local"
+    wire: str  # "openai" | "responses" | "anthropic" | "gemini" | "local" | "cli"
     base_url: str = ""
     api_key: str = field(default="", repr=False)
     connect_timeout: float = 10.0
@@ -37,6 +38,10 @@ class Endpoint:
     total_timeout: float = 600.0
     max_retries: int = 2
     search: SearchTool = SearchTool.NONE
+    # A command-line voice (wire "cli"): which CLI it is (a preset's key: "claude-code", "command"…) and
+    # the program to run, with its arguments (empty: the preset's own program).
+    cli: str = ""
+    command: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -108,7 +113,8 @@ class Fault(StrEnum):
     MALFORMED = "malformed"
     EMPTY = "empty"
     BLOCKED = "blocked"  # the provider refused the content (safety); retrying cannot help
-    UNAVAILABLE = "unavailable"  # the embedded model cannot run here (package missing)
+    UNAVAILABLE = "unavailable"  # the embedded model or a CLI cannot run here (package or program missing)
+    USAGE_LIMIT = "usage_limit"  # a subscription's usage limit or an account's credit is spent: retrying cannot help
 
 
 TRANSIENT = frozenset(
@@ -222,6 +228,7 @@ class Usage:
     tokens_out: int | None
     finish_reason: str
     searches: int = 0
+    cost: Decimal | None = None  # what the provider itself says the call cost (a CLI that reports it)
 
 
 @dataclass(frozen=True)

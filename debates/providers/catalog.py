@@ -74,12 +74,22 @@ async def _local(endpoint: Endpoint, deadline: float) -> list[str]:
 
 
 Lister = Callable[[Endpoint, float], Awaitable[list[str]]]
+
+
+async def _cli(endpoint: Endpoint, deadline: float) -> list[str]:
+    """A CLI lists nothing without a call: the models its flavour names (cli imports this module)."""
+    from debates.providers import cli
+
+    return list(cli.flavour_of(endpoint).models)
+
+
 LISTERS: dict[str, Lister] = {
     "openai": _openai,
     "responses": _openai,  # the same GET …/models
     "anthropic": _anthropic,
     "gemini": _gemini,
     "local": _local,
+    "cli": _cli,
 }
 
 

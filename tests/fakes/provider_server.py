@@ -49,6 +49,8 @@ A ``Script`` has:
     sent in the format of the wire and of what the request asked for (tests/fakes/wire.py):
     OpenAI's url_citation annotations, OpenRouter's, Perplexity's citations, Anthropic's search
     blocks and citations, Gemini's grounding metadata; streamed and not.
+  tool_call: a ``ToolCall`` the model asks for instead of answering, in the wire's streamed shape
+    (tests/fakes/tool_calls.py): how a test tells a CLI voice to run a command or write a file.
   finish: how the answer ends: "stop", or "length" for a cut-off answer, sent as each wire's own
     marker (OpenAI finish_reason "length", Anthropic stop_reason "max_tokens", Gemini
     finishReason "MAX_TOKENS"); any other string is sent as it is ("pause_turn": an Anthropic
@@ -81,9 +83,10 @@ from typing import Any
 from aiohttp import web
 
 from debates.providers.base import Endpoint, Voice
-from tests.fakes import judge
+from tests.fakes import judge, tool_calls
 from tests.fakes.responses import RESPONSES
 from tests.fakes.threaded import ThreadedServer
+from tests.fakes.tool_calls import ToolCall
 from tests.fakes.wire import ANTHROPIC, GEMINI, OPENAI, Cite, bounds
 
 FOREVER = 3600.0
@@ -134,6 +137,7 @@ class Script:
     sources: tuple[Cite, ...] = ()
     finish: str = "stop"
     chunk_chars: int | None = None  # streamed in pieces of this many characters, not word by word
+    tool_call: ToolCall | None = None  # instead of an answer, the model asks to call this tool (streamed)
     omit: tuple[str, ...] = ()  # top-level fields the replies leave out
 
 
@@ -317,6 +321,8 @@ class FakeProviderServer(ThreadedServer):
             headers = {"Retry-After": step.retry_after} if step.retry_after else {}
             message = step.error or f"fake failure {step.status}"
             return web.json_response(wire.error_body(step.status, message), status=step.status, headers=headers)
+        if step.tool_call is not None and fake.stream:
+            return await self._tool_call(request, wire, fake, step.tool_call)
         answer = "" if step.fault == "empty" else step.answer(fake) if callable(step.answer) else step.answer
         if step.chunk_chars:
             pieces = [answer[i : i + step.chunk_chars] for i in range(0, len(answer), step.chunk_chars)]
@@ -349,6 +355,16 @@ class FakeProviderServer(ThreadedServer):
                 await asyncio.sleep(1 / step.tokens_per_second)
         for event in wire.tail(fake.model, usage, step.sources, step.finish, fake.body, answer):
             await response.write(_omitting(event, step.omit))
+        await response.write_eof()
+        return response
+
+    async def _tool_call(
+        self, request: web.Request, wire: Any, fake: FakeRequest, call: ToolCall
+    ) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+        await response.prepare(request)
+        for event in tool_calls.events(wire.name, fake.model, call):
+            await response.write(event)
         await response.write_eof()
         return response
 

@@ -11,6 +11,7 @@ target no claim; they are shown to the user and the moderator, never used to dro
 import re
 
 from debates.engine.reading import jsonish
+from debates.providers.cli import notices
 
 MIN_ANSWER_CHARS = 20
 WORD = re.compile(r"\w{4,}", re.UNICODE)
@@ -208,6 +209,9 @@ def gate(text: str) -> str:
     stripped = text.strip()
     if not stripped:
         return "empty answer"
+    # A CLI's own status line ("Please run /login", a usage limit); a rate limit is an error message below.
+    if (found := notices.notice(stripped)) and found.kind != notices.Kind.RATE:
+        return f"a {found.kind} notice, not an answer ({_quoted(stripped)})"
     kind = _status(stripped)
     if kind == "status":
         return f"a status message, not an answer ({_quoted(stripped)})"

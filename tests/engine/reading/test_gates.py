@@ -151,6 +151,18 @@ def test_phantom_answers_are_gated(text):
     assert gate(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Invalid API key · Please run /login", "a login notice"),
+        ("You've hit your limit · resets 3pm (Europe/Rome)", "a usage limit notice"),
+        ("Credit balance is too low", "a credit notice"),
+    ],
+)
+def test_a_clis_status_line_is_gated_whoever_printed_it(text, kind):
+    assert gate(text).startswith(kind)
+
+
 def test_a_real_answer_passes():
     answer = "Add read replicas first: the reporting workload is read-heavy, and sharding Postgres costs more."
     assert gate(answer) == ""

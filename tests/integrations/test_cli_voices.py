@@ -1,0 +1,64 @@
+"""A debate whose voices are Claude Code, Gemini CLI and Qwen Code, the real binaries against the
+fake: each voice's words stream to `manage.py ask` as they come, and what is stored (contributions,
+tokens, the ledger) is any debate's. A voice that fails is dropped by the panel's policy, in words."""
+
+import pytest
+from django.core.management import call_command
+
+from debates.models import Contribution, Question
+from tests.fakes.answers import SYNTHESIS
+from tests.fakes.clis import MODELS, make_cli_panel
+from tests.fakes.provider_server import Script
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("cli_sandbox")]
+QUESTION = "Should we add read replicas or shard the database?"
+
+
+def answer(family: str) -> str:
+    return (
+        f"{family} says: add read replicas because reads dominate the database load; shard only if writes grow.\n\n"
+        "ANSWER: add read replicas\nCLAIMS:\n- C1: reads are 90% of the load [confidence: 0.8] "
+        "[fails if: writes exceed 30% of queries]"
+    )
+
+
+@pytest.fixture
+def scripted(fake_provider):
+    for cli, family in (("claude-code", "CLAUDE"), ("gemini-cli", "GEMINI"), ("qwen-code", "QWEN")):
+        fake_provider.script(
+            MODELS[cli],
+            lambda request, family=family: SYNTHESIS if "moderator of a panel" in request.system else answer(family),
+        )
+    return fake_provider
+
+
+def test_a_debate_of_three_clis_streams_each_voice_to_the_terminal_and_is_stored_like_any(scripted, capsys):
+    make_cli_panel(scripted.url)
+    call_command("ask", QUESTION, "--panel", "clis", "--criticality", "low")
+    out = capsys.readouterr().out
+    for family in ("CLAUDE", "GEMINI", "QWEN"):
+        assert f"{family} says: add read replicas" in out
+    assert "Verdict: Use read replicas." in out
+    question = Question.objects.get()
+    assert question.status == "done"
+    answers = Contribution.objects.filter(round__question=question, round__kind="answer")
+    assert sorted(c.panelist.name for c in answers) == ["Claude Code", "Gemini CLI", "Qwen Code"]
+    assert all(c.tokens_in > 0 and c.tokens_out > 0 and not c.tokens_estimated for c in answers)
+    assert question.ledger  # the claims, as any debate's
+
+
+def test_a_cli_voice_that_fails_twice_is_dropped_and_the_panel_says_which_and_why(scripted, capsys):
+    panel = make_cli_panel(scripted.url)
+    panel.failure_policy = "degrade"
+    panel.save()
+    scripted.script(
+        MODELS["gemini-cli"], Script(status=400, error="You have exhausted your daily quota on this model.")
+    )
+    call_command("ask", QUESTION, "--panel", "clis", "--criticality", "low")
+    out = capsys.readouterr().out
+    question = Question.objects.get()
+    assert question.status == "done"
+    failed = Contribution.objects.get(round__question=question, round__kind="answer", panelist__name="Gemini CLI")
+    assert failed.status == "failed"
+    assert "Gemini CLI" in out
+    assert failed.error in out or "daily quota" in out

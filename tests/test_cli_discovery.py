@@ -1,0 +1,121 @@
+"""Found, not typed: the CLIs installed here are noticed by the ask page, the guided setup and
+`manage.py bootstrap`, each with whether it is logged in (no call made), and become a panel in one
+step; readiness refuses a CLI voice that cannot run here, in words."""
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from debates import discover
+from debates.models import Panel, Provider
+from debates.readiness import cli_problem, problems
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("cli_sandbox")]
+
+
+def log_in(home, monkeypatch) -> None:
+    """Claude Code on an API key, Gemini CLI on a Google login (its credentials file)."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-of-the-user")
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "oauth_creds.json").write_text(json.dumps({"refresh_token": "r"}))
+
+
+@pytest.fixture
+def home(tmp_path):
+    return tmp_path / "home"
+
+
+def test_every_pinned_cli_is_found_and_none_is_logged_in_in_an_empty_home():
+    found = discover.installed_clis()
+    assert [f.preset for f in found] == ["claude-code", "gemini-cli", "qwen-code", "codex"]
+    assert [f.login.said for f in found] == [
+        f"{label} is installed but not logged in: run `{program}` once in a terminal (or give the provider an API key)"
+        for label, program in (
+            ("Claude Code", "claude"),
+            ("Gemini CLI", "gemini"),
+            ("Qwen Code", "qwen"),
+            ("Codex", "codex"),
+        )
+    ]
+    with pytest.raises(ValueError, match="no CLI on this machine is logged in"):
+        discover.adopt_clis(found)
+
+
+def test_the_logged_in_clis_become_the_default_panel_of_two_families(home, monkeypatch):
+    log_in(home, monkeypatch)
+    panel = discover.adopt_clis(discover.installed_clis())
+    assert panel.is_default
+    assert [(p.name, p.model, p.family) for p in panel.roster()] == [
+        ("Claude Code", "sonnet", "claude"),
+        ("Gemini CLI", "gemini-2.5-pro", "gemini"),
+    ]
+    assert not problems(panel)
+    again = discover.adopt_clis(discover.installed_clis())
+    assert again.pk == panel.pk
+    assert Provider.objects.count() == 2
+
+
+def test_readiness_refuses_a_cli_voice_that_is_not_logged_in_here(home, monkeypatch):
+    log_in(home, monkeypatch)
+    panel = discover.adopt_clis(discover.installed_clis())
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    assert problems(Panel.objects.get(pk=panel.pk)) == [
+        "Claude Code is installed but not logged in: run `claude` once in a terminal (or give the provider an API "
+        "key) on the machine that runs the debates"
+    ]
+    assert cli_problem(Provider.objects.get(name="Gemini CLI")) == ""
+
+
+def test_bootstrap_says_what_it_found_and_seats_them_when_asked(home, monkeypatch):
+    log_in(home, monkeypatch)
+    out = io.StringIO()
+    call_command("bootstrap", stdout=out)
+    said = out.getvalue()
+    assert "Claude Code runs with the key in ANTHROPIC_API_KEY." in said
+    assert "Gemini CLI is logged in (oauth_creds.json)." in said
+    assert "Seat them as a panel: manage.py bootstrap --clis" in said
+    call_command("bootstrap", "--clis", stdout=out)
+    assert Panel.objects.default().slug == "clis"
+
+
+def test_the_ask_page_offers_the_clis_it_found(client, staff, home, monkeypatch):
+    log_in(home, monkeypatch)
+    client.force_login(staff)
+    page = client.get(reverse("debates:ask")).content.decode()
+    assert "Gemini CLI is logged in (oauth_creds.json)" in page
+    assert "Use the logged-in CLIs as a panel" in page
+    response = client.post(reverse("debates:adopt_clis"))
+    assert response.status_code == 302
+    assert Panel.objects.default().slug == "clis"
+
+
+def test_a_cli_provider_goes_through_the_roster_file_and_back():
+    from debates.roster import export_roster, import_roster
+
+    report = import_roster(
+        """
+[[providers]]
+name = "My llm"
+preset = "command"
+command = "llm -m gpt-4o-mini {prompt}"
+
+[[providers]]
+name = "Claude Code"
+preset = "claude-code"
+"""
+    )
+    assert report.summary()
+    mine = Provider.objects.get(name="My llm")
+    assert mine.wire == "cli"
+    assert mine.command_words == ("llm", "-m", "gpt-4o-mini", "{prompt}")
+    assert 'command = "llm -m gpt-4o-mini {prompt}"' in export_roster()
+
+
+def test_a_command_provider_without_a_command_is_refused_in_words():
+    from debates.roster import RosterError, import_roster
+
+    with pytest.raises(RosterError, match="command: A command is needed"):
+        import_roster('[[providers]]\nname = "Nothing"\npreset = "command"\n')
