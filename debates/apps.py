@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.signals import request_finished
 from django.db import connections
 from django.db.backends.signals import connection_created
+from django.db.models.signals import post_migrate
 
 
 class DebatesConfig(AppConfig):
@@ -35,6 +36,9 @@ class DebatesConfig(AppConfig):
         from debates.runs import wake
 
         task_enqueued.connect(wake.wake_workers, sender=DatabaseBackend, dispatch_uid="teorema-wake-workers")
+        from debates import stamped
+
+        post_migrate.connect(stamped.keep_triggers, sender=self, dispatch_uid="teorema-keep-stamp-triggers")
 
 
 def close_request_connections(**kwargs: object) -> None:

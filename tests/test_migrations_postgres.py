@@ -63,6 +63,7 @@ def test_every_change_to_the_roster_or_the_tokens_on_postgresql_writes_a_new_sta
         before = stamps()
         assert set(before) == {"roster", "tokens"}  # written by the migration: kept from the first read
         for statement, group in [
+            ("UPDATE debates_provider SET enabled = false", "roster"),
             ("UPDATE debates_panelist SET enabled = false", "roster"),
             ("DELETE FROM debates_membership", "roster"),
             ("TRUNCATE debates_apitoken", "tokens"),
@@ -73,3 +74,12 @@ def test_every_change_to_the_roster_or_the_tokens_on_postgresql_writes_a_new_sta
             assert after[group] != before[group], statement
             assert {k: v for k, v in after.items() if k != group} == {k: v for k, v in before.items() if k != group}
             before = after
+
+        client.execute("DROP TRIGGER teorema_stamp ON debates_provider")  # as a table's rebuild would
+    result = subprocess.run(migrate, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    with psycopg.connect(postgres_database, autocommit=True) as client:
+        before = dict(client.execute("SELECT name, value FROM debates_stamp").fetchall())
+        client.execute("UPDATE debates_provider SET enabled = true")
+        after = dict(client.execute("SELECT name, value FROM debates_stamp").fetchall())
+        assert after["roster"] != before["roster"]  # put back by the second migrate

@@ -5,11 +5,13 @@ is seen by the next read, and an unchanged roster costs one small read, not the 
 import threading
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.db import connection, connections, transaction
 
 from debates import panels
 from debates.models import ApiToken, Membership, Panel, Panelist, Provider, Stamp
-from debates.stamped import ROSTER, stamp
+from debates.stamped import GROUPS, ROSTER, USER, install_triggers, present_triggers, stamp
 from debates.tokens import assign_secret, bearer_user
 from tests.fakes.roster import make_panel
 
@@ -68,6 +70,31 @@ def test_a_change_that_sends_no_signal_is_seen_at_the_next_read(house, change):
     assert after is not None
     shown = {p.name: p.enabled and p.provider.enabled for p in after.roster()}
     assert shown.get("Beta house") is not True, shown
+
+
+def expected_tables() -> set[str]:
+    user_table = get_user_model()._meta.db_table
+    return {user_table if table == USER else table for tables in GROUPS.values() for table in tables}
+
+
+def test_every_table_behind_a_group_keeps_its_triggers_through_the_migrations(db):
+    """Migrations 0019 and 0021 alter the providers' columns, which SQLite does by rebuilding the table,
+    triggers lost: the triggers are put back after migrate, whatever a later migration rebuilds."""
+    have = present_triggers(connection)
+    assert {table for table, _trigger in have} == expected_tables()
+    assert len(have) == 3 * len(expected_tables())  # insert, update, delete on each
+    assert install_triggers(connection, get_user_model()._meta.db_table) == 0  # nothing missing: nothing done
+
+
+def test_a_trigger_a_rebuild_took_is_put_back_by_the_next_migrate(db):
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TRIGGER teorema_stamp_debates_provider_update")
+    assert ("debates_provider", "teorema_stamp_debates_provider_update") not in present_triggers(connection)
+    call_command("migrate", verbosity=0)  # nothing to apply; post_migrate still checks the triggers
+    assert ("debates_provider", "teorema_stamp_debates_provider_update") in present_triggers(connection)
+    before = stamp(ROSTER)
+    Provider.objects.update(enabled=False)
+    assert stamp(ROSTER) != before
 
 
 def test_seats_added_in_bulk_are_seen(house):

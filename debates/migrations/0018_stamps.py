@@ -5,64 +5,19 @@ import random
 from django.conf import settings
 from django.db import migrations, models
 
-# The tables behind each group a process keeps copies of (debates.stamped): any change to one of them
-# writes a fresh random stamp for its group, whoever makes it (bulk writes and raw SQL included).
-GROUPS = {
-    "roster": ["debates_provider", "debates_panelist", "debates_panel", "debates_membership"],
-    "tokens": ["debates_apitoken", "USER"],  # USER: the user model's table
-}
-EVENTS = ("INSERT", "UPDATE", "DELETE")
+from debates import stamped
 
-# PostgreSQL: one function, a trigger per table (once per statement; TRUNCATE too, as a flush does).
-POSTGRES_FUNCTION = """
-CREATE OR REPLACE FUNCTION teorema_stamp() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    INSERT INTO debates_stamp (name, value) VALUES (TG_ARGV[0], floor(random() * 9.0e18)::bigint)
-    ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value;
-    RETURN NULL;
-END $$
-"""
-
-
-def tables(apps):
-    user_table = apps.get_model(settings.AUTH_USER_MODEL)._meta.db_table
-    for group, names in GROUPS.items():
-        for table in names:
-            yield group, user_table if table == "USER" else table
-
-
+# The triggers are debates.stamped's: the same ones it puts back after each migrate.
 def add_triggers(apps, schema_editor):
-    vendor = schema_editor.connection.vendor
-    if vendor == "postgresql":
-        schema_editor.execute(POSTGRES_FUNCTION)
-    for group, table in tables(apps):
-        if vendor == "postgresql":
-            schema_editor.execute(
-                f"CREATE TRIGGER teorema_stamp AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON {table} "
-                f"FOR EACH STATEMENT EXECUTE FUNCTION teorema_stamp('{group}')"
-            )
-        elif vendor == "sqlite":  # SQLite has triggers for each row only
-            for event in EVENTS:
-                schema_editor.execute(
-                    f"CREATE TRIGGER teorema_stamp_{table}_{event.lower()} AFTER {event} ON {table} "
-                    f"BEGIN REPLACE INTO debates_stamp (name, value) VALUES ('{group}', random()); END"
-                )
-        # Another database: no stamp is ever written, and nothing is kept (every read is a query).
-    if vendor in {"postgresql", "sqlite"}:  # rows stored before the triggers: kept from the first read
+    user_table = apps.get_model(settings.AUTH_USER_MODEL)._meta.db_table
+    stamped.install_triggers(schema_editor.connection, user_table)
+    if schema_editor.connection.vendor in {"postgresql", "sqlite"}:  # rows stored before: kept from the first read
         Stamp = apps.get_model("debates", "Stamp")
-        Stamp.objects.bulk_create(Stamp(name=group, value=random.getrandbits(62)) for group in GROUPS)
+        Stamp.objects.bulk_create(Stamp(name=group, value=random.getrandbits(62)) for group in stamped.GROUPS)
 
 
 def drop_triggers(apps, schema_editor):
-    vendor = schema_editor.connection.vendor
-    for _group, table in tables(apps):
-        if vendor == "postgresql":
-            schema_editor.execute(f"DROP TRIGGER IF EXISTS teorema_stamp ON {table}")
-        elif vendor == "sqlite":
-            for event in EVENTS:
-                schema_editor.execute(f"DROP TRIGGER IF EXISTS teorema_stamp_{table}_{event.lower()}")
-    if vendor == "postgresql":
-        schema_editor.execute("DROP FUNCTION IF EXISTS teorema_stamp()")
+    stamped.remove_triggers(schema_editor.connection, apps.get_model(settings.AUTH_USER_MODEL)._meta.db_table)
 
 
 class Migration(migrations.Migration):
