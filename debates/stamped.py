@@ -6,10 +6,11 @@ a fresh random number into its ``Stamp`` row on every insert, update, delete or 
 (the admin, a roster import's bulk writes, another process, raw SQL), so no change can go unseen the way
 one without a Django signal would. They are checked after every ``migrate``: SQLite rebuilds a table to
 alter one of its columns and drops its triggers with it (migration 0021 did, to the providers'), which
-left a disabled provider shown as enabled until the process restarted. A reader compares that stamp, one row read without the ORM (a few
-microseconds, where a query with joins costs about a millisecond to compile), with the one its copies
-were made under and reads the rows again on a difference. A rolled-back change rolls its stamp back
-with it. Without a stamp (a database just flushed, or one without the triggers) nothing is kept.
+left a disabled provider shown as enabled until the process restarted. A reader compares that stamp,
+one row read without the ORM (a few microseconds, where a query with joins costs about a millisecond
+to compile), with the one its copies were made under and reads the rows again on a difference.
+A rolled-back change rolls its stamp back with it. Without a stamp (a database just flushed, or one
+without the triggers) nothing is kept.
 """
 
 import copy
@@ -87,9 +88,8 @@ def install_triggers(db: BaseDatabaseWrapper, user_table: str) -> int:
     if "debates_stamp" not in tables:
         return 0  # migrated back before the stamps: nothing to write to
     have = present_triggers(db)
-    missing = [
-        sql for table, trigger, sql in _triggers(db.vendor, user_table) if table in tables and (table, trigger) not in have
-    ]
+    needed = _triggers(db.vendor, user_table)
+    missing = [sql for table, trigger, sql in needed if table in tables and (table, trigger) not in have]
     with db.cursor() as cursor:
         if missing and db.vendor == "postgresql":
             cursor.execute(POSTGRES_FUNCTION)

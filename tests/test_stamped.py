@@ -86,7 +86,7 @@ def test_every_table_behind_a_group_keeps_its_triggers_through_the_migrations(db
     assert install_triggers(connection, get_user_model()._meta.db_table) == 0  # nothing missing: nothing done
 
 
-def test_a_trigger_a_rebuild_took_is_put_back_by_the_next_migrate(db):
+def test_a_trigger_a_rebuild_took_is_put_back_by_the_next_migrate(house):
     with connection.cursor() as cursor:
         cursor.execute("DROP TRIGGER teorema_stamp_debates_provider_update")
     assert ("debates_provider", "teorema_stamp_debates_provider_update") not in present_triggers(connection)

@@ -7,6 +7,7 @@ from django.db import migrations, models
 
 from debates import stamped
 
+
 # The triggers are debates.stamped's: the same ones it puts back after each migrate.
 def add_triggers(apps, schema_editor):
     user_table = apps.get_model(settings.AUTH_USER_MODEL)._meta.db_table
