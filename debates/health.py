@@ -1,7 +1,13 @@
-"""/healthz: can this process serve? For a load balancer, or compose's healthcheck.
+"""The probes: is this process alive (``/livez``), and can it serve (``/readyz``, also ``/healthz``)?
 
-It checks what every page needs, the database, and what every live debate needs, the channel
-layer (a message sent to a fresh channel comes back). Anyone may ask: a probe has no login, so
+``/livez`` needs nothing but the process and its event loop: a restart is the cure only for a process
+that no longer answers, never for a database that is down (restarting every web process would not
+bring it back). ``/readyz`` checks what every page needs, the database, and what every live debate
+needs, the channel layer (a message sent to a fresh channel comes back).
+
+Busy is not down: a burst of probes (a whole tier's balancers at once) shares one check of each
+kind, so 200 probes cost one query and one round trip, not 200 queued behind each other, and a
+probe's answer waits only for the check in flight, never for other probes. Anyone may ask: a probe has no login, so
 the view reads no session and is never rate limited; production exempts it from the HTTPS
 redirect (settings). Why a check failed goes to the log, not to whoever asked.
 
@@ -30,6 +36,29 @@ TIMEOUT = 0.8  # seconds for every check: a hung database or Redis fails the pro
 DATABASE_THREADS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="teorema-healthz")
 
 
+class Shared:
+    """One run of a check at a time, on each event loop: a probe that comes while it runs waits for
+    its outcome instead of starting another. A probe that gives up leaves it running for the next."""
+
+    def __init__(self, check: Callable[[], Awaitable[None]]) -> None:
+        self.check = check
+        self.running: dict[asyncio.AbstractEventLoop, asyncio.Future] = {}
+
+    async def __call__(self) -> None:
+        loop = asyncio.get_running_loop()
+        running = self.running.get(loop)
+        if running is None or running.done():
+            running = self.running[loop] = asyncio.ensure_future(self.check())
+            running.add_done_callback(self._ended)
+        await asyncio.shield(running)
+
+    def _ended(self, done: asyncio.Future) -> None:
+        if self.running.get(done.get_loop()) is done:
+            del self.running[done.get_loop()]  # a closed loop (a test's) is not kept
+        if not done.cancelled():
+            done.exception()  # read: whoever waited has logged it, or nobody waited any more
+
+
 def _query_database() -> None:
     try:
         with connection.cursor() as cursor:
@@ -52,7 +81,10 @@ async def _channel_layer() -> None:
         raise RuntimeError("the channel layer returned another message")
 
 
-CHECKS: dict[str, Callable[[], Awaitable[None]]] = {"database": _database, "channel_layer": _channel_layer}
+CHECKS: dict[str, Callable[[], Awaitable[None]]] = {
+    "database": Shared(_database),
+    "channel_layer": Shared(_channel_layer),
+}
 
 
 async def _outcome(name: str, check: Callable[[], Awaitable[None]]) -> str:
@@ -68,7 +100,14 @@ async def _outcome(name: str, check: Callable[[], Awaitable[None]]) -> str:
 
 @never_cache
 @require_safe
-async def healthz(request: HttpRequest) -> JsonResponse:
+async def livez(request: HttpRequest) -> JsonResponse:
+    """200 while the process answers at all: it reads nothing, so only a stuck process fails it."""
+    return JsonResponse({"status": "alive"})
+
+
+@never_cache
+@require_safe
+async def readyz(request: HttpRequest) -> JsonResponse:
     """200 ``{"status": "ok", …}`` when every check passes, else 503 naming the ones that failed."""
     outcomes = await asyncio.gather(*(_outcome(name, check) for name, check in CHECKS.items()))
     results = dict(zip(CHECKS, outcomes, strict=True))

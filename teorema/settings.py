@@ -269,7 +269,7 @@ SESSION_COOKIE_HTTPONLY = True
 
 if PRODUCTION:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
-    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # probes speak plain HTTP to the process (debates/health.py)
+    SECURE_REDIRECT_EXEMPT = [r"^(healthz|livez|readyz)$"]  # probes speak plain HTTP to the process (debates/health.py)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = env_number("SECURE_HSTS_SECONDS", 31536000, 0)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True

@@ -12,7 +12,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("healthz", health.healthz, name="healthz"),
+    path("livez", health.livez, name="livez"),
+    path("readyz", health.readyz, name="readyz"),
+    path("healthz", health.readyz, name="healthz"),  # what compose and earlier set-ups ask
     # OpenAI-compatible: chat front-ends and the `llm` command line ask a panel as a model.
     path("v1/models", openai.models, name="openai_models"),
     path("v1/chat/completions", openai.chat_completions, name="openai_chat"),

@@ -1,6 +1,8 @@
-"""/healthz: what a load balancer or compose's healthcheck asks; it answers for the database and
-the channel layer, to anyone, without a session, a login redirect or a rate limit."""
+"""/livez, /readyz and /healthz (the same as /readyz): what a load balancer, Kubernetes or compose's
+healthcheck asks; readiness answers for the database and the channel layer, to anyone, without a
+session, a login redirect or a rate limit."""
 
+import asyncio
 import json
 import os
 import subprocess
@@ -12,6 +14,7 @@ from channels.testing import HttpCommunicator
 from django.db import OperationalError, connections
 from django.test import Client, override_settings
 
+from debates import health
 from debates.runs import lease, tasks
 from teorema.asgi import application
 
@@ -90,10 +93,16 @@ def test_healthz_is_not_redirected_to_https_in_production(tmp_path: Path) -> Non
     ]
 
 
+def get(server, path: str):
+    return HttpCommunicator(server, "GET", path, headers=[(b"host", b"127.0.0.1")]).get_response()
+
+
 @pytest.mark.django_db(transaction=True)
-async def test_with_the_database_down_the_first_call_is_a_json_503_and_resuming_waits_for_a_later_call(
+async def test_with_the_database_down_a_fresh_processs_probe_is_a_json_503_and_never_waits_for_resuming(
     monkeypatch, settings
 ) -> None:
+    """Resuming with the database down costs a connection's timeout, longer than a probe waits: the
+    probes leave it to the first other call, which tries again until it succeeds."""
     settings.RUN_IN_PROCESS = True
     looked: list[int] = []
     found = lease.resumable_ids
@@ -101,14 +110,61 @@ async def test_with_the_database_down_the_first_call_is_a_json_503_and_resuming_
     server = tasks.ResumeOnFirstCall(application.app)  # a fresh process's first call
     with monkeypatch.context() as down:
         down.setattr(type(connections["default"]), "cursor", refuse)
-        response = await HttpCommunicator(server, "GET", "/healthz", headers=[(b"host", b"127.0.0.1")]).get_response()
-
-    assert response["status"] == 503
-    assert json.loads(response["body"]) == {"status": "failed", "database": "failed", "channel_layer": "ok"}
+        response = await get(server, "/healthz")
+        assert response["status"] == 503
+        assert json.loads(response["body"]) == {"status": "failed", "database": "failed", "channel_layer": "ok"}
+        assert (await get(server, "/livez"))["status"] == 200
+        assert looked == []
+        await get(server, "/accounts/login/")  # the first other call tries, and fails
+    assert looked == [1]
     assert server.looking is None
     for _ in range(2):  # the database is back: the next call resumes, and only that one
-        response = await HttpCommunicator(server, "GET", "/healthz", headers=[(b"host", b"127.0.0.1")]).get_response()
-        assert response["status"] == 200
+        assert (await get(server, "/accounts/login/"))["status"] == 200
     assert looked == [1, 1]
     assert server.looking is not None
     server.looking.cancel()
+
+
+def test_livez_reads_nothing_and_answers_with_the_database_down(client: Client, monkeypatch) -> None:
+    monkeypatch.setattr(type(connections["default"]), "cursor", refuse)
+    response = client.get("/livez")
+    assert (response.status_code, response.json()) == (200, {"status": "alive"})
+    assert "no-store" in response["Cache-Control"]
+
+
+def test_readyz_is_healthz(client: Client) -> None:
+    assert (
+        client.get("/readyz").json()
+        == client.get("/healthz").json()
+        == {
+            "status": "ok",
+            "database": "ok",
+            "channel_layer": "ok",
+        }
+    )
+
+
+async def test_a_burst_of_probes_shares_one_check_of_each_kind(monkeypatch) -> None:
+    """200 probes at once cost one query, not 200 queued behind two threads (and each other)."""
+    ran: list[str] = []
+
+    async def slow_check() -> None:
+        ran.append("check")
+        await asyncio.sleep(0.05)
+
+    shared = health.Shared(slow_check)
+    await asyncio.gather(*(shared() for _ in range(200)))
+    assert ran == ["check"]
+    await shared()  # the next probe after it ended checks again
+    assert ran == ["check", "check"]
+
+
+async def test_a_failing_shared_check_fails_every_probe_waiting_for_it() -> None:
+    async def broken() -> None:
+        await asyncio.sleep(0.01)
+        raise OSError("connection refused")
+
+    shared = health.Shared(broken)
+    outcomes = await asyncio.gather(*(shared() for _ in range(5)), return_exceptions=True)
+    assert all(isinstance(outcome, OSError) for outcome in outcomes)
+    assert shared.running == {}

@@ -52,6 +52,9 @@ async def resume_interrupted() -> list[int]:
     return ids
 
 
+PROBES = frozenset({"/livez", "/readyz", "/healthz"})  # teorema/urls.py: debates.health's views
+
+
 class ResumeOnFirstCall:
     """ASGI wrapper: the first connection to a fresh server process resumes interrupted runs, and
     from then on it looks again once a lease period: a run whose process went away (a terminal
@@ -59,8 +62,9 @@ class ResumeOnFirstCall:
 
     Daphne has no startup hook, and the runs must live on its event loop (the in-memory
     channel layer is bound to it), so the first call is the earliest safe moment. Resuming that
-    fails (the database is down) leaves the call to be answered as usual (/healthz: a 503 in
-    JSON) and the next call tries again: only a resume that succeeded counts as done.
+    fails (the database is down) leaves the call to be answered as usual and the next call tries
+    again: only a resume that succeeded counts as done. A probe never waits for it: with the
+    database down each try costs a connection's timeout, longer than a probe waits.
     """
 
     def __init__(self, app) -> None:
@@ -69,7 +73,7 @@ class ResumeOnFirstCall:
         self.looking: asyncio.Task | None = None  # the look again once a lease period
 
     async def __call__(self, scope, receive, send) -> None:
-        if not self.started and scope["type"] in {"http", "websocket"}:
+        if not self.started and scope["type"] in {"http", "websocket"} and scope.get("path") not in PROBES:
             self.started = True  # set first: a call that comes meanwhile does not resume twice
             if settings.RUN_IN_PROCESS:
                 try:
