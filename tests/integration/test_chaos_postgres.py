@@ -162,7 +162,8 @@ async def test_with_postgres_down_probes_and_pages_are_answered_at_once_in_words
     session = deployment.credentials.session
     assert deploy.get(web.port, "/history/", session).status == 200
     with postgres_down(postgres_server):
-        probes = [deploy.get(web.port, "/healthz", timeout=PROBE_TIMEOUT) for _ in range(3)]
+        probes = [deploy.get(web.port, path, timeout=PROBE_TIMEOUT) for path in ("/healthz", "/readyz", "/healthz")]
+        alive = deploy.get(web.port, "/livez", timeout=PROBE_TIMEOUT)
         page = deploy.get(web.port, "/history/", session, timeout=READER_TIMEOUT)
         api = deploy.get(web.port, "/api/questions/1", session, timeout=READER_TIMEOUT)
 
@@ -171,6 +172,7 @@ async def test_with_postgres_down_probes_and_pages_are_answered_at_once_in_words
             503,
             {"status": "failed", "database": "failed", "channel_layer": "ok"},
         )
+    assert alive.status == 200  # not a reason to restart the process
     assert page.status == 503
     assert "The database is not answering: this page cannot be shown now." in page.body
     assert "Traceback" not in page.body
