@@ -33,9 +33,10 @@ setup: $(VENV)/.installed
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py bootstrap
 
-run: setup
+# The server migrates and bootstraps itself first (--prepare): one Django start, not three.
+run: $(VENV)/.installed
 	@echo "Teorema is starting: open http://$(HOST):$(PORT)/ (this machine's browser is signed in as $${TEOREMA_LOCAL_USER-admin}; the admin is at /admin/)."
-	TEOREMA_LOCAL_USER=$${TEOREMA_LOCAL_USER-admin} $(PY) -m teorema.serve -b $(HOST) -p $(PORT) teorema.asgi:application
+	TEOREMA_LOCAL_USER=$${TEOREMA_LOCAL_USER-admin} $(PY) -m teorema.serve --prepare -b $(HOST) -p $(PORT) teorema.asgi:application
 
 test: $(VENV)/.installed-dev node_modules/.installed
 	scripts/ensure-chromium

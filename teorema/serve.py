@@ -1,4 +1,8 @@
-"""Daphne on uvloop: ``python -m teorema.serve`` takes Daphne's own arguments.
+"""Daphne on uvloop: ``python -m teorema.serve`` takes Daphne's own arguments, and ``--prepare``.
+
+``--prepare`` (``make run``) migrates when a migration is pending and bootstraps (``manage.py
+bootstrap``) in this process before serving: one Django start where ``make run`` made three, each a
+second or more (docs/benchmarks.md).
 
 Daphne creates its event loop when it is imported, so the policy is set before that import.
 Under load asyncio's pure-Python loop is a large share of the process's CPU; uvloop runs the
@@ -16,6 +20,7 @@ gets the standard ones, not "Unknown Status" (``reason_phrases``).
 """
 
 import asyncio
+import os
 import sys
 from http import HTTPStatus
 from typing import Any
@@ -30,6 +35,7 @@ import daphne.cli  # noqa: E402  (after the policy: Daphne makes its loop at imp
 from daphne.cli import CommandLineInterface  # noqa: E402
 from daphne.endpoints import build_endpoint_description_strings  # noqa: E402
 
+PREPARE = "--prepare"  # ours, taken out before Daphne reads the arguments
 SWITCH_INTERVAL = 0.002  # seconds
 # Connections the kernel holds for the server to accept (it caps this at net.core.somaxconn).
 BACKLOG = 1024
@@ -83,7 +89,28 @@ def reason_phrases() -> None:
         web.RESPONSES.setdefault(status.value, status.phrase.encode())
 
 
+def prepare() -> None:
+    """What ``manage.py migrate`` and ``manage.py bootstrap`` would do, here: the migrations only
+    when one is pending (reading the plan costs a fraction of a start)."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "teorema.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    if executor.migration_plan(executor.loader.graph.leaf_nodes()):
+        call_command("migrate", interactive=False)
+    call_command("bootstrap")
+    connection.close()  # the server's threads open their own
+
+
 def main() -> None:
+    if PREPARE in sys.argv:
+        sys.argv.remove(PREPARE)
+        prepare()
     sys.setswitchinterval(SWITCH_INTERVAL)
     reason_phrases()
     tcp.Connection.write = write_at_once  # type: ignore[method-assign,assignment]

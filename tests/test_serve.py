@@ -25,7 +25,7 @@ from twisted.internet.endpoints import serverFromString
 from twisted.internet.protocol import Factory, Protocol
 
 from teorema.serve import BACKLOG, _buffered_write, with_backlog, write_at_once
-from tests.integration.cluster import free_port
+from tests.integration.cluster import LOOPBACK, free_port
 
 # Twisted's private fields write_at_once reads, as a fresh connection has them: the fast path.
 FRESH = {
@@ -234,3 +234,45 @@ def test_the_server_listens_with_the_longer_queue(tmp_path):
     finally:
         server.terminate()
         server.wait(10)
+
+
+def start_prepared(data_dir, port: int) -> tuple[str, int]:
+    """``make run``'s server (``--prepare``) on a data directory, until /readyz answers: its output, the status."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TEOREMA_", "DJANGO_"))}
+    argv = [sys.executable, "-m", "teorema.serve", "--prepare", "-b", "127.0.0.1", "-p", str(port)]
+    server = subprocess.Popen(
+        [*argv, "teorema.asgi:application"],
+        env=env | {"TEOREMA_DATA_DIR": str(data_dir)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    status = 0
+    try:
+        for _ in range(1200):
+            if server.poll() is not None:
+                break
+            with contextlib.suppress(OSError), LOOPBACK.open(f"http://127.0.0.1:{port}/readyz", timeout=2) as answer:
+                status = answer.status
+                break
+            time.sleep(0.1)
+    finally:
+        server.terminate()
+        output, _ = server.communicate(timeout=30)
+    return output, status
+
+
+def test_make_runs_server_migrates_and_bootstraps_a_fresh_install_itself_and_only_that_once(tmp_path):
+    """One Django start for ``make run``: a fresh data directory is migrated and bootstrapped by the
+    server before it serves; the next start finds nothing to migrate and imports nothing again."""
+    first, status = start_prepared(tmp_path, free_port())
+    assert status == 200, first
+    assert "Applying debates.0001_initial... OK" in first
+    assert "Imported the default roster" in first
+    assert 'Created the admin account "admin" with password' in first
+
+    again, status = start_prepared(tmp_path, free_port())
+    assert status == 200, again
+    assert "Applying" not in again
+    assert "Imported the default roster" not in again
+    assert "Created the admin account" not in again
