@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from debates import health
+from debates import health, metrics
 from debates.integrations.openai import views as openai
 
 admin.site.site_header = "Teorema administration"
@@ -15,6 +15,7 @@ urlpatterns = [
     path("livez", health.livez, name="livez"),
     path("readyz", health.readyz, name="readyz"),
     path("healthz", health.readyz, name="healthz"),  # what compose and earlier set-ups ask
+    path("metrics", metrics.metrics, name="metrics"),  # Prometheus, with a staff user's token
     # OpenAI-compatible: chat front-ends and the `llm` command line ask a panel as a model.
     path("v1/models", openai.models, name="openai_models"),
     path("v1/chat/completions", openai.chat_completions, name="openai_chat"),

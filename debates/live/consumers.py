@@ -9,7 +9,7 @@ through its channel's queue, and are handled in the same order.
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, ClassVar
 
 from asgiref.sync import async_to_sync
 from autobahn.exception import Disconnected  # what Daphne raises on a send to a socket the client closed
@@ -90,6 +90,8 @@ class QuestionConsumer(AsyncWebsocketConsumer):
     heard = 0.0  # loop time of the last broadcast or snapshot
     watchdog: asyncio.Task | None = None
     mailbox: Mailbox[dict[str, Any]] | None = None  # broadcasts handed over by an in-process layer
+    open: ClassVar[int] = 0  # sockets this process holds open now (debates.metrics)
+    counted = False  # this one is in ``open``
 
     async def connect(self) -> None:
         self.question_id = self.scope["url_route"]["kwargs"]["pk"]
@@ -103,6 +105,8 @@ class QuestionConsumer(AsyncWebsocketConsumer):
             self.mailbox = Mailbox(self.handle_broadcast, after=snapshot_sent)
             subscribe(self.channel_name, self.mailbox.put)
         await self.accept()
+        self.counted = True
+        QuestionConsumer.open += 1
         await self.send_snapshot()
         snapshot_sent.set_result(None)  # a mailbox's broadcasts that came meanwhile go now, after it
 
@@ -161,6 +165,9 @@ class QuestionConsumer(AsyncWebsocketConsumer):
         """The socket is one-way: whatever a client sends (nothing, from our pages) is ignored."""
 
     async def disconnect(self, code: int) -> None:
+        if self.counted:
+            self.counted = False
+            QuestionConsumer.open -= 1
         await self.stop_following()
 
     async def stop_following(self) -> None:
