@@ -25,6 +25,9 @@ class DebatesConfig(AppConfig):
             retry_after_cap=limits["RETRY_AFTER_CAP_SECONDS"],
         )
         threads.configure(limits["LOCAL_THREADS"])
+        from teorema import telemetry
+
+        telemetry.configure(settings.OTEL_ENDPOINT, settings.OTEL_CONTENT)
         sandbox.SETTINGS = sandbox.Settings(
             scratch=Path(limits["CLI_SCRATCH"]), path=tuple(limits["CLI_PATH"]), output_bytes=limits["CLI_OUTPUT_BYTES"]
         )

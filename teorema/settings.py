@@ -427,6 +427,13 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = (
 )
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000  # the ask form has 6; the admin's largest forms stay far below
 
+# OpenTelemetry traces (docs/server.md, teorema/telemetry.py): exported over OTLP/HTTP where the
+# standard variable names an endpoint, off otherwise; prompts and answers on the spans only when asked.
+OTEL_ENDPOINT = os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or os.environ.get(
+    "OTEL_EXPORTER_OTLP_ENDPOINT", ""
+)
+OTEL_CONTENT = env_bool("TEOREMA_OTEL_CONTENT")
+
 # Debates run outside the request either way, through django.tasks. Local mode runs them on
 # the Daphne process's loop; the server setup queues them in the database for workers.
 RUN_IN_PROCESS = env_bool("TEOREMA_RUN_IN_PROCESS", True)

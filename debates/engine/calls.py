@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from debates import providers
+from debates.engine import traced
 from debates.engine.events import (
     ContributionChunk,
     ContributionCited,
@@ -115,11 +116,20 @@ async def call(
     ask_again: Callable[[str], str] = lambda _text: "",
 ) -> ContributionResult:
     """Run one contribution, keeping ``tally`` up to date; ``check(text)`` says why the text is not
-    acceptable, or "".
+    acceptable, or "". A span of its own (engine.traced), cancelled or not.
 
     ``ask_again(text)`` says why a text is worth asking for once more (a ballot naming none of the
     options): the voice is asked again, and what it says the second time is kept.
     """
+    with traced.chat(tally.seat.voice, tally.kind, tally.messages) as span:
+        result = await _called(sink, tally, check, ask_again)
+        traced.answered(span, result)
+        return result
+
+
+async def _called(
+    sink: Sink, tally: Tally, check: Callable[[str], str], ask_again: Callable[[str], str]
+) -> ContributionResult:
     seat, round_index, kind = tally.seat, tally.round, tally.kind
     prompt = providers.estimate_tokens(sum(len(m.content) for m in tally.messages))
     meter = Meter(prompt, seat.voice.price_in, seat.voice.price_out)

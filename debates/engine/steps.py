@@ -7,7 +7,7 @@ the run ends there (a direct answer, the synthesis) or None to go on.
 from dataclasses import replace
 from decimal import Decimal
 
-from debates.engine import calls, checks, prompts
+from debates.engine import calls, checks, prompts, traced
 from debates.engine import ledger as ledgers
 from debates.engine.context import Run
 from debates.engine.events import ContributionResult, LedgerUpdated, RoundFinished, RoundStarted, RunFinished
@@ -48,7 +48,8 @@ async def check(run: Run, step: Step) -> None:
         source = run.steps[step.index - 1]
         if run.grounder is None or not run.results.get(source.index):
             return
-        new = checks.unchecked(run.checks, await run.grounder.check(checks.said(run.accepted(source))))
+        with traced.tool("sympy"):
+            new = checks.unchecked(run.checks, await run.grounder.check(checks.said(run.accepted(source))))
         if not new:
             return
         text = checks.in_words(new)

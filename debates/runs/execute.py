@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from debates import grounding
 from debates.engine import run as engine
+from debates.engine import traced
 from debates.engine.context import Prior
 from debates.engine.events import (
     ContributionChunk,
@@ -181,7 +182,9 @@ async def execute(question_id: int) -> str | None:
         spec, prior = given
         if grounder is not None:
             grounder.warm()  # SymPy loads (once per process) beside the first round, not in front of the first check
-        finished = await engine.run(spec, sink, prior, grounder=grounder)
+        with traced.workflow(question_id) as span:
+            finished = await engine.run(spec, sink, prior, grounder=grounder)
+            span.set_attribute("teorema.status", str(finished.status))
         await sink.drain()  # failing to store the end is a crash like any other
     except asyncio.CancelledError:
         this.uncancel()
