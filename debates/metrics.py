@@ -5,8 +5,7 @@ model and outcome, tokens, cost, call durations, runs degraded, the queue) are r
 database at each scrape, so every web process answers for the whole deployment, the workers need no
 port of their own, and a restart loses nothing. Counters are sums of stored rows: deleting
 questions lowers them, which Prometheus reads as a counter reset. What only a process knows (its
-open live sockets) is that process's own gauge. Not yet here: the time to a call's first token (not
-stored), the checks, OpenTelemetry traces.
+open live sockets) is that process's own gauge. Not yet here: the checks.
 
 Only a staff user's API token is let in (``Authorization: Bearer …``, Prometheus's
 ``authorization`` scrape setting): the figures name providers, models and spend.
@@ -39,7 +38,12 @@ class Stored:
     def collect(self) -> Iterator[Metric]:
         yield from questions()
         yield from calls()
-        yield durations()
+        yield durations("teorema_call_duration_seconds", "How long each answered provider call took", "latency_ms")
+        yield durations(
+            "teorema_time_to_first_token_seconds",
+            "From each answered call's start to its first words",
+            "first_token_ms",
+        )
         yield GaugeMetricFamily(
             "teorema_live_sockets", "Live debate sockets open on this process", value=QuestionConsumer.open
         )
@@ -98,18 +102,15 @@ def calls() -> Iterator[Metric]:
     yield cost
 
 
-def durations() -> Metric:
-    """Each finished call's duration, by provider, as a histogram counted by the database."""
-    bounds = {f"le_{i}": Count("id", filter=Q(latency_ms__lte=b * 1000)) for i, b in enumerate(DURATION_BUCKETS)}
+def durations(name: str, what: str, column: str) -> Metric:
+    """Seconds from a column of milliseconds of the answered calls, by provider, as a histogram
+    counted by the database (a call without a value, one that wrote nothing, is left out)."""
+    answered = Contribution.objects.filter(status=Outcome.DONE, **{f"{column}__isnull": False})
+    bounds = {f"le_{i}": Count("id", filter=Q(**{f"{column}__lte": b * 1000})) for i, b in enumerate(DURATION_BUCKETS)}
     rows = (
-        Contribution.objects.filter(status=Outcome.DONE)
-        .values("panelist__provider__name")
-        .annotate(n=Count("id"), total_ms=Sum("latency_ms"), **bounds)
-        .order_by()
+        answered.values("panelist__provider__name").annotate(n=Count("id"), total_ms=Sum(column), **bounds).order_by()
     )
-    histogram = HistogramMetricFamily(
-        "teorema_call_duration_seconds", "How long each answered provider call took", labels=["provider"]
-    )
+    histogram = HistogramMetricFamily(name, what, labels=["provider"])
     for row in rows:
         counted: dict = dict(row)  # the buckets' keys are made above, not literals
         buckets = [(str(b), counted[f"le_{i}"]) for i, b in enumerate(DURATION_BUCKETS)] + [("+Inf", row["n"])]

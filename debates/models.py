@@ -682,6 +682,9 @@ class Contribution(models.Model):
     tokens_estimated = models.BooleanField(default=False)
     cost = models.DecimalField(max_digits=12, decimal_places=6, default=ZERO)
     latency_ms = models.PositiveIntegerField(default=0)
+    first_token_ms = models.PositiveIntegerField(
+        null=True, blank=True, help_text="From the call's start to its first words (empty: it wrote none)"
+    )
     finish_reason = models.CharField(max_length=40, blank=True)
     ledger = models.JSONField(default=dict, blank=True, help_text="Its closing block as read: claims, attacks…")
     created_at = models.DateTimeField(default=timezone.now)

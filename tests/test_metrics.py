@@ -55,6 +55,7 @@ def stored(db):
             tokens_out=50 if status == "done" else 0,
             cost=Decimal(cost),
             latency_ms=latency,
+            first_token_ms=latency // 4 if status == "done" else None,
         )
     make_question(panel, text="Another", status="queued")
     return panel
@@ -78,6 +79,11 @@ def test_the_stored_runs_are_counted_by_provider_model_and_outcome(stored, clien
     }
     assert buckets == {"0.5": 0, "1.0": 1, "5.0": 2, "+Inf": 2}
     assert figures[("teorema_call_duration_seconds_sum", (provider,))] == pytest.approx(4.3)
+    first = {
+        le: figures[("teorema_time_to_first_token_seconds_bucket", (("le", le), provider))] for le in ("0.5", "1.0")
+    }
+    assert first == {"0.5": 1, "1.0": 2}  # 0.2 s and 0.875 s
+    assert figures[("teorema_time_to_first_token_seconds_count", (provider,))] == 2
     assert figures[("teorema_live_sockets", ())] == 0
 
 

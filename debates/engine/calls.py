@@ -63,6 +63,7 @@ class Tally:
     searches: int = 0  # web searches billed, every try's
     queued_ms: int = 0  # waiting for a shared model: not the voice's latency
     partial: str = ""  # what the try under way has streamed
+    first_words: float | None = None  # when the first words of any try came (time.monotonic)
     cited: list[Source] = field(default_factory=list)  # the sources it has named so far
 
     def add(self, attempts: tuple[Attempt, ...], completion: Completion | None = None) -> None:
@@ -97,6 +98,9 @@ class Tally:
             cost=self.cost,
             searches=self.searches,
             latency_ms=max(int((time.monotonic() - self.started) * 1000) - self.queued_ms, 0),
+            first_token_ms=None
+            if self.first_words is None
+            else max(int((self.first_words - self.started) * 1000) - self.queued_ms, 0),
             **fields,
         )
 
@@ -141,6 +145,8 @@ async def _called(
             async for event in providers.stream(seat.voice, tally.messages):
                 if isinstance(event, Chunk):
                     streamed = True
+                    if tally.first_words is None:
+                        tally.first_words = time.monotonic()
                     tally.partial += event.text
                     await sink.emit(ContributionChunk(round_index, seat.key, event.text))
                 elif isinstance(event, Cited):

@@ -120,6 +120,7 @@ class ContributionResult:
     tokens_estimated: bool = False
     cost: Decimal = Decimal("0")
     latency_ms: int = 0  # generating, retries included; the time queued for a shared model is in attempts
+    first_token_ms: int | None = None  # from the call's start to its first words (None: it wrote none)
     finish_reason: str = ""
     ledger: Mapping[str, Any] = field(default_factory=dict)  # closing.read(): claims, attacks, replies, change
 

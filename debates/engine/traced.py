@@ -72,6 +72,8 @@ def answered(span: Span, result: ContributionResult) -> None:
     span.set_attribute("teorema.outcome", str(result.status))
     if result.finish_reason:
         span.set_attribute("gen_ai.response.finish_reasons", [result.finish_reason])
+    if result.first_token_ms is not None:
+        span.set_attribute("teorema.first_token_ms", result.first_token_ms)
     if CONTENT and result.text:
         span.set_attribute(
             "gen_ai.output.messages",

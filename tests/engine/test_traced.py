@@ -47,6 +47,7 @@ async def test_each_call_is_a_chat_span_and_the_checks_a_tool_span_inside_the_wo
         assert span.attributes["server.address"] == "127.0.0.1"
         assert span.attributes["gen_ai.usage.output_tokens"] > 0
         assert span.attributes["gen_ai.response.finish_reasons"] == ("stop",)
+        assert 0 <= span.attributes["teorema.first_token_ms"] <= span.end_time // 10**6 - span.start_time // 10**6
         assert "gen_ai.input.messages" not in span.attributes
         assert "gen_ai.output.messages" not in span.attributes
     tools = [s for s in ended if s.name == "execute_tool sympy"]
