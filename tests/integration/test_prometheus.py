@@ -3,6 +3,7 @@ setup while a debate runs on a worker, with a staff user's token, and its query 
 figures: the web process answers for the worker's calls, read from the database."""
 
 import json
+import re
 import shutil
 import subprocess
 import urllib.parse
@@ -16,6 +17,7 @@ from tests.integration.debate import PANEL, Deployment
 from tests.integration.services import until
 
 pytestmark = pytest.mark.services
+DASHBOARD = Path(__file__).resolve().parents[2] / "monitoring" / "grafana-dashboard.json"
 PROMETHEUS = "prometheus"
 STAFF = """
 from django.contrib.auth import get_user_model
@@ -95,3 +97,14 @@ def test_prometheus_scrapes_a_debate_from_the_web_process_while_a_worker_runs_it
     assert {sample["metric"]["provider"] for sample in calls} == {"Fake"}
     assert (value(port, "sum(teorema_tokens_total)") or 0) > 0
     assert value(port, "sum(teorema_call_duration_seconds_count)") == sum(float(s["value"][1]) for s in calls)
+
+    # The dashboard to import: every panel's query is PromQL this Prometheus reads, over series it has.
+    dashboard = json.loads(DASHBOARD.read_text())
+    for panel in dashboard["panels"]:
+        for target in panel["targets"]:
+            names = set(re.findall(r"teorema_[a-z_]+", target["expr"]))
+            assert names, target
+            for name in names:
+                series = name.removesuffix("_bucket")
+                assert query(port, f"count({{__name__=~'{series}(_bucket|_total)?'}})"), (panel["title"], name)
+            query(port, target["expr"])  # a 400 for PromQL it cannot read
