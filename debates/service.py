@@ -14,6 +14,7 @@ from contextlib import nullcontext
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
@@ -28,7 +29,7 @@ from debates.conversations import sharing
 from debates.forms import AskForm
 from debates.live import snapshot
 from debates.live.state import read_state
-from debates.models import Provider, Question, Source
+from debates.models import Contribution, Outcome, Panel, Provider, Question, Source
 from debates.providers import check
 from debates.providers.base import ProviderError, Voice
 from debates.readiness import PanelOption, judges_of, panel_options, probe_voice
@@ -125,6 +126,49 @@ def visible(user: User, question_id: int) -> Question:
     if question is None:
         raise Refused(not_found(user, question_id), Kind.NOT_FOUND)
     return question
+
+
+def asked_by(user: AbstractBaseUser, question_id: int) -> Question | None:
+    """``user``'s own question, or None: a channel with an account of its own (Telegram's) answers
+    for the questions asked through it only."""
+    return Question.objects.filter(pk=question_id, owner_id=user.pk).first()
+
+
+def follows_up(user: User, question_id: int) -> bool:
+    """Whether a conversation may carry on from this question: ``user`` may read it."""
+    return readable(user).filter(pk=question_id).exists()
+
+
+def last_answers(question: Question) -> list[tuple[dict[str, Any], Contribution]]:
+    """Each panelist's (roster entry, last completed contribution), in the roster's order; the
+    moderator's and the tie-breaker's are not answers."""
+    found = []
+    for entry in question.roster:
+        if entry["seat"] in ("moderator", "tie_breaker"):
+            continue
+        done = Contribution.objects.filter(round__question=question, seat=entry["seat"], status=Outcome.DONE)
+        if final := done.order_by("-round__index").first():
+            found.append((entry, final))
+    return found
+
+
+def failure(question_id: int) -> execute.Failure:
+    """A stopped run's failed voices and the ways on (the page's "What you can do"), for the operator."""
+    return execute.failure_of(Question.objects.get(pk=question_id))
+
+
+def panel_named(slug: str) -> Panel | None:
+    """The panel with this slug, "" for the default panel; None when there is none."""
+    return Panel.objects.default() if slug == "" else Panel.objects.filter(slug=slug).first()
+
+
+def channel_user(username: str) -> AbstractBaseUser:
+    """The account a channel asks as (Telegram's), made on first use with no password to sign in with."""
+    user, created = get_user_model().objects.get_or_create(username=username)
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    return user
 
 
 def actionable(user: User, question_id: int) -> Question:

@@ -104,3 +104,12 @@ def test_the_engines_modules_import_one_another_in_one_direction():
 
     for name in graph:
         visit(name, ())
+
+
+def test_the_channels_read_nothing_from_the_database_themselves():
+    """A channel translates; what it needs of the rows comes from the service (debates.service), so a
+    rule of who may read what is written once."""
+    for path in sorted((DEBATES / "integrations").rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        queries = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "objects"]
+        assert not queries, f"{module_name(path)} queries the database at lines {queries}"

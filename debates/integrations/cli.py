@@ -13,6 +13,7 @@ from django.core.management.base import OutputWrapper
 from django.core.management.color import Style
 from django.utils.text import Truncator
 
+from debates import service
 from debates.attachments import shown
 from debates.engine.reading.streamed import Answer
 from debates.engine.vocabulary import Outcome, Status, StepKind
@@ -20,7 +21,6 @@ from debates.live import claims, story
 from debates.live.watch import Ended, Happening, Phase, Restarted, RoundOpened, Spoken, Started, Words
 from debates.models import Question
 from debates.represent import cost_line
-from debates.runs import execute
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 MARKS = {"waiting": "·", "streaming": "…", "retrying": "↻", Outcome.DONE: "✓"}  # any other end: ✗
@@ -197,7 +197,7 @@ def ledger_lines(found: dict[str, Any]) -> list[str]:
 
 def what_can_be_done(question_id: int) -> str:
     """A failed run's ways on, as commands (the page's "What you can do")."""
-    failure = execute.failure_of(Question.objects.get(pk=question_id))
+    failure = service.failure(question_id)
     again = f"python manage.py ask --retry {question_id}"
     if not failure.failed:
         return f"Run it again from where it stopped: {again}"

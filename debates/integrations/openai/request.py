@@ -13,11 +13,12 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest
 
+from debates import service
 from debates.attachments import check as files
 from debates.attachments.check import Upload
 from debates.integrations.endpoint import JSON_TYPES, json_body, type_errors
 from debates.integrations.openai.transcript import MARKED
-from debates.models import Panel, Question
+from debates.models import Panel
 from debates.readable import unreadable
 from debates.refusal import Kind, Refused
 from debates.runs import once
@@ -162,7 +163,7 @@ def files_of(message: dict[str, Any], index: int) -> list[Upload]:
 def panel_of(model: str) -> Panel:
     """``teorema/<slug>``, a bare slug, or ``teorema`` for the default panel."""
     slug = model.removeprefix(PREFIX)
-    panel = Panel.objects.default() if slug in {"teorema", ""} else Panel.objects.filter(slug=slug).first()
+    panel = service.panel_named("" if slug == "teorema" else slug)
     if panel is None:
         raise refused_field(
             "model",
@@ -198,7 +199,7 @@ def thread(earlier: list[dict[str, Any]], user) -> tuple[int | None, str]:
         for index, message in enumerate(earlier)
         if message["role"] == "assistant" and (found := MARKED.search(text_of(message, index)))
     ]
-    if ours and Question.objects.visible_to(user).filter(pk=ours[-1][1]).exists():
+    if ours and service.follows_up(user, ours[-1][1]):
         start, parent = ours[-1][0] + 1, ours[-1][1]
     instructions = [text_of(m, i) for i, m in enumerate(earlier[:start]) if m["role"] in {"system", "developer"}]
     turns = [f"{m['role'].title()}: {text_of(m, start + i)}" for i, m in enumerate(earlier[start:])]

@@ -12,7 +12,6 @@ import logging
 import re
 
 from asgiref.sync import sync_to_async
-from django.contrib.auth import get_user_model
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 
 from debates import service
@@ -22,7 +21,7 @@ from debates.integrations.telegram.config import Config
 from debates.integrations.telegram.split import split_message
 from debates.live import snapshot
 from debates.live.watch import Ended, watch
-from debates.models import Contribution, Outcome, Question, Source
+from debates.models import Source
 from debates.refusal import Kind, Refused
 
 log = logging.getLogger(__name__)
@@ -121,11 +120,7 @@ def in_a_reply(refused: Refused) -> str:
 
 
 def service_user():
-    user, created = get_user_model().objects.get_or_create(username=SERVICE_USER)
-    if created:
-        user.set_unusable_password()
-        user.save(update_fields=["password"])
-    return user
+    return service.channel_user(SERVICE_USER)
 
 
 def _done(watcher: asyncio.Task) -> None:
@@ -153,7 +148,7 @@ async def wait_and_answer(config: Config, chat_id: int, question_id: int) -> Non
 
 def result_text(config: Config, question_id: int) -> str:
     """The verdict as markdown: the synthesis when there is one, else what happened in words."""
-    question = Question.objects.filter(pk=question_id, owner__username=SERVICE_USER).first()
+    question = service.asked_by(service_user(), question_id)
     if question is None:
         return f"There is no question #{question_id} from Telegram."
     link = (
@@ -169,21 +164,13 @@ def result_text(config: Config, question_id: int) -> str:
 
 def voices_text(question_id: int) -> list[str]:
     """Each panelist's last completed contribution, one markdown message per voice."""
-    question = Question.objects.filter(pk=question_id, owner__username=SERVICE_USER).first()
+    question = service.asked_by(service_user(), question_id)
     if question is None:
         return [f"There is no question #{question_id} from Telegram."]
     messages = []
-    for entry in question.roster:
-        if entry["seat"] in ("moderator", "tie_breaker"):
-            continue
-        final = (
-            Contribution.objects.filter(round__question=question, seat=entry["seat"], status=Outcome.DONE)
-            .order_by("-round__index")
-            .first()
-        )
-        if final:
-            answer = final.text or "\n\n".join(part for part in (final.decision, final.reasoning) if part)
-            messages.append(f"**{entry['label']} · {entry['name']}**\n\n{answer}")
+    for entry, final in service.last_answers(question):
+        answer = final.text or "\n\n".join(part for part in (final.decision, final.reasoning) if part)
+        messages.append(f"**{entry['label']} · {entry['name']}**\n\n{answer}")
     return messages or [f"No voice of question #{question_id} has answered yet."]
 
 
