@@ -25,7 +25,7 @@ PDF_MAX_OBJECTS = 200_000
 SCRIPT_ACTIONS = {"/JavaScript", "/Launch", "/SubmitForm", "/ImportData", "/Rendition"}
 
 
-class Refused(Exception):
+class Unreadable(Exception):
     """What is wrong with the file, in words (the parent prefixes its name)."""
 
 
@@ -50,7 +50,7 @@ def main() -> None:
         blobs: list[bytes] = []
         try:
             reply = readers[task["family"]](data, task, blobs)
-        except Refused as refused:
+        except Unreadable as refused:
             reply = {"error": str(refused)}
         except MemoryError:
             reply = {"error": "it needs more memory to read than allowed (a decompression bomb?)"}
@@ -71,18 +71,18 @@ def pdf(data: bytes, task: dict, blobs: list[bytes]) -> dict:
     from pypdf.errors import PdfReadError
 
     if b"%%EOF" not in data[-2048:]:
-        raise Refused("it is cut short (no end-of-file marker): it may not have finished downloading")
+        raise Unreadable("it is cut short (no end-of-file marker): it may not have finished downloading")
     try:
         reader = PdfReader(io.BytesIO(data), strict=False)
         if reader.is_encrypted:
-            raise Refused("it is encrypted: remove its password and attach it again")
+            raise Unreadable("it is encrypted: remove its password and attach it again")
         count = len(reader.pages)
     except PdfReadError as error:
-        raise Refused(f"it is damaged ({error})") from None
+        raise Unreadable(f"it is damaged ({error})") from None
     if count > task["max_pages"]:
-        raise Refused(f"it has {count} pages; at most {task['max_pages']} are accepted")
+        raise Unreadable(f"it has {count} pages; at most {task['max_pages']} are accepted")
     if script := scripted(reader):
-        raise Refused(f"it carries {script}, which is never accepted: print it to a new PDF and attach that")
+        raise Unreadable(f"it carries {script}, which is never accepted: print it to a new PDF and attach that")
     pages = [(page.extract_text() or "").replace(PAGE_BREAK, "\n").strip() for page in reader.pages]
     return {"pages": count, "text": PAGE_BREAK.join(pages)}
 
@@ -104,7 +104,7 @@ def scripted(reader) -> str:
             node = node.get_object()
         walked += 1
         if walked > PDF_MAX_OBJECTS:
-            raise Refused("it has too many objects to check for scripts")
+            raise Unreadable("it has too many objects to check for scripts")
         if isinstance(node, DictionaryObject):
             if "/JS" in node or "/JavaScript" in node or node.get("/S") == "/JavaScript":  # named scripts too
                 return "JavaScript"
@@ -123,7 +123,7 @@ def docx(data: bytes, task: dict, blobs: list[bytes]) -> dict:
         unpacked = sum(entry.file_size for entry in entries)
         packed = sum(entry.compress_size for entry in entries) or 1
         if len(entries) > DOCX_MAX_ENTRIES or unpacked > DOCX_MAX_UNPACKED or unpacked / packed > DOCX_MAX_RATIO:
-            raise Refused("it unpacks to far more than it weighs (a decompression bomb?)")
+            raise Unreadable("it unpacks to far more than it weighs (a decompression bomb?)")
     import docx as python_docx
 
     document = python_docx.Document(io.BytesIO(data))
@@ -142,11 +142,11 @@ def image(data: bytes, task: dict, blobs: list[bytes]) -> dict:
     with Image.open(io.BytesIO(data)) as opened:
         width, height = opened.size
         if width * height > task["max_pixels"]:
-            raise Refused(
+            raise Unreadable(
                 f"it is {width:,} × {height:,} pixels ({width * height:,}); at most {task['max_pixels']:,} are accepted"
             )
         if opened.format not in {"PNG", "JPEG", "WEBP", "GIF"}:
-            raise Refused(f"its content is a {opened.format} image, not PNG, JPEG, WebP or GIF")
+            raise Unreadable(f"its content is a {opened.format} image, not PNG, JPEG, WebP or GIF")
         opened.seek(0)  # an animation's first frame
         picture = ImageOps.exif_transpose(opened)
         picture.load()
@@ -205,7 +205,7 @@ def text(data: bytes, task: dict, blobs: list[bytes]) -> dict:
         decoded = data.decode(marked or "utf-8")
     except UnicodeDecodeError:
         if marked:
-            raise Refused(
+            raise Unreadable(
                 f"it starts with a {marked.upper()} byte order mark but is not {marked.upper()} text"
             ) from None
         from charset_normalizer import from_bytes
@@ -217,7 +217,7 @@ def text(data: bytes, task: dict, blobs: list[bytes]) -> dict:
         try:
             json.loads(decoded)
         except ValueError as error:
-            raise Refused(f"it is not valid JSON ({error})") from None
+            raise Unreadable(f"it is not valid JSON ({error})") from None
     return {"text": decoded.replace("\r\n", "\n")}
 
 

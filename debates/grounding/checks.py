@@ -19,7 +19,7 @@ from debates.grounding.claims import calc, find
 from debates.grounding.extract import Task
 from debates.grounding.renderings import Claim, Rendering
 from debates.grounding.sandbox import OUT_OF_TIME, Computed, Sandbox
-from debates.grounding.screen import NotMaths, Refused, screen
+from debates.grounding.screen import NotMaths, Unsafe, screen
 
 RELATIVE_SLACK = Fraction(1, 10**9)  # what SymPy's 15 digits of an irrational value may be off by
 SHOWN_DIGITS = 6
@@ -102,7 +102,7 @@ def tasks_of(claim: Claim) -> list[Task] | str:
             left, right = claim.computed[0].expression, claim.claimed[0].expression
             return [Task("identity", screen(left), screen(right))]
         return [Task("arithmetic", screen(r.expression)) for r in (*claim.computed, *claim.claimed)]
-    except Refused as refused:
+    except Unsafe as refused:
         return f"it is too costly to compute ({refused})"
     except NotMaths:
         return []

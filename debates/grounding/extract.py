@@ -10,7 +10,7 @@ in front of the panel, so ambiguity means skipping.
 import re
 from dataclasses import asdict, dataclass
 
-from debates.grounding.screen import NotMaths, Refused, screen
+from debates.grounding.screen import NotMaths, Unsafe, screen
 from debates.grounding.worker import NAMES
 
 MAX_TASKS = 8
@@ -242,7 +242,7 @@ def screened(tasks: list[Task], notes: list[str]) -> list[Task]:
             for source in (task.expr, task.rhs, task.lower, task.upper, task.point):
                 if source:
                     screen(source)
-        except Refused as refusal:
+        except Unsafe as refusal:
             notes.append(f"Refused {task.describe()[:80]}: {refusal}.")
             continue
         except NotMaths:

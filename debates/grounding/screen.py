@@ -24,7 +24,7 @@ EXPONENT = re.compile(r"\*\*[\s(]*(\d+)")
 FACTORIAL = re.compile(r"(\d+)\s*!|factorial\(\s*(\d+)")
 
 
-class Refused(ValueError):
+class Unsafe(ValueError):
     """The text looks like code, or would cost too much to compute; the message says why."""
 
 
@@ -38,17 +38,17 @@ def screen(source: str) -> str:
     if not text:
         raise NotMaths("empty")
     if "__" in text:
-        raise Refused("it contains '__'")
+        raise Unsafe("it contains '__'")
     if len(text) > MAX_CHARS:
-        raise Refused(f"it is longer than {MAX_CHARS} characters")
+        raise Unsafe(f"it is longer than {MAX_CHARS} characters")
     stray = sorted(set(ALLOWED.sub("", text)))
     if stray:
-        raise Refused(f"it contains {''.join(stray)!r}, which arithmetic does not need")
+        raise Unsafe(f"it contains {''.join(stray)!r}, which arithmetic does not need")
     if STRAY_DOT.search(text):
-        raise Refused("it contains a '.' outside a number (attribute access)")
+        raise Unsafe("it contains a '.' outside a number (attribute access)")
     for name in NAME.findall(text):
         if keyword.iskeyword(name) or keyword.issoftkeyword(name):
-            raise Refused(f"it contains the Python keyword {name!r}")
+            raise Unsafe(f"it contains the Python keyword {name!r}")
         if len(name) > 1 and name not in NAMES:
             raise NotMaths(f"{name!r} is a word, not a symbol")
     check_nesting(text)
@@ -61,7 +61,7 @@ def check_nesting(text: str) -> None:
     for char in text:
         depth += {"(": 1, ")": -1}.get(char, 0)
         if depth > MAX_DEPTH:
-            raise Refused(f"it is nested more than {MAX_DEPTH} levels deep")
+            raise Unsafe(f"it is nested more than {MAX_DEPTH} levels deep")
         if depth < 0:
             raise NotMaths("unbalanced parentheses")
     if depth:
@@ -70,11 +70,11 @@ def check_nesting(text: str) -> None:
 
 def check_size(text: str) -> None:
     if any(len(digits) > MAX_DIGITS for digits in re.findall(r"\d+", text)):
-        raise Refused(f"it has a number longer than {MAX_DIGITS} digits")
+        raise Unsafe(f"it has a number longer than {MAX_DIGITS} digits")
     if STACKED_POWER.search(text):
-        raise Refused("it stacks powers of numbers (like 10**10**10)")
+        raise Unsafe("it stacks powers of numbers (like 10**10**10)")
     if any(int(e) > MAX_EXPONENT for e in EXPONENT.findall(text)):
-        raise Refused(f"it raises to a power above {MAX_EXPONENT}")
+        raise Unsafe(f"it raises to a power above {MAX_EXPONENT}")
     for match in FACTORIAL.finditer(text):
         if int(match.group(1) or match.group(2)) > MAX_EXPONENT:
-            raise Refused(f"it takes the factorial of a number above {MAX_EXPONENT}")
+            raise Unsafe(f"it takes the factorial of a number above {MAX_EXPONENT}")

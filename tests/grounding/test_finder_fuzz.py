@@ -11,7 +11,7 @@ from debates.engine.reading import closing
 from debates.grounding.checks import check
 from debates.grounding.claims import calc, find
 from debates.grounding.sandbox import Sandbox
-from debates.grounding.screen import NotMaths, Refused, screen
+from debates.grounding.screen import NotMaths, Unsafe, screen
 
 PIECES = [
     *(" + ", "+", " - ", "-", "*", " * ", "/", "^", "**", "×", "÷", "·", "=", " = ", "==", "≈", "%", "‰"),
@@ -41,7 +41,7 @@ def screened(expression: str) -> None:
     """What the screen does with a side: pass it, or refuse it in words; nothing else."""
     try:
         said = screen(expression)
-    except (Refused, NotMaths) as refused:
+    except (Unsafe, NotMaths) as refused:
         said = str(refused)
     assert said
 
