@@ -43,6 +43,7 @@ test: $(VENV)/.installed-dev node_modules/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	@echo "Blocks of radon's grade D or worse (a figure, not a gate):"; $(VENV)/bin/radon cc -n D -s debates; $(VENV)/bin/radon cc -a debates | tail -n 1
 	$(VENV)/bin/mkdocs build --strict --quiet --site-dir "$$(mktemp -d)"
 	$(VENV)/bin/pytest
 
