@@ -78,6 +78,39 @@ async def test_ask_panel_returns_the_verdict_with_progress_per_phase_and_voice(t
     assert teorema.query("SELECT source, status FROM debates_question WHERE id = ?", question) == [("mcp", "done")]
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_progress_says_each_phase_once_in_order_and_the_judge_before_the_verdict(teorema, scripted, transport):
+    messages: list[str] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+
+    async with TRANSPORTS[transport](teorema) as session:
+        await session.call_tool("ask_panel", {"question": QUESTION}, progress_callback=progress)
+    stages = [stage(message) for message in messages]
+    assert len(messages) == len(set(messages)), messages  # each line once
+    assert stages == sorted(stages), messages  # phase by phase; the voices of one in the order they end
+    assert stages.count(1) == stages.count(4) == 3  # each voice, in each round
+    assert set(stages) == set(range(len(STAGES))), messages
+
+
+# The progress lines of a run of the scripted panel, phase by phase: the words each one's line holds.
+STAGES = [
+    "Round 0 — independent answers",
+    "— blind answers: done",
+    "Judge — the judge's grouping of the answers: done",
+    "Round 1 — debate on the dossier",
+    "— debate: done",
+    "Moderator — synthesis",  # the phase, then the moderator's line once it is stored
+    "Moderator — synthesis: done",
+]
+
+
+def stage(line: str) -> int:
+    """A progress line's place among the run's phases (the last of STAGES whose words it holds)."""
+    return max(at for at, words in enumerate(STAGES) if words in line)
+
+
 async def test_follow_up_get_question_and_outcome_share_the_pages_rules(teorema, scripted):
     async with over_http(teorema) as session:
         first = await session.call_tool("ask_panel", {"question": QUESTION})
@@ -269,6 +302,31 @@ async def test_a_reader_whose_wait_times_out_leaves_the_askers_debate_running(te
     assert refused.is_error  # may read, may not cancel
     assert await status_of(teorema, question) == "running"
     await until_status(teorema, question, "done")
+
+
+async def test_a_call_that_asked_for_no_progress_returns_within_the_bound_and_says_how_to_follow(
+    teorema, fake_provider
+):
+    """Issue 50: a silent call held open for minutes met the client's 60 s timeout."""
+    slow_voices(fake_provider)
+    bounded = teorema.env | {"TEOREMA_MCP_WAIT_SECONDS": "1"}
+
+    async def progress(done: float, total: float | None, message: str | None) -> None: ...
+
+    async with mcp_stdio_session(bounded, "alice") as session:
+        asked = await session.call_tool("ask_panel", {"question": QUESTION})
+        question = asked.structured_content["id"]
+        assert asked.structured_content["status"] == "running"
+        assert f"For the verdict, call get_question with question_id {question} and wait true." in (
+            asked.content[0].text
+        )
+        waited = await session.call_tool("get_question", {"question_id": question, "wait": True})
+        assert waited.structured_content["status"] == "running"
+        followed = await session.call_tool(
+            "get_question", {"question_id": question, "wait": True}, progress_callback=progress
+        )
+    assert followed.structured_content["status"] == "done"  # with progress, to the end
+    assert followed.structured_content["verdict"] == "Use read replicas."
 
 
 async def test_cancel_question_stops_the_askers_run_and_each_voice_keeps_its_words(teorema, fake_provider):
