@@ -348,6 +348,7 @@ class TeoremaSettings(TypedDict):
     ATTACHMENT_TEXT_CHARS: int
     ATTACHMENT_SECONDS: float
     CHECKS_SECONDS: float
+    MCP_WAIT_SECONDS: float
 
 
 TEOREMA: TeoremaSettings = {
@@ -408,6 +409,9 @@ TEOREMA: TeoremaSettings = {
     # The numbers checked between rounds (docs/checks.md): a round's checks together, at most; what
     # does not fit is "not checked", in words.
     "CHECKS_SECONDS": env_number("TEOREMA_CHECKS_SECONDS", 5.0, 0.5, float),
+    # An MCP tool call that asked for no progress returns within this, the run going on (clients
+    # give up on a silent call after 60 s); with progress it follows the run to its end.
+    "MCP_WAIT_SECONDS": env_number("TEOREMA_MCP_WAIT_SECONDS", 45.0, 1, float),
 }
 
 # Request size limits (docs/api.md): 1 MiB for the rest of a form plus the longest question and

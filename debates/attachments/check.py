@@ -10,6 +10,7 @@ the limited child process.
 import base64
 import hashlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -50,30 +51,73 @@ class Checked:
         return hashlib.sha256(self.data).hexdigest()
 
 
-def from_json(items: Any, field: str = FIELD) -> list[Upload]:
-    """Files as the JSON ways in send them: ``[{"name", "media_type", "data"}]``, the data base64."""
+def from_json(items: Any, field: str = FIELD, paths: bool = False) -> list[Upload]:
+    """Files as the JSON ways in send them: ``[{"name", "media_type", "data"}]``, the data base64 or a
+    ``data:`` URI; with ``paths`` (a server on the asker's own machine: MCP over stdio), also
+    ``{"path": "/abs/file"}``, read from that disk."""
     if items is None:
         return []
     if not isinstance(items, list):
         raise Refused("The attachments were not accepted.", Kind.INVALID, {field: [SHAPE]})
     uploads, problems = [], []
     for index, item in enumerate(items):
-        if not (isinstance(item, dict) and isinstance(item.get("name"), str) and isinstance(item.get("data"), str)):
-            problems.append(f"File {index + 1}: {SHAPE}")
-            continue
-        media_type = item.get("media_type") or ""
-        if not isinstance(media_type, str) or set(item) - {"name", "media_type", "data"}:
-            problems.append(f"File {index + 1}: {SHAPE}")
-            continue
         try:
-            data = base64.b64decode(item["data"], validate=True)
-        except ValueError:
-            problems.append(f"{printable(item['name'])}: its data is not base64.")
-            continue
-        uploads.append(Upload(item["name"], media_type, data))
+            uploads.append(from_item(item, index, field, paths))
+        except Refused as refused:
+            problems += refused.fields[field]
     if problems:
         raise Refused("The attachments were not accepted.", Kind.INVALID, {field: problems})
     return uploads
+
+
+def from_item(item: Any, index: int, field: str, paths: bool) -> Upload:
+    if isinstance(item, dict) and "path" in item:
+        return from_path(item, field, paths)
+    if not (isinstance(item, dict) and isinstance(item.get("name"), str) and isinstance(item.get("data"), str)):
+        raise refuse_in(field, f"File {index + 1}: {SHAPE}")
+    media_type = item.get("media_type") or ""
+    if not isinstance(media_type, str) or set(item) - {"name", "media_type", "data"}:
+        raise refuse_in(field, f"File {index + 1}: {SHAPE}")
+    if item["data"].startswith("data:"):
+        upload = from_data_uri(item["name"], item["data"], field)
+        return Upload(upload.name, media_type or upload.media_type, upload.data)
+    try:
+        return Upload(item["name"], media_type, base64.b64decode(item["data"], validate=True))
+    except ValueError:
+        raise refuse_in(field, f"{printable(item['name'])}: its data is not base64.") from None
+
+
+def from_path(item: dict[str, Any], field: str, paths: bool) -> Upload:
+    """A file named by its absolute path on this machine's disk, refused for its size before it is read."""
+    given = item["path"]
+    shown = printable(given if len(given) <= 60 else "…" + given[-57:]) if isinstance(given, str) else "a path"
+    if not paths:
+        raise refuse_in(
+            field,
+            f"{shown}: a file by path is read only over stdio (this server's disk is not yours); "
+            'send its bytes as "data" (base64, or a data: URI).',
+        )
+    if not isinstance(given, str) or set(item) - {"path", "name", "media_type"}:
+        raise refuse_in(field, f'{shown}: a file by path is an object {{"path": "/abs/path/report.pdf"}}.')
+    path = Path(given)
+    if not path.is_absolute():
+        raise refuse_in(field, f"{shown}: the path must be absolute (it is read from the server's own disk).")
+    if not path.exists():
+        raise refuse_in(field, f"{shown}: there is no such file.")
+    if not path.is_file():
+        raise refuse_in(field, f"{shown}: it is not a file (a directory?).")
+    name = item.get("name") or path.name
+    if large := too_large(name, path.stat().st_size):
+        raise Refused(large, Kind.TOO_LARGE, {field: [large]})
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise refuse_in(field, f"{shown}: it could not be read ({error.strerror}).") from None
+    return Upload(name, item.get("media_type") or "", data)
+
+
+def refuse_in(field: str, problem: str) -> Refused:
+    return Refused(problem, Kind.INVALID, {field: [problem]})
 
 
 def from_form(uploaded: list[Any]) -> list[Upload]:
@@ -88,13 +132,11 @@ def from_data_uri(name: str, uri: str, field: str) -> Upload:
     """A file sent as a ``data:<media type>;base64,<data>`` URI (OpenAI's image_url and file parts)."""
     head, comma, data = uri.partition(",")
     if not (head.startswith("data:") and head.endswith(";base64") and comma):
-        message = f"{field}: only a data: URI with base64 content is accepted (a link is never fetched)."
-        raise Refused(message, Kind.INVALID, {field: [message]})
+        raise refuse_in(field, f"{field}: only a data: URI with base64 content is accepted (a link is never fetched).")
     try:
         return Upload(name, head[5:-7], base64.b64decode(data, validate=True))
     except ValueError:
-        message = f"{field}: the data URI's content is not base64."
-        raise Refused(message, Kind.INVALID, {field: [message]}) from None
+        raise refuse_in(field, f"{field}: the data URI's content is not base64.") from None
 
 
 def limits() -> dict[str, Any]:

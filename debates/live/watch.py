@@ -148,7 +148,8 @@ class Seen:
 
     async def look(self, state: LiveState | None) -> list[Happening]:
         """What is new in ``state`` (and in the DB, for the contributions it shows finished), in the
-        page's order: the phase, then round by round its opening and its voices."""
+        page's order: round by round its opening and its voices, a new phase said after what the
+        earlier phases finished and before what is still going."""
         live = state or LiveState()
         cards = sorted(
             ((key, card) for key, card in live.cards.items() if key not in self.spoken),
@@ -165,26 +166,31 @@ class Seen:
             if question is not None:
                 self.searching = {e.get("seat", "") for e in question.roster if e.get("search")}
         found: list[Happening] = []
-        if live.phase and live.phase != self.phase:
-            self.phase = live.phase
-            found.append(Phase(live.phase, live.step, live.total))
+        going: int | None = None  # where the first thing still going is: a new phase is said before it
         for index in sorted({*live.rounds, *(row.round.index for row in rows.values())}):
             entry = live.rounds.get(index)
+            now: list[Happening] = []
             if index not in self.rounds and entry is not None and entry.title:
                 self.rounds.add(index)
-                found.append(RoundOpened(index, entry.title))
+                now.append(RoundOpened(index, entry.title))
             for key, card in cards:
                 if card.round != index or card.status in FINISHED_STATUSES:
                     continue
                 if key not in self.started:
                     self.started.add(key)
-                    found.append(Started(key, card.label, card.kind))
+                    now.append(Started(key, card.label, card.kind))
                 # Words as they stream; the judge's JSON is said once read, when it is stored.
                 if card.kind != StepKind.AGREEMENT:
-                    found += self.words(key, card.label, card.kind, card.text)
+                    now += self.words(key, card.label, card.kind, card.text)
+            if now and going is None:
+                going = len(found)
+            found += now
             for key, row in rows.items():
                 if row.round.index == index and key not in self.spoken:
                     found += self.said_whole(key, row)
+        if live.phase and live.phase != self.phase:
+            self.phase = live.phase
+            found.insert(len(found) if going is None else going, Phase(live.phase, live.step, live.total))
         if looked and (question is None or question.is_finished):
             found.append(Ended(question))
         return found

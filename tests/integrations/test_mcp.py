@@ -3,18 +3,20 @@ subprocess, as a desktop client starts it) and over Streamable HTTP (``/mcp`` in
 
 import sys
 import time
-from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 
 import anyio
 import httpx
+import httpx2
 import pytest
 from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.auth import OAuthClientProvider, TokenStorage
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import OAuthClientMetadata
 
 from tests.fakes.answers import SYNTHESIS
 from tests.fakes.provider_server import Script
-from tests.integrations.clients import mcp_session
+from tests.integrations.clients import mcp_session, mcp_stdio_session
 from tests.integrations.conftest import ROOT, Teorema, voice_answer
 
 pytestmark = pytest.mark.anyio
@@ -26,14 +28,8 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@asynccontextmanager
-async def over_stdio(teorema: Teorema, user: str = "alice") -> AsyncIterator[ClientSession]:
-    command = StdioServerParameters(
-        command=sys.executable, args=[str(ROOT / "manage.py"), "mcp", "--user", user], env=teorema.env, cwd=str(ROOT)
-    )
-    async with stdio_client(command) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        yield session
+def over_stdio(teorema: Teorema, user: str = "alice") -> AbstractAsyncContextManager[ClientSession]:
+    return mcp_stdio_session(teorema.env, user)
 
 
 def over_http(teorema: Teorema, user: str = "alice") -> AbstractAsyncContextManager[ClientSession]:
@@ -80,6 +76,39 @@ async def test_ask_panel_returns_the_verdict_with_progress_per_phase_and_voice(t
         assert any(message.startswith(f"{label} — blind answers: done (") for message in messages)
     assert any(message.startswith("Moderator — synthesis: done") for message in messages)
     assert teorema.query("SELECT source, status FROM debates_question WHERE id = ?", question) == [("mcp", "done")]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_progress_says_each_phase_once_in_order_and_the_judge_before_the_verdict(teorema, scripted, transport):
+    messages: list[str] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+
+    async with TRANSPORTS[transport](teorema) as session:
+        await session.call_tool("ask_panel", {"question": QUESTION}, progress_callback=progress)
+    stages = [stage(message) for message in messages]
+    assert len(messages) == len(set(messages)), messages  # each line once
+    assert stages == sorted(stages), messages  # phase by phase; the voices of one in the order they end
+    assert stages.count(1) == stages.count(4) == 3  # each voice, in each round
+    assert set(stages) == set(range(len(STAGES))), messages
+
+
+# The progress lines of a run of the scripted panel, phase by phase: the words each one's line holds.
+STAGES = [
+    "Round 0 — independent answers",
+    "— blind answers: done",
+    "Judge — the judge's grouping of the answers: done",
+    "Round 1 — debate on the dossier",
+    "— debate: done",
+    "Moderator — synthesis",  # the phase, then the moderator's line once it is stored
+    "Moderator — synthesis: done",
+]
+
+
+def stage(line: str) -> int:
+    """A progress line's place among the run's phases (the last of STAGES whose words it holds)."""
+    return max(at for at, words in enumerate(STAGES) if words in line)
 
 
 async def test_follow_up_get_question_and_outcome_share_the_pages_rules(teorema, scripted):
@@ -130,8 +159,15 @@ async def test_wrong_input_is_refused_in_words_and_asks_nothing(teorema, fake_pr
     assert not fake_provider.requests
 
 
-@pytest.mark.parametrize("authorization", ["", "Bearer tk_wrong", "Basic YWxpY2U6cHc="])
-async def test_http_without_a_valid_token_is_refused_in_words(teorema, authorization):
+@pytest.mark.parametrize(
+    ("authorization", "words", "challenge"),
+    [
+        ("", "Authentication required", 'Bearer realm="teorema"'),
+        ("Basic YWxpY2U6cHc=", "Authentication required", 'Bearer realm="teorema"'),
+        ("Bearer tk_wrong", "That API token is not valid", 'Bearer realm="teorema", error="invalid_token"'),
+    ],
+)
+async def test_http_without_a_valid_token_is_refused_in_words(teorema, authorization, words, challenge):
     async with httpx.AsyncClient() as http:
         answer = await http.post(
             f"{teorema.url}/mcp",
@@ -139,8 +175,73 @@ async def test_http_without_a_valid_token_is_refused_in_words(teorema, authoriza
             json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
         )
     assert answer.status_code == 401
-    assert "Bearer" in answer.headers["WWW-Authenticate"]
-    assert "Authentication required" in answer.json()["error"]["message"]
+    assert answer.headers["WWW-Authenticate"].startswith(challenge)
+    assert "resource_metadata" not in answer.headers["WWW-Authenticate"]  # no OAuth to discover
+    assert answer.json()["error"]["message"].startswith(words)
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/.well-known/oauth-protected-resource/mcp"),
+        ("GET", "/.well-known/oauth-protected-resource"),
+        ("GET", "/.well-known/oauth-authorization-server"),
+        ("GET", "/.well-known/openid-configuration"),
+        ("POST", "/register"),
+        ("GET", "/authorize"),
+        ("POST", "/token"),
+    ],
+)
+async def test_oauth_discovery_is_answered_in_json_that_says_to_send_a_token(teorema, method, path):
+    """Issue 50: MCP Inspector met the 401, looked for OAuth and showed Django's HTML 404 page."""
+    async with httpx.AsyncClient() as http:
+        answer = await http.request(method, f"{teorema.url}{path}", json={} if method == "POST" else None)
+    assert answer.status_code == 404
+    assert answer.json() == {
+        "error": "not_found",
+        "error_description": "This Teorema server has no OAuth authorization: make an API token in the admin "
+        "and send 'Authorization: Bearer <token>'.",
+    }
+
+
+async def test_the_sdks_client_with_a_wrong_token_raises_our_words(teorema):
+    with pytest.raises(Exception) as raised:  # noqa: PT011 (the SDK's error, maybe in a group)
+        async with mcp_session(teorema.url, "tk_wrong"):
+            pass
+    assert "That API token is not valid" in described(raised.value)
+
+
+async def test_the_sdks_oauth_client_ends_at_our_words_not_an_html_page(teorema):
+    class Nothing(TokenStorage):
+        async def get_tokens(self) -> None:
+            return None
+
+        async def set_tokens(self, tokens: object) -> None: ...
+
+        async def get_client_info(self) -> None:
+            return None
+
+        async def set_client_info(self, client_info: object) -> None: ...
+
+    oauth = OAuthClientProvider(
+        f"{teorema.url}/mcp", OAuthClientMetadata(redirect_uris=["http://127.0.0.1:1/callback"]), Nothing()
+    )
+    with pytest.raises(Exception) as raised:  # noqa: PT011 (the SDK's error, maybe in a group)
+        async with (
+            httpx2.AsyncClient(auth=oauth, timeout=30) as http,
+            streamable_http_client(f"{teorema.url}/mcp", http_client=http) as (read, write, *_),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+    said = described(raised.value)
+    assert "This Teorema server has no OAuth authorization: make an API token in the admin" in said
+    assert "<!doctype" not in said.lower()
+
+
+def described(error: BaseException) -> str:
+    """An error's words and those of every error it groups or was raised from."""
+    inner = [*getattr(error, "exceptions", ()), *([error.__cause__] if error.__cause__ else [])]
+    return " ".join([str(error), *(described(each) for each in inner)])
 
 
 def slow_voices(fake_provider) -> None:
@@ -201,6 +302,31 @@ async def test_a_reader_whose_wait_times_out_leaves_the_askers_debate_running(te
     assert refused.is_error  # may read, may not cancel
     assert await status_of(teorema, question) == "running"
     await until_status(teorema, question, "done")
+
+
+async def test_a_call_that_asked_for_no_progress_returns_within_the_bound_and_says_how_to_follow(
+    teorema, fake_provider
+):
+    """Issue 50: a silent call held open for minutes met the client's 60 s timeout."""
+    slow_voices(fake_provider)
+    bounded = teorema.env | {"TEOREMA_MCP_WAIT_SECONDS": "1"}
+
+    async def progress(done: float, total: float | None, message: str | None) -> None: ...
+
+    async with mcp_stdio_session(bounded, "alice") as session:
+        asked = await session.call_tool("ask_panel", {"question": QUESTION})
+        question = asked.structured_content["id"]
+        assert asked.structured_content["status"] == "running"
+        assert f"For the verdict, call get_question with question_id {question} and wait true." in (
+            asked.content[0].text
+        )
+        waited = await session.call_tool("get_question", {"question_id": question, "wait": True})
+        assert waited.structured_content["status"] == "running"
+        followed = await session.call_tool(
+            "get_question", {"question_id": question, "wait": True}, progress_callback=progress
+        )
+    assert followed.structured_content["status"] == "done"  # with progress, to the end
+    assert followed.structured_content["verdict"] == "Use read replicas."
 
 
 async def test_cancel_question_stops_the_askers_run_and_each_voice_keeps_its_words(teorema, fake_provider):

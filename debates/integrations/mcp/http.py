@@ -9,6 +9,11 @@ valid API token is refused here, in words, before the SDK sees it. The SDK's DNS
 is off: it guards servers with no authentication, and every request here carries a bearer token
 that no page of another site can add.
 
+There is no OAuth here: a client that meets the 401 and looks for an authorization server (MCP
+Inspector fetches the well-known metadata, then registers itself at ``/register``) is answered a
+JSON 404 that says to send an API token, never the site's HTML page; the 401 names no
+``resource_metadata`` for it to follow.
+
 The SDK is imported on the first call to ``/mcp``: a server nobody reaches over MCP does not pay for it.
 """
 
@@ -22,6 +27,21 @@ from debates.tokens import bearer_user
 
 PATH = "/mcp"
 REFUSED = "Authentication required: send 'Authorization: Bearer <token>' with an API token made in the admin."
+WRONG_TOKEN = (
+    "That API token is not valid (wrong, revoked or expired): make one in the admin and send "
+    "'Authorization: Bearer <token>'."
+)
+NO_OAUTH = (
+    "This Teorema server has no OAuth authorization: make an API token in the admin and send "
+    "'Authorization: Bearer <token>'."
+)
+# Where OAuth clients look for an authorization server (RFC 9728, RFC 8414, OpenID) and its endpoints.
+DISCOVERY = (
+    "/.well-known/oauth-protected-resource",
+    "/.well-known/oauth-authorization-server",
+    "/.well-known/openid-configuration",
+)
+OAUTH_ENDPOINTS = {"/register", "/authorize", "/token"}
 
 
 class McpMount:
@@ -35,6 +55,9 @@ class McpMount:
 
     async def __call__(self, scope, receive, send) -> None:
         path = scope.get("path", "")
+        if scope["type"] == "http" and (path.startswith(DISCOVERY) or path in OAUTH_ENDPOINTS):
+            await answer(send, 404, {"error": "not_found", "error_description": NO_OAUTH})
+            return
         if scope["type"] != "http" or (path != PATH and not path.startswith(PATH + "/")):
             await self.app(scope, receive, send)
             return
@@ -44,7 +67,7 @@ class McpMount:
         raw = next((value for name, value in scope["headers"] if name == b"authorization"), b"")
         user = await sync_to_async(bearer_user)(raw.decode("latin-1"))
         if user is None or not user.is_authenticated:
-            await refuse(send, 401, REFUSED)
+            await refuse(send, 401, WRONG_TOKEN if raw.lower().startswith(b"bearer ") else REFUSED)
             return
         await (await self.started())(scope, receive, send)
 
@@ -78,12 +101,21 @@ class McpMount:
 
 
 async def refuse(send, status: int, message: str) -> None:
-    """A JSON-RPC error an MCP client shows, with the HTTP status that says why."""
-    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": message}}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    """A JSON-RPC error an MCP client shows (the SDK's client raises it as the call's error), with the
+    HTTP status that says why; a 401 for a token sent but wrong says ``invalid_token`` (RFC 6750)."""
+    headers = []
     if status == 401:
-        headers.append((b"www-authenticate", b'Bearer realm="teorema"'))
+        challenge = 'Bearer realm="teorema"'
+        if message == WRONG_TOKEN:
+            challenge += f', error="invalid_token", error_description="{message}"'
+        headers.append((b"www-authenticate", challenge.encode()))
     if status == 405:
         headers.append((b"allow", b"POST"))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await answer(send, status, {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": message}}, headers)
+
+
+async def answer(send, status: int, payload: dict[str, Any], headers: list[tuple[bytes, bytes]] = []) -> None:  # noqa: B006 (never changed)
+    body = json.dumps(payload).encode()
+    start = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *headers]
+    await send({"type": "http.response.start", "status": status, "headers": start})
     await send({"type": "http.response.body", "body": body})

@@ -4,8 +4,10 @@ setup. Every tool is the service's; this module only words it for MCP.
 
 Two transports: stdio (``manage.py mcp --user NAME``, for a client's config file) and Streamable
 HTTP at ``/mcp`` in the web server (``http``), where each request carries an API token and a tool
-sees only what the token's user may see. While a debate runs, the client gets a progress
-notification per phase and per voice. A call that ends early (the client's timeout, its cancel,
+sees only what the token's user may see. While a debate runs, a client that sent a progress token
+gets a notification per phase and per voice; one that sent none is answered within
+MCP_WAIT_SECONDS, still running, with how to follow. Over stdio a file may be named by its path
+(the server's disk is the asker's own). A call that ends early (the client's timeout, its cancel,
 a dropped connection) stops the waiting, never the debate: ``cancel_question`` cancels, as the
 page's button does, for the asker alone.
 
@@ -14,11 +16,14 @@ type, is refused in Teorema's words (the SDK would ignore the first and word the
 pydantic's).
 """
 
+import asyncio
+import contextlib
 import contextvars
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -49,13 +54,19 @@ Files = Annotated[
     list[dict[str, str]],
     Field(
         description='Files for the panel to read, each {"name": "report.pdf", "media_type": "application/pdf", '
-        '"data": "<base64>"}: PDF, DOCX, text, Markdown, code, CSV/TSV, JSON, PNG, JPEG, WebP or GIF. Each voice '
-        "reads them natively where its model can, else as text."
+        '"data": "<base64>"}, the data base64 or a data: URI ("data:application/pdf;base64,..."); over stdio '
+        'also {"path": "/abs/path/report.pdf"}, read from this machine\'s disk. PDF, DOCX, text, Markdown, '
+        "code, CSV/TSV, JSON, PNG, JPEG, WebP or GIF. Each voice reads them natively where its model can, "
+        "else as text."
     ),
 ]
 Wait = Annotated[
     bool,
-    Field(description="Wait for the verdict (minutes, with progress); false returns at once with the question's id."),
+    Field(
+        description="Wait for the verdict (minutes, with progress). A call that asks for no progress returns "
+        "within a bound (45 s by default) with the question's id while the run goes on: then call get_question "
+        "with wait. False: returns at once with the question's id."
+    ),
 ]
 
 
@@ -110,7 +121,7 @@ async def ask_panel(
     fields |= {"debate": debate, "options": options, "deadline": deadline, "search": search}
     user = await user_of(ctx)
     asked = await refusing(
-        lambda: service.ask(user, source=Source.MCP, attachments=files.from_json(attachments), **fields)
+        lambda: service.ask(user, source=Source.MCP, attachments=uploads(ctx, attachments), **fields)
     )
     return await answered(ctx, user, asked.pk) if wait else await result(ctx, user, asked.pk)
 
@@ -134,7 +145,7 @@ async def follow_up(
             source=Source.MCP,
             text=question,
             context=context,
-            attachments=files.from_json(attachments),
+            attachments=uploads(ctx, attachments),
         )
     )
     return await answered(ctx, user, asked.pk) if wait else await result(ctx, user, asked.pk)
@@ -230,6 +241,11 @@ async def user_of(ctx: Context) -> AbstractBaseUser:
     return user
 
 
+def uploads(ctx: Context, attachments: list[dict[str, str]]) -> list[files.Upload]:
+    """The files as sent; by path only over stdio, where this server's disk is the asker's own."""
+    return files.from_json(attachments, paths=ctx.headers is None)
+
+
 async def refusing[T](call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """The service's ``call`` (on a thread: it reads the database); its refusal becomes the tool's
     error, in its words."""
@@ -240,22 +256,27 @@ async def refusing[T](call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 
 
 async def answered(ctx: Context, user: AbstractBaseUser, question_id: int) -> CallToolResult:
-    """Follow the run to its end, telling the client each phase and each voice as progress. A call
-    that ends first stops only this waiting: the run goes on, and the page and History keep it."""
-    told, last = 0, ""
-    async for happening in watch(question_id):
-        match happening:
-            case Phase(text=text) | RoundOpened(title=text):
-                message = text
-            case Spoken(label=label, kind=kind, status=status, tokens=tokens):
-                message = f"{label} — {StepKind(kind).label.lower()}: {status} ({tokens} tokens out)"
-            case Ended():
-                break
-            case _:
-                continue
-        if message != last:  # a round's title is often the phase's too, said right after it
-            told, last = told + 1, message
-            await ctx.report_progress(told, None, message)
+    """Follow the run to its end, telling the client each phase and each voice as progress, each
+    line once. A call that asked for no progress is answered within MCP_WAIT_SECONDS, still running
+    if it is (a client gives up on a silent call at 60 s). A call that ends first stops only this
+    waiting: the run goes on, and the page and History keep it."""
+    progress = (ctx.request_context.meta or {}).get("progress_token") is not None
+    told: list[str] = []
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(None if progress else settings.TEOREMA["MCP_WAIT_SECONDS"]):
+            async for happening in watch(question_id):
+                match happening:
+                    case Phase(text=text) | RoundOpened(title=text):
+                        message = text
+                    case Spoken(label=label, kind=kind, status=status, tokens=tokens):
+                        message = f"{label} — {StepKind(kind).label.lower()}: {status} ({tokens} tokens out)"
+                    case Ended():
+                        break
+                    case _:
+                        continue
+                if message not in told:  # a round's title is often the phase's too
+                    told.append(message)
+                    await ctx.report_progress(len(told), None, message)
     return await result(ctx, user, question_id)
 
 
@@ -271,7 +292,10 @@ def in_words(found: dict[str, Any]) -> str:
     if found["verdict"]:
         lines.append(f"**Verdict:** {found['verdict']}")
     if found["status"] not in FINISHED:
-        lines.append(f"Still running: {found['phase'] or 'queued'}.")
+        lines.append(
+            f"Still running: {found['phase'] or 'queued'}. For the verdict, call get_question with "
+            f"question_id {found['id']} and wait true."
+        )
     support = story.support(found["agreement"], found["confidence"])  # as the page's chip says it
     figures = [
         support.words if support else "",
