@@ -624,6 +624,16 @@ class Question(models.Model):
             return self.finished_at - self.started_at
         return None
 
+    @property
+    def seats_on_subscription(self) -> set[str]:
+        """The voices a CLI's subscription paid for: their calls are in no cost."""
+        paid = Contribution.objects.filter(round__question=self, on_subscription=True)
+        return set(paid.values_list("seat", flat=True))
+
+    @property
+    def voices_on_subscription(self) -> int:
+        return len(self.seats_on_subscription)
+
 
 class Round(models.Model):
     """One step of a run: the blind round, a debate round, a vote, the synthesis."""
@@ -681,6 +691,9 @@ class Contribution(models.Model):
     tokens_out = models.PositiveIntegerField(default=0)
     tokens_estimated = models.BooleanField(default=False)
     cost = models.DecimalField(max_digits=12, decimal_places=6, default=ZERO)
+    on_subscription = models.BooleanField(
+        default=False, help_text="A CLI voice that reported no cost and had none: its subscription paid for it."
+    )
     latency_ms = models.PositiveIntegerField(default=0)
     first_token_ms = models.PositiveIntegerField(
         null=True, blank=True, help_text="From the call's start to its first words (empty: it wrote none)"

@@ -79,7 +79,8 @@ def represent(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
                         "searches": c.searches,
                         "tokens_in": c.tokens_in,
                         "tokens_out": c.tokens_out,
-                        "cost": str(c.cost) if c.cost is not None else None,
+                        "cost": None if c.on_subscription or c.cost is None else str(c.cost),
+                        "on_subscription": c.on_subscription,  # a CLI voice whose plan paid: no cost
                         "latency_ms": c.latency_ms,
                     }
                     for c in r.cards
@@ -103,6 +104,7 @@ def represent(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
         "tokens_in": q.tokens_in,
         "tokens_out": q.tokens_out,
         "cost": str(q.cost),
+        "voices_on_subscription": q.voices_on_subscription,  # their calls are in no cost: a plan paid
         "created_at": q.created_at.isoformat(),
         "finished_at": q.finished_at.isoformat() if q.finished_at else None,
         "attachments": attachments(q, base),
@@ -152,6 +154,7 @@ def summary(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
         "tokens_in": q.tokens_in,
         "tokens_out": q.tokens_out,
         "cost": str(q.cost),
+        "voices_on_subscription": q.voices_on_subscription,  # their calls are in no cost: a plan paid
         "follow_up_of": q.parent_id,
     }
 
@@ -172,6 +175,7 @@ def model_of(voice: dict[str, str] | None) -> dict[str, str]:
     return {"name": voice["name"], "model": voice["model"]} if voice else {}
 
 
-def cost_line(calls: int, tokens: int, cost: Decimal | str) -> str:
-    """What a run cost, in the one wording every channel prints."""
-    return f"{calls} calls · {tokens:,} tokens · ${Decimal(cost):.4f}"
+def cost_line(calls: int, tokens: int, cost: Decimal | str, on_subscription: int = 0) -> str:
+    """What a run cost, in the one wording every channel prints (``on_subscription``: its voices a
+    CLI's subscription paid for)."""
+    return f"{calls} calls · {tokens:,} tokens · {story.cost_said(cost, on_subscription)}"

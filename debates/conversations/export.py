@@ -128,7 +128,8 @@ def markdown(data: dict[str, Any]) -> str:
     out += outcome_part(data["outcome"])
     out += identities_part(data["identities"])
     totals = f"{data['calls']} calls · {data['tokens_in'] + data['tokens_out']} tokens in + out"
-    out += ["## Totals", "", f"{totals} · ${data['cost']}" if "cost" in data else totals, ""]
+    cost = story.cost_said(data["cost"], data["voices_on_subscription"]) if "cost" in data else ""
+    out += ["## Totals", "", f"{totals} · {cost}" if cost else totals, ""]
     return defanged("\n".join(out))  # the models' texts hold links we did not write
 
 
@@ -333,6 +334,7 @@ def rounds_part(data: dict[str, Any]) -> list[str]:
         out += [f"## {round_['title']}", ""]
         for c in round_["contributions"]:
             facts = [c["kind"], c["status"], f"{c['tokens_in']} in + {c['tokens_out']} out tokens"]
+            facts += [story.ON_SUBSCRIPTION] if c.get("on_subscription") else []
             facts += [f"${c['cost']}"] if c.get("cost") is not None else []
             facts += [f"confidence {c['confidence']:.2f}"] if c.get("confidence") is not None else []
             facts += [f"{c['searches']} web search{'es' if c['searches'] != 1 else ''}"] if c.get("searches") else []

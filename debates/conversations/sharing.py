@@ -20,7 +20,7 @@ from debates.models import Question, Visibility
 from debates.readable import ReadableForm
 
 TOKEN_BYTES = 24  # 32 URL-safe characters
-COST_KEYS = frozenset({"cost", "cost_saved"})
+COST_KEYS = frozenset({"cost", "cost_saved", "on_subscription", "voices_on_subscription"})
 
 
 class ShareForm(ReadableForm):

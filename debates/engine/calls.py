@@ -84,6 +84,11 @@ class Tally:
         self.partial = ""
         self.cited = []
 
+    @property
+    def on_subscription(self) -> bool:
+        """A CLI voice that spent tokens at no cost: its CLI's login (a plan) paid, not a price."""
+        return self.seat.voice.endpoint.wire == "cli" and not self.cost and self.tokens_in + self.tokens_out > 0
+
     def result(self, status: Outcome, **fields: Any) -> ContributionResult:
         return ContributionResult(
             round=self.round,
@@ -96,6 +101,7 @@ class Tally:
             tokens_out=self.tokens_out,
             tokens_estimated=self.estimated,
             cost=self.cost,
+            on_subscription=self.on_subscription,
             searches=self.searches,
             latency_ms=max(int((time.monotonic() - self.started) * 1000) - self.queued_ms, 0),
             first_token_ms=None

@@ -119,6 +119,7 @@ class ContributionResult:
     tokens_out: int = 0
     tokens_estimated: bool = False
     cost: Decimal = Decimal("0")
+    on_subscription: bool = False  # a CLI voice that reported no cost and had none: its plan paid for it
     latency_ms: int = 0  # generating, retries included; the time queued for a shared model is in attempts
     first_token_ms: int | None = None  # from the call's start to its first words (None: it wrote none)
     finish_reason: str = ""

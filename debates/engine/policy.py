@@ -60,6 +60,7 @@ FAULTS = {
     "empty": "it returned no text",
     "blocked": "its provider withheld the answer",
     "unavailable": "its model cannot run here",
+    "usage_limit": "its subscription's usage limit or its account's credit is spent",
 }
 
 

@@ -98,7 +98,8 @@ class Printer:
     def contribution(self, spoken: Spoken) -> None:
         self.clear_status()
         tokens = f"{spoken.tokens_in:,} in + {spoken.tokens:,} out tokens"
-        stats = f"{tokens} · ${spoken.cost:.4f} · {spoken.latency_ms / 1000:.1f} s"
+        cost = story.ON_SUBSCRIPTION if spoken.on_subscription else f"${spoken.cost:.4f}"
+        stats = f"{tokens} · {cost} · {spoken.latency_ms / 1000:.1f} s"
         self.write(self.style.MIGRATE_LABEL(f"\n{spoken.label} · {spoken.kind} · {spoken.status} · {stats}"))
         if spoken.status != Outcome.DONE:
             self.write(self.style.ERROR(spoken.error or spoken.status))
@@ -136,6 +137,8 @@ class Printer:
             self.write(f"Consensus: agreement {consensus['agreement']} against threshold {consensus['threshold']}")
         for line in [*files_lines(found), *ledger_lines(found)]:
             self.write(line)
+        for line in (found["panel_run"] or {}).get("degradations", []):  # a voice dropped, and why
+            self.write(self.style.WARNING(line))
         for flag in (found["ledger"] or {}).get("flags", []):
             self.write(self.style.WARNING(flag))
         if found["verdict"]:
@@ -144,7 +147,8 @@ class Printer:
             self.write(self.style.WARNING("The moderator wrote no verdict of its own: read its synthesis above."))
         for voice in found["identities"]:
             self.write(f"  {voice['label']}: {voice['name']} ({voice['model']}, {voice['provider']})")
-        self.write(cost_line(found["calls"], found["tokens_in"] + found["tokens_out"], found["cost"]))
+        tokens = found["tokens_in"] + found["tokens_out"]
+        self.write(cost_line(found["calls"], tokens, found["cost"], found["voices_on_subscription"]))
         if found["status"] == Status.FAILED:
             self.write(what_can_be_done(found["id"]))
 

@@ -53,6 +53,7 @@ class Card:
     tokens_out: int = 0
     tokens_estimated: bool = False
     cost: Decimal | None = None
+    on_subscription: bool = False  # a CLI voice whose subscription paid: it shows no cost
     latency_ms: int = 0
     started_ms: int = 0  # epoch ms the call started generating, for the elapsed-time counter
     meter: Meter = field(default_factory=Meter)  # what its call spends while it streams (the page estimates)
@@ -200,7 +201,7 @@ def voice_tabs(panel_run: Mapping[str, Any], reveal: Iterable[Mapping[str, str]]
 # What a finished card shows of a result (flags are copied to a list).
 RESULT_FIELDS = (
     *("round", "seat", "label", "kind", "status", "text", "error", "tokens_in", "tokens_out", "tokens_estimated"),
-    *("cost", "latency_ms", "decision", "confidence", "searches"),
+    *("cost", "on_subscription", "latency_ms", "decision", "confidence", "searches"),
 )
 
 

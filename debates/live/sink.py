@@ -388,6 +388,8 @@ class LiveSink:
             totals.calls += result.is_call
             totals.tokens += result.tokens_in + result.tokens_out
             totals.cost += result.cost
+            if result.on_subscription:  # a new set: the stored totals it was copied from keep theirs
+                totals.on_subscription = totals.on_subscription | {result.seat}
         return [
             self._part("round.html#card", card_key=card_key(result.round, result.seat), card=finished),
             self._part("totals.html", debate=self.live),

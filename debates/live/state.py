@@ -43,12 +43,14 @@ class Totals:
     cost: Decimal = Decimal("0")
     started: float = 0.0  # when the run started, in seconds since the epoch (0: not yet)
     expected: float = 0.0  # how long it was expected to take as it started (readiness.expected_seconds)
+    on_subscription: set[str] = field(default_factory=set)  # the seats a CLI's subscription paid for
 
     @classmethod
     def stored(cls, question: "Question", expected: float = 0.0) -> "Totals":
         """What the recorder has counted so far (it keeps them with every stored contribution)."""
         started = question.started_at.timestamp() if question.started_at else 0.0
-        return cls(question.calls, question.tokens_in + question.tokens_out, question.cost, started, expected)
+        tokens = question.tokens_in + question.tokens_out
+        return cls(question.calls, tokens, question.cost, started, expected, question.seats_on_subscription)
 
 
 def new_epoch() -> str:
@@ -80,7 +82,7 @@ def group_name(question_id: int) -> str:
 # Bump when LiveState or Card gains or loses a field, or the way it is stored changes: a state
 # stored by the code before would not read, and the new key makes it absent instead (the DB holds
 # every completed step).
-STATE_VERSION = 9
+STATE_VERSION = 10
 
 
 def state_key(question_id: int) -> str:

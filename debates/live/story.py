@@ -99,6 +99,18 @@ def _agreement(top: int, of: int) -> str:
     return "no answer leads" if top == 0 else f"no majority {top}/{of}"
 
 
+ON_SUBSCRIPTION = "on your subscription"  # a CLI voice that reported no cost: its login's plan paid
+
+
+def cost_said(cost: Decimal | str, on_subscription: int = 0) -> str:
+    """What a run cost, in words: its dollars, and how many voices a CLI's subscription paid for
+    instead (their calls are no $0.00 here: they cost the plan, not nothing)."""
+    money = f"${Decimal(cost):.4f}"
+    if not on_subscription:
+        return money
+    return f"{money} + {on_subscription} voice{'s' if on_subscription != 1 else ''} {ON_SUBSCRIPTION}"
+
+
 def debate_check(check: Mapping[str, Any], cost: bool = True) -> tuple[str, str]:
     """What on_dissent decided, as (its name, the rest in words). A skipped debate lists no claims;
     "only the contested claims" is said only when some claims were left out of the debate."""

@@ -89,6 +89,7 @@ class Spoken:
     notes: tuple[dict[str, Any], ...] = ()  # what it cites, numbered (engine.sourcing.Footnote.as_dict)
     unsourced: bool = False  # it could search, or did, and cites nothing
     searches: int = 0
+    on_subscription: bool = False  # a CLI voice whose subscription paid: it has no cost
 
 
 @dataclass(frozen=True)
@@ -221,6 +222,7 @@ class Seen:
                 notes=tuple(note.as_dict() for note in card.footnotes),
                 unsourced=card.unsourced,
                 searches=row.searches,
+                on_subscription=row.on_subscription,
             ),
         ]
 

@@ -12,7 +12,7 @@ from debates import readiness, render
 from debates.attachments import check as files
 from debates.engine import sourcing
 from debates.live import claims, story
-from debates.models import Method
+from debates.models import Method, Question
 
 register = template.Library()
 
@@ -45,6 +45,12 @@ def searches_of(ledger: Mapping | None, label: str) -> int:
 def milliseconds(value: int | float | None) -> str:
     """A number of milliseconds in words: "4.2 s" / "3 min 12 s"."""
     return "" if value is None else _in_words(value / 1000)
+
+
+@register.filter
+def cost_said(question: Question) -> str:
+    """A question's cost as every channel says it: its dollars and the voices on a subscription."""
+    return story.cost_said(question.cost, question.voices_on_subscription)
 
 
 @register.filter

@@ -70,3 +70,30 @@ def test_each_cli_voices_words_stream_to_its_card_as_they_come(browser, cli_app,
     partial = [text for text in seen if any(full.startswith(text) and full != text for full in ANSWERS.values())]
     assert partial  # a card showed a voice's words before its last one came
     context.close()
+
+
+def test_a_cli_voice_with_no_cost_reads_on_your_subscription_on_its_card_and_in_the_totals(
+    browser, cli_app, provider_server
+):
+    provider_server.reset()
+    for cli, answer in ANSWERS.items():
+        told = lambda request, answer=answer: SYNTHESIS if "moderator of a panel" in request.system else answer  # noqa: E731
+        provider_server.script(MODELS[cli], Script(answer=told))
+    context = browser.new_context(base_url=cli_app, viewport={"width": 1400, "height": 900})
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    page.goto("/accounts/login/")
+    page.fill("#id_username", "alice")
+    page.fill("#id_password", "pw-alice-123")
+    page.click("button[type=submit]")
+    ask(page)
+    wait_for_the_end(page)
+    # Claude Code on an API key reports its price; Gemini CLI and Qwen Code report none: their plans pay.
+    paid = page.locator(".kind-answer .card .on-subscription")
+    assert paid.count() == 2
+    assert paid.all_text_contents() == ["on your subscription"] * 2
+    summary = page.locator(".hint", has_text="voices on your subscription").first
+    assert summary.is_visible()
+    assert " + 2 voices on your subscription" in summary.text_content()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1400  # nothing pushed past the page
+    context.close()

@@ -62,3 +62,66 @@ def test_a_cli_voice_that_fails_twice_is_dropped_and_the_panel_says_which_and_wh
     assert failed.status == "failed"
     assert "Gemini CLI" in out
     assert failed.error in out or "daily quota" in out
+
+
+def test_a_cli_voice_that_reports_no_cost_is_on_your_subscription_in_every_channel(scripted, capsys, admin_client):
+    make_cli_panel(scripted.url)  # Claude Code on an API key reports its price; the other two report none
+    call_command("ask", QUESTION, "--panel", "clis", "--criticality", "low")
+    out = capsys.readouterr().out
+    question = Question.objects.get()
+    gemini = Contribution.objects.get(round__question=question, round__kind="answer", panelist__name="Gemini CLI")
+    claude = Contribution.objects.get(round__question=question, round__kind="answer", panelist__name="Claude Code")
+    assert gemini.on_subscription
+    assert gemini.cost == 0
+    assert not claude.on_subscription
+    assert claude.cost > 0
+    total = f"${question.cost:.4f} + 2 voices on your subscription"
+    tokens = f"{gemini.tokens_in:,} in + {gemini.tokens_out:,} out tokens"
+    assert f"{gemini.label} · answer · done · {tokens} · on your subscription" in out
+    assert total in out
+
+    found = admin_client.get(f"/api/questions/{question.pk}").json()
+    assert found["voices_on_subscription"] == 2
+    contributions = {c["label"]: c for r in found["rounds"] for c in r["contributions"] if c["kind"] == "answer"}
+    assert contributions[gemini.label]["cost"] is None
+    assert contributions[gemini.label]["on_subscription"]
+    assert contributions[claude.label]["cost"] == str(claude.cost)
+    assert not contributions[claude.label]["on_subscription"]
+
+    exported = admin_client.get(f"/q/{question.pk}/export.md").content.decode()
+    assert "out tokens · on your subscription" in exported
+    assert total in exported
+    assert "$0.000000" not in exported
+    as_json = admin_client.get(f"/q/{question.pk}/export.json").json()
+    assert as_json["voices_on_subscription"] == 2
+
+    page = admin_client.get(question.get_absolute_url()).content.decode()
+    assert 'class="on-subscription"' in page
+    assert "+ 2 voices on your subscription" in page
+
+
+def test_a_cli_voice_at_its_usage_limit_is_dropped_and_the_terminal_the_page_and_the_export_say_why(
+    scripted, capsys, admin_client
+):
+    panel = make_cli_panel(scripted.url)
+    panel.failure_policy = "degrade"
+    panel.save()
+    scripted.script(MODELS["qwen-code"], "You've hit your limit · resets 3pm (Europe/Rome)")
+    call_command("ask", QUESTION, "--panel", "clis", "--criticality", "low")
+    out = capsys.readouterr().out
+    question = Question.objects.get()
+    assert question.status == "done"
+    dropped = Contribution.objects.get(round__question=question, round__kind="answer", panelist__name="Qwen Code")
+    assert dropped.status == "failed"
+    why = "Qwen Code reached its subscription's usage limit; it resets 3pm (Europe/Rome)"
+    assert why in dropped.error
+    told = f"{dropped.label} failed (its subscription's usage limit or its account's credit is spent)"
+    assert why in out
+    assert told in out
+    exported = admin_client.get(f"/q/{question.pk}/export.md").content.decode()
+    assert why in exported
+    assert told in exported
+    page = admin_client.get(question.get_absolute_url()).content.decode().replace("&#x27;", "'")
+    assert why in page
+    assert told in page
+    assert "1 dropped" in page

@@ -527,7 +527,8 @@ async def test_a_resumed_run_does_not_count_its_replayed_votes_twice(question, s
     if not cache_survived:  # the first run stopped and its state was lost with the process
         release(question.pk)
         await sync_to_async(cache.delete)(state_key(question.pk))
-    stored = Totals.stored(await Question.objects.aget(pk=question.pk))  # what the resumed run's claim reads
+    question = await Question.objects.aget(pk=question.pk)
+    stored = await sync_to_async(Totals.stored)(question)  # what the resumed run's claim reads, on the DB thread
     resumed = Tee(Recorder(question.pk, {}), LiveSink(question.pk, stored))
     replay = finished("p1", "Shard.")
     await resumed.emit(ContributionFinished(replay.result, replayed=True))

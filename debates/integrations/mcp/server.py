@@ -299,7 +299,9 @@ def in_words(found: dict[str, Any]) -> str:
     support = story.support(found["agreement"], found["confidence"])  # as the page's chip says it
     figures = [
         support.words if support else "",
-        represent.cost_line(found["calls"], found["tokens_in"] + found["tokens_out"], found["cost"]),
+        represent.cost_line(
+            found["calls"], found["tokens_in"] + found["tokens_out"], found["cost"], found["voices_on_subscription"]
+        ),
     ]
     lines.append(" · ".join(part for part in figures if part))
     for entry in found["dissent"]:

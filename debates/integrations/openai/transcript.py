@@ -127,7 +127,8 @@ class Transcript:
         if cited := story.panel_sources_lines(found["sources"], found["searched"]):
             pieces.append(Piece("content", "\n\n" + "\n".join(cited)))
         status = " · needs human review" if q.status == Status.NEEDS_REVIEW else ""
-        figures = cost_line(found["calls"], found["tokens_in"] + found["tokens_out"], found["cost"])
+        tokens = found["tokens_in"] + found["tokens_out"]
+        figures = cost_line(found["calls"], tokens, found["cost"], found["voices_on_subscription"])
         mark = MARK.format(id=q.pk)
         pieces.append(Piece("content", f"\n\n---\n{figures}{status} · [{mark}]({self.url})"))
         return pieces

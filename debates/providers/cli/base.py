@@ -21,7 +21,6 @@ from debates.providers.cli.sandbox import Invocation, Scratch
 Item = Chunk | Cited | Usage
 NOISE_CHARS = 600  # what a failure quotes of output that was no event
 LAST_LINES = 5  # the lines of a failed CLI's standard error read for a notice
-SUBSCRIPTION = "on your subscription"
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import pytest
 from debates.providers import stream
 from debates.providers.base import Chunk, Endpoint, Fault, Message, Voice
 from debates.providers.cli import sandbox
-from tests.fakes.clis import MODELS, alive, cli_voice, processes_in
+from tests.fakes.clis import LABELS, MODELS, alive, cli_voice, processes_in
 from tests.fakes.provider_server import Script
 from tests.providers.helpers import failure
 
@@ -65,7 +65,8 @@ async def test_a_command_that_is_not_there_says_which():
 
 
 @pytest.mark.parametrize(
-    ("cli", "program"), [("claude-code", "claude"), ("gemini-cli", "gemini"), ("qwen-code", "qwen")]
+    ("cli", "program"),
+    [("claude-code", "claude"), ("gemini-cli", "gemini"), ("qwen-code", "qwen"), ("codex", "codex")],
 )
 async def test_a_cli_that_is_not_logged_in_is_not_started_and_says_how_to_log_in(
     fake_provider, cli_sandbox, cli, program
@@ -108,38 +109,44 @@ async def test_a_cli_whose_provider_says_the_credit_is_spent_says_so(fake_provid
         ("You've hit your limit · resets 3pm (Europe/Rome)", Fault.USAGE_LIMIT, "it resets 3pm (Europe/Rome)"),
     ],
 )
-async def test_a_status_line_instead_of_an_answer_is_a_failure_in_its_own_words(fake_provider, said, fault, words):
-    fake_provider.script(MODELS["qwen-code"], said)
-    error, _events = await failure(cli_voice(fake_provider, "qwen-code", max_retries=0))
+@pytest.mark.parametrize("cli", ["qwen-code", "codex"])
+async def test_a_status_line_instead_of_an_answer_is_a_failure_in_its_own_words(fake_provider, cli, said, fault, words):
+    fake_provider.script(MODELS[cli], said)
+    error, _events = await failure(cli_voice(fake_provider, cli, max_retries=0))
     assert error.fault == fault
     assert words in error.message
     assert said in error.message
     assert not error.transient  # no retry can log it in or lift its limit
 
 
-async def test_a_cli_that_hangs_is_stopped_at_its_deadline_with_its_whole_process_group(fake_provider, cli_sandbox):
-    fake_provider.script(MODELS["claude-code"], Script(fault="hang"))
+@pytest.mark.parametrize("cli", ["claude-code", "codex"])
+async def test_a_cli_that_hangs_is_stopped_at_its_deadline_with_its_whole_process_group(
+    fake_provider, cli_sandbox, cli
+):
+    fake_provider.script(MODELS[cli], Script(fault="hang"))
     async with watched(cli_sandbox) as pids:
-        error, _ = await failure(cli_voice(fake_provider, "claude-code", total_timeout=4.0, max_retries=0))
+        error, _ = await failure(cli_voice(fake_provider, cli, total_timeout=4.0, max_retries=0))
     assert error.fault == Fault.TIMEOUT
-    assert error.message == "Claude Code did not finish within 4s"
+    assert error.message == f"{LABELS[cli]} did not finish within 4s"
     assert pids
     assert not left_behind(pids)
 
 
-async def test_a_cli_that_writes_past_its_bound_is_stopped(fake_provider, cli_sandbox, monkeypatch):
+@pytest.mark.parametrize("cli", ["claude-code", "codex"])
+async def test_a_cli_that_writes_past_its_bound_is_stopped(fake_provider, cli_sandbox, monkeypatch, cli):
     monkeypatch.setattr(sandbox, "SETTINGS", replace(sandbox.SETTINGS, output_bytes=50_000))
-    fake_provider.script(MODELS["claude-code"], "word " * 5000)
+    fake_provider.script(MODELS[cli], "word " * 20000)
     async with watched(cli_sandbox) as pids:
-        error, events = await failure(cli_voice(fake_provider, "claude-code", max_retries=0))
+        error, events = await failure(cli_voice(fake_provider, cli, max_retries=0))
     assert error.fault == Fault.MALFORMED
-    assert error.message == "Claude Code wrote more than 48 KB: it was stopped"
-    assert any(isinstance(e, Chunk) for e in events)  # what it said before stays shown until the failure
+    assert error.message == f"{LABELS[cli]} wrote more than 48 KB: it was stopped"
+    streamed = any(isinstance(e, Chunk) for e in events)  # what it said before stays shown until the failure
+    assert streamed or cli == "codex"  # Codex prints its answer once, whole: nothing comes before the bound
     assert pids
     assert not left_behind(pids)
 
 
-@pytest.mark.parametrize("cli", ["claude-code", "gemini-cli", "qwen-code"])
+@pytest.mark.parametrize("cli", ["claude-code", "gemini-cli", "qwen-code", "codex"])
 async def test_a_cancel_mid_answer_leaves_no_process_behind(fake_provider, cli_sandbox, cli):
     fake_provider.script(MODELS[cli], Script(answer="slowly " * 200, tokens_per_second=10))
     first = asyncio.Event()
