@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("debates", "0021_cli_voices"),
+        ("debates", "0022_contribution_first_token"),
     ]
 
     operations = [
