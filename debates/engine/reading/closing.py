@@ -622,7 +622,8 @@ def for_people(text: str, record: Mapping[str, Any]) -> str:
     never the lines a program reads. A block with a section that could not be read stays as written,
     so nothing the voice said is lost."""
     found = parts(text, record)
-    return "\n\n".join(part for part in found if part) if found else text
+    shown = "\n\n".join(part for part in found if part) if found else text
+    return shown if shown.strip() else text  # a block of empty headings alone (“CLAIMS:”) is shown as written
 
 
 def parts(text: str, record: Mapping[str, Any], change: bool = True) -> tuple[str, str, str] | None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from debates.engine.reading import closing as ledger
@@ -717,6 +717,7 @@ BLOCKISH = [
 
 
 @given(st.lists(st.sampled_from(BLOCKISH), max_size=80).map("".join), st.sampled_from(sorted(FOLDERS)))
+@example("\nCLAIMS:", "answers")  # an empty heading alone: once shown as nothing
 def test_reading_junk_never_crashes_and_never_keeps_an_unfilled_slot(text, folder):
     record = ledger.read(folder.removesuffix("s"), text, "Panelist A")
     said = [record.get("answer", "")] + [c["text"] for c in record.get("claims", [])]
