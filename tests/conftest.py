@@ -5,6 +5,13 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis
+
+# No property test fails for the time an example takes: these machines are shared and noisy, and a
+# deadline is a wall-clock threshold (an example of 200 ms failed under load, nothing else wrong).
+hypothesis.register_profile("teorema", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+hypothesis.load_profile("teorema")
 
 pytest_plugins = ["tests.fakes.fixtures", "tests.fakes.clis"]
 
