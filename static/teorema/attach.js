@@ -129,9 +129,10 @@
       const panel = chosenPanel();
       const rates = panel && panel.dataset.fileRates ? JSON.parse(panel.dataset.fileRates) : null;
       const mine = ++estimating;
-      const found = await Promise.all(files.map(tokensOf));
+      const priced = files.filter((file) => file.size <= limits.bytes); // one refused for its size is never sent
+      const found = await Promise.all(priced.map(tokensOf));
       if (mine !== estimating) return; // files or the panel changed meanwhile: a later estimate says it
-      if (!files.length || !rates) {
+      if (!priced.length || !rates) {
         cost.hidden = true;
         return;
       }
