@@ -117,6 +117,8 @@ def test_the_ask_page_says_what_the_files_add_to_the_run_before_sending(provider
     assert said.startswith(f"The files add about {tokens:,} tokens to each of the {rates['calls']} calls"), said
     dollars = 1000 * rates["text"] + 100 * rates["image"]
     assert (f"about ${dollars:.3f} more for this panel" if dollars >= 0.0005 else "no cost") in said
+    assert rates["unseen"]  # the fake panel's models read text only: each is named
+    assert said.endswith(f"Cannot see the images: {', '.join(rates['unseen'])}."), said
     page.click("button[aria-label='Remove log.txt']")
     page.wait_for_function(
         "() => { const c = document.querySelector('.ask .attach-cost');"
@@ -151,7 +153,8 @@ def test_a_refused_file_says_which_files_to_attach_again(provider_server, signed
     page = signed_in("alice")
     page.goto("/")
     page.fill("#id_text", "Read these")
-    give(page, "drop", ("notes.md", "text/markdown", b"# Notes"), ("bundle.zip", "application/zip", files.zip_archive()))
+    bundle = ("bundle.zip", "application/zip", files.zip_archive())
+    give(page, "drop", ("notes.md", "text/markdown", b"# Notes"), bundle)
     page.click("button.primary")
     said = page.inner_text(".error-box")
     assert "bundle.zip is a ZIP archive" in said
