@@ -10,11 +10,18 @@ from django.utils.safestring import SafeString
 
 from debates import readiness, render
 from debates.attachments import check as files
+from debates.conversations import threads
 from debates.engine import sourcing
 from debates.live import claims, story
-from debates.models import Method
+from debates.models import Method, Question
 
 register = template.Library()
+
+
+@register.filter
+def followable(question: Question) -> bool:
+    """Whether a follow-up may be asked of ``question``: one that ended with a verdict (docs/viewer.md)."""
+    return not threads.refusal(question)
 
 
 @register.filter

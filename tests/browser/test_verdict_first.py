@@ -138,9 +138,11 @@ def test_a_cancelled_run_keeps_its_cards_live_and_after_a_reload(provider_server
     excerpts = labels(watcher, ".kind-answer .fold-line .excerpt")
     assert all(re.match(r"(alpha|beta|gamma) says: slow words", text) for text in excerpts)
     assert watcher.evaluate(NO_SIDEWAYS_SCROLL)
+    assert watcher.locator("#follow-up").count() == 0  # no verdict to follow up (docs/viewer.md), live or not
     watcher.reload()
     assert watcher.locator(".kind-answer details.fold.status-cancelled").count() == 3
     assert labels(watcher, ".kind-answer .fold-line .excerpt") == excerpts
+    assert watcher.locator("#follow-up").count() == 0
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -110,6 +110,20 @@ def test_a_follow_up_needs_a_verdict_to_follow(client, alice, answered, no_runs,
     assert not no_runs
 
 
+def test_a_run_that_ended_with_no_verdict_is_not_followed_up_nor_offered_a_follow_up(
+    client, alice, answered, no_runs
+):
+    """Issue 50: a done run whose moderator stated no verdict was accepted; docs/viewer.md says a verdict."""
+    Question.objects.filter(pk=answered.pk).update(status="done", verdict="")
+    client.force_login(alice)
+    assert 'id="follow-up"' not in client.get(answered.get_absolute_url()).content.decode()
+    response = follow_up(client, answered, "And then?")
+    assert response.status_code == 400
+    words = f"Question {answered.pk} ended without a verdict: ask it again instead of following it up."
+    assert words in response.content.decode()
+    assert not no_runs
+
+
 def test_an_empty_follow_up_is_refused_in_words(client, alice, answered, no_runs):
     client.force_login(alice)
     response = follow_up(client, answered, "  ")
