@@ -242,7 +242,7 @@ class AskForm(ReadableForm):
         choices=[("", "The panel's setting"), *DebateMode.choices()],
         required=False,
         help_text="Teorema and adversarial: “only where the panel splits” skips the debate when a mixed "
-        "panel's blind answers agree (fewer calls), and otherwise debates only the contested claims.",
+        "panel's blind answers agree (fewer calls), and otherwise debates only the claims not shared.",
         error_messages={"invalid_choice": "“%(value)s” is not a debate setting: use always or on_dissent."},
     )
     deadline = forms.IntegerField(
