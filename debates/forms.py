@@ -183,7 +183,7 @@ class AskForm(ReadableForm):
     text = forms.CharField(
         label="Question",
         max_length=settings.TEOREMA["MAX_QUESTION_CHARS"],
-        widget=forms.Textarea(attrs={"rows": 4, "autofocus": True}),
+        widget=forms.Textarea(attrs={"rows": 4, "data-focus-wide": True}),  # focused by teorema.js, wide screens only
         error_messages={
             "required": "Write a question: it is empty.",
             "max_length": "The question is too long: %(show_value)d characters, the limit is %(limit_value)d.",
