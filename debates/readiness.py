@@ -243,6 +243,17 @@ def probe_voice(provider: Provider) -> Voice:
     return Voice(name=provider.name, model="", endpoint=endpoint_from_provider(provider))
 
 
+def next_step() -> tuple[str, Provider | Panelist | None]:
+    """What a roster on the demo model lacks next for real answers, as the ask page says it: a provider
+    key ("key"), a panelist on the keyed provider ("panelist", the provider), or a panel for that
+    panelist ("panel", the panelist)."""
+    keyed = [p for p in Provider.objects.filter(enabled=True) if p.needs_key and p.has_usable_key]
+    if not keyed:
+        return "key", None
+    panelist = Panelist.objects.filter(provider__in=keyed, enabled=True).order_by("pk").first()
+    return ("panel", panelist) if panelist else ("panelist", keyed[0])
+
+
 def providers_needing_keys() -> list[Provider]:
     """Enabled providers that an enabled panelist runs on and that still lack the key they need."""
     used = Provider.objects.filter(enabled=True, panelists__enabled=True).distinct()

@@ -20,7 +20,7 @@ from debates.live import snapshot
 from debates.live.state import read_state
 from debates.models import Question, Status
 from debates.question_page import live_context, render_question
-from debates.readiness import missing_key, panel_options, providers_needing_keys
+from debates.readiness import missing_key, next_step, panel_options, providers_needing_keys
 from debates.refusal import Kind, Refused
 from debates.runs import execute
 
@@ -47,6 +47,9 @@ def ask(request: HttpRequest) -> HttpResponse:
         "options": options,
         "runnable": runnable,
         "demo": demo,
+        # Where the demo stands on the way to real answers: a panel that can run, else the next thing to add.
+        "real_panel": next((o.panel for o in options if o.runnable and not o.demo), None) if demo else None,
+        "next_step": next_step() if demo else None,
         "examples": EXAMPLES,
         "needing_keys": [(provider, missing_key(provider)) for provider in providers_needing_keys()],
         # Looked for only when it helps: the panel on offer is the demo model, or none can run.
