@@ -127,6 +127,15 @@ def test_a_cancelled_run_keeps_its_cards_live_and_after_a_reload(provider_server
     until(watcher, "() => document.querySelectorAll('.kind-answer .card.status-streaming').length === 3")
     asker = signed_in("alice")
     asker.goto(f"/q/{question}/")
+    asked = []
+    asker.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    asker.click("button:has-text('Cancel debate')")
+    assert asked == ["Cancel this debate? Every voice stops now; what they wrote so far is kept."]
+    # Dismissed: the form was never sent (a click waits for the navigation it starts), the run goes on.
+    assert asker.url.endswith(f"/q/{question}/")
+    assert asker.locator("button:has-text('Cancel debate')").is_enabled()
+    assert watcher.locator(".kind-answer .card.status-streaming").count() == 3
+    asker.once("dialog", lambda dialog: dialog.accept())
     asker.click("button:has-text('Cancel debate')")
 
     # The watcher never reloads: the last fragment keeps every card, marked cancelled, with its text.
