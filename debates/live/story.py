@@ -79,6 +79,13 @@ def agreement(ledger: Mapping[str, Any], consensus: Mapping[str, Any]) -> dict[s
     return _share(len(top["members"]), answered, "" if even else top["answer"], grouping.get("method", ""))
 
 
+def agreement_words(ledger: Mapping[str, Any], consensus: Mapping[str, Any]) -> str:
+    """The panel's agreement as the run page's chip words it ("majority 2/3"), for a list of questions;
+    "" before a round is grouped."""
+    found = agreement(ledger, consensus)
+    return _agreement(found["agreeing"], found["answered"]) if found else ""
+
+
 def _share(agreeing: int, answered: int, answer: str, by: str) -> dict[str, Any] | None:
     if not answered:
         return None

@@ -25,6 +25,12 @@ def followable(question: Question) -> bool:
 
 
 @register.filter
+def agreement(question: Question) -> str:
+    """The question's agreement in the run page's words (History's column)."""
+    return story.agreement_words(question.ledger, question.consensus)
+
+
+@register.filter
 def markdown(text: str) -> SafeString:
     """Untrusted model text → sanitised HTML (see debates/render.py)."""
     return render.markdown(text)
