@@ -205,3 +205,29 @@ def test_reloading_again_and_again_during_a_run_logs_no_error_on_the_server(prov
     assert "WSDISCONNECT" in written
     assert " ERROR " not in written
     assert "Traceback" not in written
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_streaming_card_holds_its_closing_block_back_as_the_finished_card_does(provider_server, signed_in, size):
+    """Issue 50: ANSWER: / CLAIMS: lines streamed raw into the cards until a card ended."""
+    provider_server.reset()
+    block = "\n\nANSWER: 42\nCLAIMS:\n1. [fact] Six times seven is 42 | confidence: 90% | falsified if: it is not\n"
+    for family in ("alpha", "beta", "gamma"):
+        answer = f"{family} reasons it through. " * 4 + block + "tail " * 400
+        provider_server.script(f"model-{family}", Script(answer=answer, tokens_per_second=20))
+    page = signed_in("alice")
+    page.set_viewport_size(SIZES[size])
+    ask(page)
+    # Drawn up to date with a raw text that holds the block, the card still streaming.
+    until(
+        page,
+        """() => [...document.querySelectorAll('.card.status-streaming .card-body.stream')].some((raw) => {
+          const drawn = raw.nextElementSibling;
+          const text = raw.textContent;
+          return text.includes('CLAIMS:') && drawn && drawn.dataset.length === String(text.length);
+        })""",
+    )
+    drawn = page.locator(".card.status-streaming .card-body.drawn").all_inner_texts()
+    assert any("reasons it through" in text for text in drawn)
+    assert not any("CLAIMS" in text or "ANSWER: 42" in text or "confidence: 90%" in text for text in drawn)
+    assert page.evaluate(NO_SIDEWAYS_SCROLL)
