@@ -63,9 +63,7 @@ class Footnote:
         return found
 
 
-def footnotes(
-    sources: Iterable[Source], text: str = "", claims: Sequence[Mapping[str, Any]] = ()
-) -> list[Footnote]:
+def footnotes(sources: Iterable[Source], text: str = "", claims: Sequence[Mapping[str, Any]] = ()) -> list[Footnote]:
     """The sources a contribution cites, one footnote each (the same page cited twice is one), numbered in
     the order the wire named them; where the answer numbers them itself (Perplexity's "[3]"), with its
     numbers, so a "[3]" in the text or a claim is footnote 3. ``claims``: its closing block's, read; a
