@@ -183,7 +183,7 @@ class AskForm(ReadableForm):
     text = forms.CharField(
         label="Question",
         max_length=settings.TEOREMA["MAX_QUESTION_CHARS"],
-        widget=forms.Textarea(attrs={"rows": 4, "autofocus": True}),
+        widget=forms.Textarea(attrs={"rows": 4, "data-focus-wide": True}),  # focused by teorema.js, wide screens only
         error_messages={
             "required": "Write a question: it is empty.",
             "max_length": "The question is too long: %(show_value)d characters, the limit is %(limit_value)d.",
@@ -242,7 +242,7 @@ class AskForm(ReadableForm):
         choices=[("", "The panel's setting"), *DebateMode.choices()],
         required=False,
         help_text="Teorema and adversarial: “only where the panel splits” skips the debate when a mixed "
-        "panel's blind answers agree (fewer calls), and otherwise debates only the contested claims.",
+        "panel's blind answers agree (fewer calls), and otherwise debates only the claims not shared.",
         error_messages={"invalid_choice": "“%(value)s” is not a debate setting: use always or on_dissent."},
     )
     deadline = forms.IntegerField(

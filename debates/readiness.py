@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from urllib.parse import urlsplit
 
+from debates.engine.attachments import IMAGE, PDF, Delivery, delivery
 from debates.engine.policy import small
 from debates.engine.protocols import Shape, Step, call_steps, plan, planned_calls
 from debates.models import Contribution, Outcome, Panel, Panelist, Protocol, Provider
@@ -102,7 +103,9 @@ class PanelOption:
         optional = [p for p in searching if not always_searches(p.model)]
         search_cost = per_voice * sum((p.price_search for p in optional), Decimal(0)) / 1000
         sights = [p.sight() for p in members]
-        readers = [*((p, per_voice) for p in members), (panel.moderator, moderator_calls)]
+        # The judge's prompt carries the question's brief, files and all (engine/context.py), as the moderator's does.
+        judge = [(judge_of(panel), judge_calls)] if judge_calls else []
+        readers = [*((p, per_voice) for p in members), (panel.moderator, moderator_calls), *judge]
         return cls(
             panel=panel,
             voices=len(members),
@@ -126,8 +129,14 @@ def file_rates(readers: list[tuple[Panelist, int]]) -> dict[str, float]:
     """What one token of an attached file costs over a run, in dollars, by how the file is read: as
     text (a text file, by every call that reads the question), an image natively (by the voices
     whose model sees images), a PDF natively or as its text (by the voices that read PDFs or not).
-    ``readers``: each voice that reads the question with its calls (the panel's, the moderator's)."""
+    ``readers``: each voice that reads the question with its calls (the panel's, the moderator's, the
+    judge's). ``unseen``, ``pdf_as_text``: the voices that get an image not at all, a PDF as its text
+    (the engine's ``delivery`` rule), by name."""
     sights = {id(p): p.sight() for p, _calls in readers}
+
+    def short_of(kind: str, how: Delivery) -> list[str]:
+        got = (p.name for p, _calls in readers if delivery(kind, sights[id(p)].vision, sights[id(p)].pdf) == how)
+        return list(dict.fromkeys(got))
 
     def rate(who: list[tuple[Panelist, int]]) -> float:
         return float(sum((calls * p.price_in for p, calls in who), Decimal(0)) / 1_000_000)
@@ -138,6 +147,8 @@ def file_rates(readers: list[tuple[Panelist, int]]) -> dict[str, float]:
         "pdf_native": rate([(p, c) for p, c in readers if sights[id(p)].pdf]),
         "pdf_text": rate([(p, c) for p, c in readers if not sights[id(p)].pdf]),
         "calls": sum(c for _p, c in readers),
+        "unseen": short_of(IMAGE, Delivery.UNSEEN),
+        "pdf_as_text": short_of(PDF, Delivery.TEXT),
     }
 
 
@@ -230,6 +241,17 @@ def probe_voice(provider: Provider) -> Voice:
     if panelist is not None:
         return voice_from_panelist(panelist)
     return Voice(name=provider.name, model="", endpoint=endpoint_from_provider(provider))
+
+
+def next_step() -> tuple[str, Provider | Panelist | None]:
+    """What a roster on the demo model lacks next for real answers, as the ask page says it: a provider
+    key ("key"), a panelist on the keyed provider ("panelist", the provider), or a panel for that
+    panelist ("panel", the panelist)."""
+    keyed = [p for p in Provider.objects.filter(enabled=True) if p.needs_key and p.has_usable_key]
+    if not keyed:
+        return "key", None
+    panelist = Panelist.objects.filter(provider__in=keyed, enabled=True).order_by("pk").first()
+    return ("panel", panelist) if panelist else ("panelist", keyed[0])
 
 
 def providers_needing_keys() -> list[Provider]:

@@ -58,7 +58,7 @@ PANELISTS = Table(
     required=("name", "provider", "model", "family"),
     fields=(
         *("name", "model", "family", "method", "temperature", "max_tokens", "price_in", "price_out"),
-        *("search", "price_search", "enabled"),
+        *("search", "price_search", "sees_images", "reads_pdf", "enabled"),
     ),
     refs=("provider",),
 )

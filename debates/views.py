@@ -1,5 +1,7 @@
 """The pages: ask, watch a debate (live, or after the fact), history, cancel."""
 
+from collections.abc import Sequence
+
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
@@ -18,7 +20,7 @@ from debates.live import snapshot
 from debates.live.state import read_state
 from debates.models import Question, Status
 from debates.question_page import live_context, render_question
-from debates.readiness import missing_key, panel_options, providers_needing_keys
+from debates.readiness import missing_key, next_step, panel_options, providers_needing_keys
 from debates.refusal import Kind, Refused
 from debates.runs import execute
 
@@ -29,12 +31,13 @@ HISTORY_PAGE = 20
 def ask(request: HttpRequest) -> HttpResponse:
     form = service.ask_form(request.user, request.POST or None)
     status = 200
+    uploads: list[files.Upload] = []
     if request.method == "POST":
         try:
             uploads = files.from_form(request.FILES.getlist("attachments"))
             return redirect(service.submit(form, request.user, attachments=uploads))
         except Refused as refused:
-            status = shown_on(form, refused)
+            status = shown_on(form, refused, uploads)
     options = panel_options()
     runnable = any(option.runnable for option in options)
     chosen = next((o for o in options if o.panel.slug == form["panel"].value()), None)
@@ -44,6 +47,9 @@ def ask(request: HttpRequest) -> HttpResponse:
         "options": options,
         "runnable": runnable,
         "demo": demo,
+        # Where the demo stands on the way to real answers: a panel that can run, else the next thing to add.
+        "real_panel": next((o.panel for o in options if o.runnable and not o.demo), None) if demo else None,
+        "next_step": next_step() if demo else None,
         "examples": EXAMPLES,
         "needing_keys": [(provider, missing_key(provider)) for provider in providers_needing_keys()],
         # Looked for only when it helps: the panel on offer is the demo model, or none can run.
@@ -53,15 +59,27 @@ def ask(request: HttpRequest) -> HttpResponse:
     return render(request, "debates/ask.html", context, status=status)
 
 
-def shown_on(form: Form, refused: Refused) -> int:
+def shown_on(form: Form, refused: Refused, uploads: Sequence[files.Upload] = ()) -> int:
     """A refusal shown on the form it refuses: the form's own errors, what is wrong with its files,
-    else the refusal's words at its top; the HTTP status to answer with."""
+    else the refusal's words at its top, and the files sent that must be attached again; the HTTP
+    status to answer with."""
     outside = [word for name, words in refused.fields.items() if name not in form.fields for word in words]
     for word in outside:
         form.add_error(None, word)
     if refused.kind != Kind.INVALID and not outside:
         form.add_error(None, refused.message)
+    if again := attach_again(uploads, refused.fields.get(files.FIELD, [])):
+        form.add_error(None, again)
     return refused.status
+
+
+def attach_again(uploads: Sequence[files.Upload], problems: list[str]) -> str:
+    """A form comes back without its files (no browser keeps them), so the ones not refused are named."""
+    refused = [u for u in uploads for problem in problems if problem.startswith((f"{u.name} ", f"“{u.name}”"))]
+    kept = [u.name for u in uploads if u not in refused]
+    if not kept:
+        return ""
+    return f"Files are not kept on a form sent back: attach {', '.join(kept)} again."
 
 
 @staff_member_required

@@ -4,7 +4,10 @@ import io
 from pathlib import Path
 
 import pytest
+from django.contrib.admin import site
+from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
+from django.test import RequestFactory
 
 from debates.models import Panel, Panelist, Provider
 from debates.roster import RosterError, Unconfirmed, export_roster, import_roster
@@ -536,3 +539,27 @@ def test_search_on_a_provider_without_web_search_or_on_no_search_model_is_refuse
     plain = SEARCHING.replace('model = "gpt-4o-search-preview"', 'model = "gpt-4.1"')
     (error,) = [e for e in errors_of(plain) if "search" in e]
     assert "only with its search models (gpt-5-search-api, gpt-4o-search-preview…), not gpt-4.1" in error
+
+
+def test_every_panelist_setting_the_admin_has_goes_through_export_and_import() -> None:
+    """Issue 50: the file refused sees_images / reads_pdf and the export dropped them."""
+    import_roster(DEFAULT.read_text())
+    asking = RequestFactory().get("/")
+    asking.user = User(is_superuser=True, is_staff=True)
+    form_fields = site._registry[Panelist].get_form(asking)().fields
+    first, second = Panelist.objects.all()[:2]
+    Panelist.objects.filter(pk=first.pk).update(sees_images=True, reads_pdf=False)
+    Panelist.objects.filter(pk=second.pk).update(sees_images=False, reads_pdf=True)
+
+    def settings() -> dict[str, dict]:
+        return {p.name: {f: getattr(p, f) for f in form_fields if f != "provider"} for p in Panelist.objects.all()}
+
+    before = settings()
+    exported = export_roster()
+    for model in (Panel, Panelist, Provider):
+        model.objects.all().delete()
+
+    import_roster(exported)
+
+    assert settings() == before
+    assert {"sees_images", "reads_pdf"} <= set(form_fields)

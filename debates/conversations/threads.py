@@ -27,6 +27,8 @@ def refusal(question: Question) -> str:
     if question.status not in FOLLOWABLE:
         status = question.get_status_display().lower()
         return f"Question {question.pk} ended without a verdict ({status}): ask it again instead of following it up."
+    if not question.verdict.strip():
+        return f"Question {question.pk} ended without a verdict: ask it again instead of following it up."
     return ""
 
 

@@ -4,6 +4,8 @@ A refused form shows the question page again with its errors (400, or 429 over t
 limit), so what the asker typed is not lost.
 """
 
+from collections.abc import Sequence
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -35,7 +37,8 @@ def follow_up(request: HttpRequest, pk: int) -> HttpResponse:
     data = request.POST.copy()
     data["follow_up_of"] = str(asked.pk)
     uploads = files.from_form(request.FILES.getlist("attachments"))
-    return submit(request, asked, service.ask_form(request.user, data), "followup_form", attachments=uploads)
+    form = service.ask_form(request.user, data)
+    return submit(request, asked, form, "followup_form", attachments=uploads, sent=uploads)
 
 
 @login_required
@@ -57,12 +60,14 @@ def submit(
     name: str,
     reask_of: Question | None = None,
     attachments: list[Upload] | None = None,
+    sent: Sequence[Upload] = (),
 ) -> HttpResponse:
-    """Start the new question and open it, or show ``asked`` again with the form's errors."""
+    """Start the new question and open it, or show ``asked`` again with the form's errors (and the
+    files ``sent`` from the browser to attach again)."""
     try:
         return redirect(service.submit(form, request.user, reask_of=reask_of, attachments=attachments))
     except Refused as refused:
-        return render_question(request, asked, status=shown_on(form, refused), **{name: form})
+        return render_question(request, asked, status=shown_on(form, refused, sent), **{name: form})
 
 
 @login_required

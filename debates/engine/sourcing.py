@@ -63,10 +63,11 @@ class Footnote:
         return found
 
 
-def footnotes(sources: Iterable[Source], text: str = "") -> list[Footnote]:
+def footnotes(sources: Iterable[Source], text: str = "", claims: Sequence[Mapping[str, Any]] = ()) -> list[Footnote]:
     """The sources a contribution cites, one footnote each (the same page cited twice is one), numbered in
     the order the wire named them; where the answer numbers them itself (Perplexity's "[3]"), with its
-    numbers, so a "[3]" in the text or a claim is footnote 3."""
+    numbers, so a "[3]" in the text or a claim is footnote 3. ``claims``: its closing block's, read; a
+    source cited on a claim's own line supports that claim as read, not the line's markup."""
     by_key: dict[str, list[Source]] = {}
     for source in sources:
         if source.cited:
@@ -77,7 +78,7 @@ def footnotes(sources: Iterable[Source], text: str = "") -> list[Footnote]:
         Footnote(
             number,
             found[0],
-            tuple(dict.fromkeys(p for s in found if (p := passage(text, s)))),
+            tuple(dict.fromkeys(p for s in found if (p := _claim_on(text, s, claims) or passage(text, s)))),
             tuple((s.start, s.end) for s in found if s.start is not None and s.end is not None),
         )
         for number, found in zip(numbers, by_key.values(), strict=True)
@@ -101,6 +102,18 @@ def passage(text: str, source: Source) -> str:
     first = links.after_citations(text, ends[-1], start) if ends else 0
     last = next((m for m in SENTENCE_END.finditer(text, first) if m.end() >= max(end, first + 1)), None)
     return " ".join(text[first : last.end() if last else len(text)].split())
+
+
+def _claim_on(text: str, source: Source, claims: Sequence[Mapping[str, Any]]) -> str:
+    """The text of the claim on whose own line the source is cited ("" when none is)."""
+    if source.start is None or source.end is None:
+        return ""
+    for claim in claims:
+        said = str(claim.get("text", ""))
+        line = _line_of(said, text)
+        if line is not None and source.start < line[1] and line[0] < source.end:
+            return said
+    return ""
 
 
 def link(url: str) -> str:

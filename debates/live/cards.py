@@ -103,7 +103,7 @@ class Card:
     @property
     def footnotes(self) -> list[sourcing.Footnote]:
         """What it cites, numbered (as it streams: they come with the words they support)."""
-        return sourcing.footnotes(self.sources, self.text)
+        return sourcing.footnotes(self.sources, self.text, (self.record or {}).get("claims", ()))
 
     @property
     def looked_up(self) -> list[Source]:

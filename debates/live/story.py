@@ -79,6 +79,13 @@ def agreement(ledger: Mapping[str, Any], consensus: Mapping[str, Any]) -> dict[s
     return _share(len(top["members"]), answered, "" if even else top["answer"], grouping.get("method", ""))
 
 
+def agreement_words(ledger: Mapping[str, Any], consensus: Mapping[str, Any]) -> str:
+    """The panel's agreement as the run page's chip words it ("majority 2/3"), for a list of questions;
+    "" before a round is grouped."""
+    found = agreement(ledger, consensus)
+    return _agreement(found["agreeing"], found["answered"]) if found else ""
+
+
 def _share(agreeing: int, answered: int, answer: str, by: str) -> dict[str, Any] | None:
     if not answered:
         return None
@@ -113,7 +120,8 @@ def cost_said(cost: Decimal | str, on_subscription: int = 0) -> str:
 
 def debate_check(check: Mapping[str, Any], cost: bool = True) -> tuple[str, str]:
     """What on_dissent decided, as (its name, the rest in words). A skipped debate lists no claims;
-    "only the contested claims" is said only when some claims were left out of the debate."""
+    "only the claims not shared" is said only when some claims were left out of the debate. ("Contested"
+    is the ledger's word for a claim attacked and not conceded, shown beside this: never this one's.)"""
     if check.get("skipped"):
         calls = check.get("calls_saved", 0)
         figures = f"~{check.get('tokens_saved', 0)} tokens"
@@ -123,11 +131,11 @@ def debate_check(check: Mapping[str, Any], cost: bool = True) -> tuple[str, str]
         return "Debate skipped", f"{check.get('reason', '')}. {saved}"
     contested, shared = list(check.get("contested") or []), list(check.get("shared") or [])
     if contested and shared:
-        claims = f" Debated only the contested claims: {', '.join(contested)} (the panel shared {', '.join(shared)})."
+        claims = f" Debated only the claims not shared: {', '.join(contested)} (the panel shared {', '.join(shared)})."
     elif len(contested) == 1:
-        claims = " The one claim was contested, and debated."
+        claims = " The one claim was not shared, and debated."
     elif contested:
-        claims = f" Every claim was contested: all {len(contested)} were debated."
+        claims = f" No claim was shared: all {len(contested)} were debated."
     else:
         claims = ""
     return "Debate", f"{check.get('reason', '')}.{claims}"

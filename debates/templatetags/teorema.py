@@ -1,5 +1,6 @@
 """Template filters of the viewer: sanitised markdown, durations in words, method labels, the claim ledger."""
 
+import json
 import time
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
@@ -10,11 +11,25 @@ from django.utils.safestring import SafeString
 
 from debates import readiness, render
 from debates.attachments import check as files
+from debates.conversations import threads
 from debates.engine import sourcing
+from debates.engine.reading import closing
 from debates.live import claims, story
 from debates.models import Method, Question
 
 register = template.Library()
+
+
+@register.filter
+def followable(question: Question) -> bool:
+    """Whether a follow-up may be asked of ``question``: one that ended with a verdict (docs/viewer.md)."""
+    return not threads.refusal(question)
+
+
+@register.filter
+def agreement(question: Question) -> str:
+    """The question's agreement in the run page's words (History's column)."""
+    return story.agreement_words(question.ledger, question.consensus)
 
 
 @register.filter
@@ -107,6 +122,13 @@ def claim_ledger(
     """``{% claim_ledger debate.ledger debate.reveal debate.synthesis.stances as ledger %}``: the ledger as
     the page draws it (the live state has no reveal and no synthesis: they come once the run is over)."""
     return claims.view(ledger, reveal or (), moderator) if ledger else None
+
+
+@register.simple_tag
+def closing_headings() -> str:
+    """The closing block's headings, compared as ``closing.HEADING_OF`` compares them, for stream.js to
+    hold a streaming card's block back as the finished card does."""
+    return json.dumps(sorted(closing.HEADING_OF))
 
 
 @register.simple_tag

@@ -129,9 +129,10 @@
       const panel = chosenPanel();
       const rates = panel && panel.dataset.fileRates ? JSON.parse(panel.dataset.fileRates) : null;
       const mine = ++estimating;
-      const found = await Promise.all(files.map(tokensOf));
+      const priced = files.filter((file) => file.size <= limits.bytes); // one refused for its size is never sent
+      const found = await Promise.all(priced.map(tokensOf));
       if (mine !== estimating) return; // files or the panel changed meanwhile: a later estimate says it
-      if (!files.length || !rates) {
+      if (!priced.length || !rates) {
         cost.hidden = true;
         return;
       }
@@ -144,8 +145,14 @@
         return;
       }
       const price = dollars < 0.0005 ? "no cost on this panel's models" : `about $${dollars.toFixed(3)} more for this panel`;
+      // Who gets a file otherwise than natively, by the engine's rule (readiness.file_rates).
+      const kinds = new Set(priced.map(kindOf));
+      const short = [
+        kinds.has("image") && rates.unseen.length ? ` Cannot see the images: ${rates.unseen.join(", ")}.` : "",
+        kinds.has("PDF") && rates.pdf_as_text.length ? ` Read the PDFs as text: ${rates.pdf_as_text.join(", ")}.` : "",
+      ].join("");
       cost.textContent = `The files add about ${tokens.toLocaleString("en")} tokens to each of the ${rates.calls} calls `
-        + `that read the question (more where a model reads a PDF natively): ${price}. The run counts them exactly.`;
+        + `that read the question (more where a model reads a PDF natively): ${price}. The run counts them exactly.${short}`;
       cost.hidden = false;
     };
     form.addEventListener("change", (event) => {

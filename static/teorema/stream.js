@@ -23,6 +23,29 @@
   });
   function render(text) { return window.DOMPurify.sanitize(md.render(text), PURIFY); }
 
+  // What a streaming card shows of its text: its prose, as the finished card does. The closing block
+  // (ANSWER:, CLAIMS:, CALC: …) is held back from its first heading, found as closing._heading finds
+  // one (the words are the server's, on #live); the judge's JSON is drawn as a line until it is read.
+  var headings = null;
+  function isHeading(line) {
+    if (headings === null) {
+      var live = document.getElementById("live");
+      headings = new Set(live && live.dataset.closingHeadings ? JSON.parse(live.dataset.closingHeadings) : []);
+    }
+    var bare = line.trim().replace(/^[ \t>#*_`]+/, "");
+    var found = bare.match(/^([^:：]{1,48})([:：])(.*)$/);
+    var word = (found ? found[1] : bare).replace(/\([^)]{0,40}\)/g, "").replace(/^[ \t>#*_`]+|[ \t>#*_`]+$/g, "");
+    var known = word.length > 0 && word.length <= 40 &&
+      headings.has(word.normalize("NFKC").toLowerCase().replace(/’/g, "'").split(/\s+/).join(" "));
+    return known && (found !== null || /^\s*[#*_]/.test(line) || word === word.toUpperCase());
+  }
+  function prose(text) {
+    var lines = text.split("\n");
+    var cut = lines.findIndex(function (line, i) { return i > 0 && isHeading(line); });
+    return cut < 0 ? text : lines.slice(0, cut).join("\n");
+  }
+  var JUDGING = "<p class=\"hint\">Grouping the answers by meaning…</p>";
+
   function draw(raw) {
     var drawn = raw.nextElementSibling;
     if (drawn === null || !drawn.classList.contains("drawn")) {
@@ -33,7 +56,7 @@
     }
     var text = raw.textContent;
     if (drawn.dataset.length === String(text.length)) { return; }
-    drawn.innerHTML = render(text);
+    drawn.innerHTML = raw.dataset.kind === "agreement" ? JUDGING : render(prose(text));
     drawn.dataset.length = String(text.length);
     var follow = document.querySelector("[data-follow]");
     if (follow !== null && follow.checked) { drawn.scrollTop = drawn.scrollHeight; }

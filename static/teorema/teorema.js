@@ -17,6 +17,17 @@
     connection(closed.code === 1000 ? "finished" : "reconnecting…", closed.code === 1000 ? "closed" : "lost");
   });
 
+  // A form that cannot be taken back (cancelling a debate) asks first, in its own words.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) { event.preventDefault(); }
+  });
+
+  // The question field takes the focus on a wide screen only: on a phone it would scroll past the
+  // title and the demo notice (and open the keyboard over them).
+  var asked = document.querySelector("textarea[data-focus-wide]");
+  if (asked !== null && !window.matchMedia("(max-width: 640px)").matches) { asked.focus({ preventScroll: true }); }
+
   // Follow the debate: keep the newest text in view until the reader scrolls up.
   var ownScroll = false;
   function following() {

@@ -52,7 +52,7 @@ def test_the_question_page_lists_each_file_with_its_thumbnail_and_download(clien
 
 def test_a_follow_up_page_lists_the_files_of_the_question_it_follows(client, alice, offline_panel, no_runs):
     first = service.ask(alice, source=Source.PAGE, text="Why?", attachments=[Upload("r.pdf", "", files.pdf(["a"]))])
-    Question.objects.filter(pk=first.pk).update(status="done")
+    Question.objects.filter(pk=first.pk).update(status="done", verdict="Costs.")
     later = service.follow_up(alice, first.pk, source=Source.PAGE, text="And in Europe?")
     client.force_login(alice)
     page = client.get(later.get_absolute_url()).content.decode()

@@ -11,8 +11,9 @@ from asgiref.sync import sync_to_async
 from debates import service
 from debates.attachments.check import Upload
 from debates.models import Attachment, Membership, Panel, Panelist, Provider, Source, Status
+from debates.readiness import PanelOption
 from debates.runs import execute
-from tests.fakes import files
+from tests.fakes import files, judge
 from tests.fakes.answers import SYNTHESIS
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -120,3 +121,13 @@ async def test_every_call_that_shows_the_question_carries_the_files(debated):
         assert len(calls) >= 2  # the blind answer and the debate
         assert all(len(call.files) == 2 for call in calls), model
     assert all("report.pdf" in r.prompt for r in debated.requests_for("model-moderator"))
+
+
+async def test_the_ask_pages_estimate_counts_every_call_that_carried_the_files_and_who_got_them_how(debated):
+    """Issue 50: the estimate counted 7 calls of 9 (the judge's carry the files too) and named nobody."""
+    rates = (await sync_to_async(lambda: PanelOption.of(Panel.objects.get(slug="mixed")))()).file_rates
+    carried = [r for r in debated.requests if "report.pdf" in r.prompt]
+    assert any(judge.is_judge(r) for r in carried)
+    assert rates["calls"] == len(carried)
+    assert rates["unseen"] == ["plain", "mod"]  # deepseek-chat; the moderator's model, on the same provider
+    assert rates["pdf_as_text"] == ["llava", "plain", "mod"]

@@ -117,8 +117,46 @@ def test_the_ask_page_says_what_the_files_add_to_the_run_before_sending(provider
     assert said.startswith(f"The files add about {tokens:,} tokens to each of the {rates['calls']} calls"), said
     dollars = 1000 * rates["text"] + 100 * rates["image"]
     assert (f"about ${dollars:.3f} more for this panel" if dollars >= 0.0005 else "no cost") in said
+    assert rates["unseen"]  # the fake panel's models read text only: each is named
+    assert said.endswith(f"Cannot see the images: {', '.join(rates['unseen'])}."), said
     page.click("button[aria-label='Remove log.txt']")
     page.wait_for_function(
         "() => { const c = document.querySelector('.ask .attach-cost');"
         " return c.hidden || !c.textContent.includes('1,0'); }"
     )
+
+
+def test_a_file_too_large_is_not_priced_and_the_others_stay_chosen(provider_server, signed_in):
+    """Issue 50: a file refused for its size leaves the good ones chosen and adds nothing to the estimate."""
+    page = signed_in("alice")
+    page.goto("/")
+    give(page, "drop", ("log.txt", "text/plain", b"x" * 4000))
+    page.wait_for_selector(".ask .attach-cost:not([hidden])")
+    alone = page.inner_text(".ask .attach-cost")
+    page.evaluate(
+        """(bytes) => {
+          const transfer = new DataTransfer();
+          transfer.items.add(new File([new Uint8Array(bytes)], "huge.txt", { type: "text/plain" }));
+          document.querySelector(".ask [data-attach]").dispatchEvent(
+            new DragEvent("drop", { bubbles: true, cancelable: true, dataTransfer: transfer }));
+        }""",
+        21 * 2**20,
+    )
+    assert page.inner_text(".ask .attach-problem").startswith("huge.txt is 21.0 MB")
+    assert [chip.split(" ")[0] for chip in chips(page)] == ["log.txt", "huge.txt"]
+    page.wait_for_timeout(300)  # a later estimate would say otherwise by now
+    assert page.inner_text(".ask .attach-cost") == alone
+
+
+def test_a_refused_file_says_which_files_to_attach_again(provider_server, signed_in):
+    """Issue 50: the form comes back without its files (no browser keeps them), so it names the good ones."""
+    page = signed_in("alice")
+    page.goto("/")
+    page.fill("#id_text", "Read these")
+    bundle = ("bundle.zip", "application/zip", files.zip_archive())
+    give(page, "drop", ("notes.md", "text/markdown", b"# Notes"), bundle)
+    page.click("button.primary")
+    said = page.inner_text(".error-box")
+    assert "bundle.zip is a ZIP archive" in said
+    assert "attach notes.md again." in said
+    assert "attach bundle.zip" not in said

@@ -23,6 +23,19 @@ def app_env(app_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=["laptop", "phone"])
+def test_the_question_field_takes_the_focus_only_where_the_title_stays_in_view(signed_in, viewport) -> None:
+    """Issue 50: at 390 px the field's autofocus scrolled past the title and the demo banner."""
+    page = signed_in("alice")
+    page.set_viewport_size(viewport)
+    page.goto("/")
+    page.wait_for_load_state("load")
+    wide = viewport["width"] > 640
+    assert page.evaluate("document.activeElement.id") == ("id_text" if wide else "")
+    assert page.evaluate("window.scrollY") == 0
+    assert page.locator("h1").first.bounding_box()["y"] >= 0
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=["laptop", "phone"])
 def test_an_example_fills_the_ask_form(signed_in, viewport) -> None:
     page = signed_in("alice")
     page.set_viewport_size(viewport)

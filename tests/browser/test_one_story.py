@@ -57,7 +57,7 @@ def test_a_2_1_debate_tells_one_story_live_and_at_the_end(provider_server, signe
     assert "convergence would be strong evidence" in page.inner_text("#panel-run .evidence")
     assert "convergence is" not in page.inner_text("main")
     check = page.inner_text(".debate-check")
-    assert check.endswith("Every claim was contested: all 6 were debated.")
+    assert check.endswith("No claim was shared: all 6 were debated.")
     assert "only" not in check
 
     # Each voice's stance and its reason come from the agreement, as the judge and the moderator read it.

@@ -127,6 +127,15 @@ def test_a_cancelled_run_keeps_its_cards_live_and_after_a_reload(provider_server
     until(watcher, "() => document.querySelectorAll('.kind-answer .card.status-streaming').length === 3")
     asker = signed_in("alice")
     asker.goto(f"/q/{question}/")
+    asked = []
+    asker.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    asker.click("button:has-text('Cancel debate')")
+    assert asked == ["Cancel this debate? Every voice stops now; what they wrote so far is kept."]
+    # Dismissed: the form was never sent (a click waits for the navigation it starts), the run goes on.
+    assert asker.url.endswith(f"/q/{question}/")
+    assert asker.locator("button:has-text('Cancel debate')").is_enabled()
+    assert watcher.locator(".kind-answer .card.status-streaming").count() == 3
+    asker.once("dialog", lambda dialog: dialog.accept())
     asker.click("button:has-text('Cancel debate')")
 
     # The watcher never reloads: the last fragment keeps every card, marked cancelled, with its text.
@@ -138,9 +147,11 @@ def test_a_cancelled_run_keeps_its_cards_live_and_after_a_reload(provider_server
     excerpts = labels(watcher, ".kind-answer .fold-line .excerpt")
     assert all(re.match(r"(alpha|beta|gamma) says: slow words", text) for text in excerpts)
     assert watcher.evaluate(NO_SIDEWAYS_SCROLL)
+    assert watcher.locator("#follow-up").count() == 0  # no verdict to follow up (docs/viewer.md), live or not
     watcher.reload()
     assert watcher.locator(".kind-answer details.fold.status-cancelled").count() == 3
     assert labels(watcher, ".kind-answer .fold-line .excerpt") == excerpts
+    assert watcher.locator("#follow-up").count() == 0
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -194,3 +205,29 @@ def test_reloading_again_and_again_during_a_run_logs_no_error_on_the_server(prov
     assert "WSDISCONNECT" in written
     assert " ERROR " not in written
     assert "Traceback" not in written
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_streaming_card_holds_its_closing_block_back_as_the_finished_card_does(provider_server, signed_in, size):
+    """Issue 50: ANSWER: / CLAIMS: lines streamed raw into the cards until a card ended."""
+    provider_server.reset()
+    block = "\n\nANSWER: 42\nCLAIMS:\n1. [fact] Six times seven is 42 | confidence: 90% | falsified if: it is not\n"
+    for family in ("alpha", "beta", "gamma"):
+        answer = f"{family} reasons it through. " * 4 + block + "tail " * 400
+        provider_server.script(f"model-{family}", Script(answer=answer, tokens_per_second=20))
+    page = signed_in("alice")
+    page.set_viewport_size(SIZES[size])
+    ask(page)
+    # Drawn up to date with a raw text that holds the block, the card still streaming.
+    until(
+        page,
+        """() => [...document.querySelectorAll('.card.status-streaming .card-body.stream')].some((raw) => {
+          const drawn = raw.nextElementSibling;
+          const text = raw.textContent;
+          return text.includes('CLAIMS:') && drawn && drawn.dataset.length === String(text.length);
+        })""",
+    )
+    drawn = page.locator(".card.status-streaming .card-body.drawn").all_inner_texts()
+    assert any("reasons it through" in text for text in drawn)
+    assert not any("CLAIMS" in text or "ANSWER: 42" in text or "confidence: 90%" in text for text in drawn)
+    assert page.evaluate(NO_SIDEWAYS_SCROLL)

@@ -9,7 +9,7 @@ import html
 import re
 
 BODY = re.compile(
-    r'<div id="(?P<id>v[^"]+)-text" class="card-body (?P<kind>stream|markdown)">(?P<html>.*?)</div>', re.S
+    r'<div id="(?P<id>v[^"]+)-text" class="card-body (?P<kind>stream|markdown)"[^>]*>(?P<html>.*?)</div>', re.S
 )
 APPEND = re.compile(r'<div hx-swap-oob="beforeend:#(?P<id>v[^"]+)-text">(?P<html>.*?)</div>', re.S)
 TAG = re.compile(r"<[^>]+>")

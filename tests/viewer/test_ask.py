@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from debates.engine.protocols import call_steps
 from debates.models import Contribution, Question, Round
-from debates.readiness import PanelOption, plan_of
+from debates.readiness import PanelOption, judge_calls_of, judge_of, plan_of
 from tests.fakes.roster import make_panel
 
 
@@ -232,8 +232,11 @@ def test_each_panel_says_what_a_token_of_a_file_costs_its_run(client, alice, pan
     rates = json.loads(html.unescape(found[1]))
     option = PanelOption.of(panel)
     assert rates == option.file_rates
-    per_voice, moderator_calls = call_steps(plan_of(panel), judging=False)
-    readers = [*((p, per_voice) for p in panel.roster()), (panel.moderator, moderator_calls)]
+    steps = plan_of(panel)
+    per_voice, moderator_calls = call_steps(steps, judging=False)
+    judge = (judge_of(panel), judge_calls_of(panel, steps))
+    readers = [*((p, per_voice) for p in panel.roster()), (panel.moderator, moderator_calls), judge]
+    assert judge[1] > 0  # the judge's calls carry the files too
     assert rates["calls"] == sum(calls for _p, calls in readers)
     assert rates["text"] == pytest.approx(float(sum(calls * p.price_in for p, calls in readers)) / 1_000_000)
     seeing = [(p, calls) for p, calls in readers if p.sight().vision]

@@ -186,3 +186,28 @@ def test_a_reader_who_is_not_staff_is_told_who_adds_the_keys(client, alice, demo
     assert "OpenAI" in box
     assert "/admin/" not in box
     assert "An administrator adds keys in the admin." in box
+
+
+def test_the_demo_banner_follows_the_roster_from_a_key_to_a_panel(staff, demo, settings):
+    """Issue 50: with a key and a panelist added, the ask page still said "add a provider key"."""
+    settings.TEOREMA = {**settings.TEOREMA, "LOCAL_SERVERS": {}}
+
+    def banner() -> str:
+        page = staff.get("/").content.decode()
+        return " ".join(page.split('class="demo-banner"', 1)[1].split("</div>", 1)[0].split())
+
+    assert "For real answers, add a provider key" in banner()
+    provider = Provider.objects.create(name="OpenAI", preset="openai", wire="openai")
+    provider.set_api_key("sk-test")
+    provider.save()
+    said = banner()
+    assert "add a panelist on one of OpenAI's models, now that it has a key" in said
+    assert f'href="/admin/debates/provider/{provider.pk}/models/"' in said
+    gpt = Panelist.objects.create(name="GPT", provider=provider, model="gpt-4.1", family="gpt")
+    said = banner()
+    assert "make a panel: seat GPT on one" in said
+    assert f'href="/admin/debates/panelist/{gpt.pk}/seat/"' in said
+    assert "add a provider key" not in said
+    real = Panel.objects.create(name="Real", slug="real", moderator=gpt)
+    real.memberships.create(panelist=gpt, position=0)
+    assert "For real answers, pick the panel “Real” below." in banner()

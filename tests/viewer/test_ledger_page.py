@@ -182,13 +182,14 @@ def test_a_skipped_debate_says_why_and_what_it_saved(client, alice, debated):
     )
 
 
-def test_a_split_panel_debates_only_the_contested_claims(client, alice, debated):
+def test_a_split_panel_debates_only_the_claims_not_shared(client, alice, debated):
     debated.panel_run = {"voices": [{"label": "Panelist A", "status": "active"}], "debate": SPLIT}
     debated.save()
     page = page_of(client, alice, debated)
     notice = words(re.search(r'<p class="notice debate-check">(.*?)</p>', page, re.S)[1])
     assert "the panel split (2/3 on the largest answer, threshold 3/4)." in notice
-    assert "Debated only the contested claims: A2, B2, C2 (the panel shared A1, B1, C1)." in notice
+    assert "Debated only the claims not shared: A2, B2, C2 (the panel shared A1, B1, C1)." in notice
+    assert "contested" not in notice  # the ledger's word beside it: a claim attacked and not conceded
     assert "Debate skipped" not in page
 
 

@@ -128,7 +128,7 @@ def test_only_the_contested_claims_is_said_only_when_some_were_left_out(client, 
     read = Read(client, alice, split)
     check = read.said('class="notice debate-check')
     assert check.startswith("Debate: the panel is not unanimous (2/3 give the largest answer")
-    assert check.endswith("Every claim was contested: all 6 were debated.")
+    assert check.endswith("No claim was shared: all 6 were debated.")
     assert f"**{check.replace(': ', ':** ', 1)}" in read.markdown
     assert "only" not in check
     assert "Debated only" not in read.markdown

@@ -345,7 +345,7 @@ def test_the_markdown_export_holds_everything_the_page_shows(client, alice, evid
         "- Panelist A (outside view)",
         "- Panelist C — dropped: timed out",
         "Heterogeneity: families — 2 model families.",
-        "**Debate:** the blind answers split. The one claim was contested, and debated.",
+        "**Debate:** the blind answers split. The one claim was not shared, and debated.",
         "- Panelist C dropped after two failures.",
         "## Where the panel stands\n\n**Emerging answer:** Add read replicas",
         "Grouped by meaning by the panel's judge",

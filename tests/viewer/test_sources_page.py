@@ -65,6 +65,16 @@ def test_a_card_numbers_what_it_cites_and_says_what_each_source_supports():
     assert "Unsourced" not in html
 
 
+def test_a_source_cited_on_a_claims_line_supports_the_claim_as_it_reads():
+    """Issue 50: the footnote quoted the raw program line ("1. [fact] … | confidence: 60% | …")."""
+    cited = source(CITED, "The kettle is accurate | confidence: 60%")
+    card = Card.from_result(result("p1", "Panelist A", CITED, [cited], 1))
+    notes = words(fragment("round.html#card", card=card).split('class="footnotes"', 1)[1].split("</ol>", 1)[0])
+    assert "supports “The kettle is accurate”" in notes
+    assert "confidence: 60%" not in notes
+    assert "[inference]" not in notes
+
+
 def test_a_voice_that_could_search_and_cites_nothing_is_shown_as_unsourced():
     card = Card.from_result(result("p2", "Panelist B", PLAIN, searches=2))
     assert "Unsourced: it searched the web but cites no source for what it says." in words(

@@ -110,6 +110,18 @@ def test_a_follow_up_needs_a_verdict_to_follow(client, alice, answered, no_runs,
     assert not no_runs
 
 
+def test_a_run_that_ended_with_no_verdict_is_not_followed_up_nor_offered_a_follow_up(client, alice, answered, no_runs):
+    """Issue 50: a done run whose moderator stated no verdict was accepted; docs/viewer.md says a verdict."""
+    Question.objects.filter(pk=answered.pk).update(status="done", verdict="")
+    client.force_login(alice)
+    assert 'id="follow-up"' not in client.get(answered.get_absolute_url()).content.decode()
+    response = follow_up(client, answered, "And then?")
+    assert response.status_code == 400
+    words = f"Question {answered.pk} ended without a verdict: ask it again instead of following it up."
+    assert words in response.content.decode()
+    assert not no_runs
+
+
 def test_an_empty_follow_up_is_refused_in_words(client, alice, answered, no_runs):
     client.force_login(alice)
     response = follow_up(client, answered, "  ")
@@ -256,6 +268,27 @@ def test_history_says_on_the_row_why_a_question_failed(client, alice, offline_pa
     client.force_login(alice)
     page = client.get("/history/").content.decode()
     assert f'<span class="failure" title="{error}">{error}</span>' in page
+
+
+def test_history_says_each_questions_agreement_as_the_run_page_does(client, alice, offline_panel, make_question):
+    """Issue 50: History had no agreement column."""
+    members = [{"label": label, "reservation": ""} for label in ("Panelist A", "Panelist B")]
+    grouping = {
+        "method": "judge",
+        "groups": [
+            {"answer": "Shard", "members": members},
+            {"answer": "Replicate", "members": [{"label": "Panelist C", "reservation": ""}]},
+        ],
+    }
+    split = make_question(alice, offline_panel, status="done", verdict="Shard.", ledger={"agreement": grouping})
+    make_question(alice, offline_panel, status="failed", text="Nothing grouped")
+    client.force_login(alice)
+    page = client.get("/history/").content.decode()
+    assert "<th>Agreement</th>" in page
+    assert '<td class="agreement-cell">majority 2/3</td>' in page
+    assert '<td class="agreement-cell absent">—</td>' in page
+    shown = client.get(split.get_absolute_url()).content.decode()
+    assert "majority 2/3" in shown  # the run page's own words
 
 
 def test_the_api_and_history_agree_on_who_sees_a_follow_up(client, alice, bob, answered, make_question):
