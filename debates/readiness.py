@@ -59,7 +59,7 @@ class PanelOption:
     search_cost: Decimal = Decimal(0)  # what their searches add to ``cost``: one search a call, planned
     sees_images: int = 0  # voices whose model reads an image natively
     reads_pdf: int = 0  # voices whose model takes a PDF as a document
-    file_rates: dict[str, float] = field(default_factory=dict)  # $ a token of attached files costs a run
+    file_rates: dict[str, float | list[str]] = field(default_factory=dict)  # attach.js: $ a token costs, who reads how
 
     @property
     def file_rates_json(self) -> str:
@@ -125,7 +125,7 @@ class PanelOption:
         )
 
 
-def file_rates(readers: list[tuple[Panelist, int]]) -> dict[str, float]:
+def file_rates(readers: list[tuple[Panelist, int]]) -> dict[str, float | list[str]]:
     """What one token of an attached file costs over a run, in dollars, by how the file is read: as
     text (a text file, by every call that reads the question), an image natively (by the voices
     whose model sees images), a PDF natively or as its text (by the voices that read PDFs or not).
