@@ -5,14 +5,20 @@ switches come as system settings (``GEMINI_CLI_SYSTEM_SETTINGS_PATH``), which ov
 no core tool but ``google_web_search`` where the voice may search, no MCP server, extension, skill
 or hook, no telemetry or update check. The user's login (``~/.gemini``) is its own; a provider's key
 goes in ``GEMINI_API_KEY``.
+
+Gemini CLI reads a system settings file only when the file and every directory above it belong to
+root and no group or other user may write them; otherwise it skips the file with a warning and runs
+with its own tools. Teorema checks the same rule first (``unread_settings``) and does not run it
+where its settings would be skipped: a panelist whose tools are on is an agent.
 """
 
 import json
 import os
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
-from debates.providers.base import Endpoint, Fault, Usage
+from debates.providers.base import Endpoint, Fault, ProviderError, Usage
 from debates.providers.cli.base import Call, Flavour, Item, JsonLines, Login, home, keyed_login, notes_file
 from debates.providers.cli.sandbox import Invocation, Scratch
 
@@ -36,7 +42,27 @@ def settings(call: Call) -> dict[str, Any]:
     }
 
 
+def unread_settings(directory: Path) -> str:
+    """Why Gemini CLI would skip a settings file Teorema writes in ``directory`` ("" : it reads it)."""
+    if os.geteuid() != 0:
+        return "the file would belong to this user, not root, so Gemini CLI would skip it"
+    for folder in (directory, *directory.parents):
+        mode = folder.stat()
+        if mode.st_uid != 0:
+            return f"{folder} does not belong to root"
+        if mode.st_mode & 0o022:
+            return f"{folder} may be written by a group or others"
+    return ""
+
+
 def invocation(call: Call, scratch: Scratch) -> Invocation:
+    if why := unread_settings(scratch.control):
+        raise ProviderError(
+            Fault.UNAVAILABLE,
+            "Gemini CLI would not read Teorema's settings, which switch its tools off, so it is not run: "
+            f"{why} (it reads a system settings file only from directories owned by root that no one else "
+            "may write; set TEOREMA_CLI_SCRATCH to such a directory, or run the worker as root)",
+        )
     prompt = call.prompt + notes_file(call)
     short = len(prompt) <= ARGV_CHARS
     argv = ["-p", prompt if short else " ", "--output-format", "stream-json", "-e", "none"]

@@ -141,7 +141,9 @@ async def test_a_cli_that_writes_past_its_bound_is_stopped(fake_provider, cli_sa
     assert error.fault == Fault.MALFORMED
     assert error.message == f"{LABELS[cli]} wrote more than 48 KB: it was stopped"
     streamed = any(isinstance(e, Chunk) for e in events)  # what it said before stays shown until the failure
-    assert streamed or cli == "codex"  # Codex prints its answer once, whole: nothing comes before the bound
+    # Codex prints its answer once, whole, and Claude Code's partial messages may come after the bound is
+    # passed: only the Node CLIs are sure to have streamed words first.
+    assert streamed or cli in {"codex", "claude-code"}
     assert pids
     assert not left_behind(pids)
 

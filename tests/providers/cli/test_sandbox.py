@@ -3,12 +3,14 @@ no standard input but its prompt, gets none of Teorema's secrets, finds the ques
 read-only, and cannot run a command or write a file when the model asks it to."""
 
 import json
+import os
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from debates.providers.base import Endpoint, Message, Part, ProviderError, Voice
+from debates.providers.cli import gemini
 from tests.fakes.clis import MODELS, cli_voice
 from tests.fakes.provider_server import Script
 from tests.fakes.tool_calls import ToolCall
@@ -94,3 +96,17 @@ async def test_a_cli_told_to_run_a_command_or_write_a_file_cannot(fake_provider,
         told = json.dumps(fake_provider.requests_for(MODELS[cli])[-1].body)
         assert REFUSED[cli] in told  # the CLI's own answer to the model: it has no such tool
     assert not marker.exists()
+
+
+def test_gemini_cli_is_not_run_where_it_would_skip_teoremas_settings(tmp_path, monkeypatch):
+    """Gemini CLI skips a system settings file under a directory others may write (/tmp is one), or
+    one not owned by root, and then runs with its own tools: Teorema says so and does not run it."""
+    assert "may be written by a group or others" in gemini.unread_settings(tmp_path)
+    monkeypatch.setattr(gemini.os, "geteuid", lambda: 1000)
+    assert "not root" in gemini.unread_settings(tmp_path)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="Gemini CLI reads Teorema's settings only as root")
+def test_gemini_cli_reads_the_settings_in_teoremas_own_scratch_directory(cli_sandbox):
+    cli_sandbox.mkdir(mode=0o700, parents=True, exist_ok=True)
+    assert gemini.unread_settings(cli_sandbox) == ""
