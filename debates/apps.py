@@ -42,6 +42,7 @@ class DebatesConfig(AppConfig):
         from debates import stamped
 
         post_migrate.connect(stamped.keep_triggers, sender=self, dispatch_uid="teorema-keep-stamp-triggers")
+        from debates.signin import checks  # noqa: F401 (registers the SSO group's check)
 
 
 def close_request_connections(**kwargs: object) -> None:

@@ -7,11 +7,13 @@ channel layer and cache, debates run inside the Daphne process. A team server se
 
 import math
 import os
+import re
 import secrets
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypedDict, overload
+from urllib.parse import urlsplit
 
 import dj_database_url
 from cryptography.fernet import Fernet
@@ -101,6 +103,112 @@ TEOREMA_LOCAL_USER = os.environ.get("TEOREMA_LOCAL_USER", "")
 if TEOREMA_LOCAL_USER and PRODUCTION:
     raise ImproperlyConfigured("TEOREMA_LOCAL_USER (auto-login) cannot be used with TEOREMA_PRODUCTION=1.")
 
+# --- Sign-in (django-allauth; docs/server.md, "Sign-in (SSO)") -----------------------------
+# Local accounts sign in with their password, and TOTP once they turn it on (allauth.mfa); each
+# company identity below is offered on the sign-in page once its variables are set, with no row in
+# the database. A first sign-in there creates the user, in TEOREMA_SSO_GROUP (debates/signin/).
+# Nobody signs up with a password: the admin makes local accounts.
+SSO_APPS = [
+    "allauth",
+    "allauth.account",
+    "allauth.mfa",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.openid_connect",
+    "allauth.socialaccount.providers.github",
+    "allauth.socialaccount.providers.google",
+    "allauth.socialaccount.providers.microsoft",
+]
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
+]
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+ACCOUNT_LOGOUT_REDIRECT_URL = "/accounts/login/"
+ACCOUNT_ADAPTER = "debates.signin.adapter.AccountAdapter"
+SOCIALACCOUNT_ADAPTER = "debates.signin.adapter.SocialAccountAdapter"
+ACCOUNT_LOGIN_METHODS = {"username"}
+# Local accounts have a password (allauth's sign-in form asks one only then); a first SSO sign-in whose
+# username is taken asks for another (socialaccount's form, which has no password).
+ACCOUNT_SIGNUP_FIELDS = ["username*", "email", "password1*"]
+ACCOUNT_EMAIL_VERIFICATION = "none"  # no mail is sent: the identity provider vouches for its users
+ACCOUNT_SESSION_REMEMBER = True  # sessions last as Django's always did here, no checkbox
+ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if PRODUCTION else "http"  # the callback address given to providers
+ACCOUNT_FORMS = {"login": "debates.signin.forms.LoginForm"}
+SOCIALACCOUNT_EMAIL_AUTHENTICATION = False  # a provider's e-mail never opens an existing local account
+SOCIALACCOUNT_STORE_TOKENS = False  # Teorema calls no provider API for its users
+MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
+MFA_TOTP_ISSUER = "Teorema"
+
+
+def sso_client(prefix: str) -> dict[str, str]:
+    """A provider's client id and secret from ``<prefix>_CLIENT_ID`` and ``<prefix>_SECRET``; {} when
+    neither is set. One without the other is a configuration error naming the one missing."""
+    client_id, secret = (os.environ.get(f"{prefix}_{name}", "").strip() for name in ("CLIENT_ID", "SECRET"))
+    if bool(client_id) != bool(secret):
+        missing = f"{prefix}_SECRET" if client_id else f"{prefix}_CLIENT_ID"
+        raise ImproperlyConfigured(f"{missing} is not set: a provider needs both its client id and its secret.")
+    return {"client_id": client_id, "secret": secret} if client_id else {}
+
+
+def sso_providers() -> dict[str, dict]:
+    """allauth's SOCIALACCOUNT_PROVIDERS, read from the environment: OpenID Connect, GitHub, Google, Microsoft."""
+    providers: dict[str, dict] = {}
+    oidc_url, oidc = env_url("TEOREMA_OIDC_SERVER_URL"), sso_client("TEOREMA_OIDC")
+    if bool(oidc_url) != bool(oidc):
+        present, absent = (
+            ("TEOREMA_OIDC_SERVER_URL", "TEOREMA_OIDC_CLIENT_ID")
+            if oidc_url
+            else ("TEOREMA_OIDC_CLIENT_ID", "TEOREMA_OIDC_SERVER_URL")
+        )
+        raise ImproperlyConfigured(
+            f"{present} is set but {absent} is not: "
+            "OpenID Connect needs the server's address, a client id and its secret."
+        )
+    if oidc:
+        slug = os.environ.get("TEOREMA_OIDC_ID", "").strip() or "oidc"
+        if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", slug):
+            raise ImproperlyConfigured(
+                f"TEOREMA_OIDC_ID={slug!r} is not a slug (lower-case letters, digits and -): "
+                "it is part of the callback address."
+            )
+        name = os.environ.get("TEOREMA_OIDC_NAME", "").strip() or "Single sign-on"
+        app = {"provider_id": slug, "name": name, **oidc, "settings": {"server_url": oidc_url}}
+        providers["openid_connect"] = {"OAUTH_PKCE_ENABLED": True, "APPS": [app]}
+    if github := sso_client("TEOREMA_GITHUB"):
+        providers["github"] = {"APPS": [github], "SCOPE": ["read:user", "user:email"]}
+    if google := sso_client("TEOREMA_GOOGLE"):
+        providers["google"] = {"APPS": [google], "SCOPE": ["profile", "email"], "OAUTH_PKCE_ENABLED": True}
+    if microsoft := sso_client("TEOREMA_MICROSOFT"):
+        # "organizations": any work account; a tenant's id keeps the sign-in to one company's directory.
+        tenant = os.environ.get("TEOREMA_MICROSOFT_TENANT", "").strip() or "organizations"
+        providers["microsoft"] = {"APPS": [microsoft | {"settings": {"tenant": tenant}}]}
+    return providers
+
+
+SOCIALACCOUNT_PROVIDERS = sso_providers()
+
+
+def sign_in_origin(provider: str, config: dict) -> str:
+    """Where a provider's sign-in page is. A sign-in button posts to Teorema, which redirects there,
+    and the browser holds that redirect to the CSP's form-action (SECURE_CSP below)."""
+    if provider == "openid_connect":
+        url = urlsplit(config["APPS"][0]["settings"]["server_url"])
+        return f"{url.scheme}://{url.netloc}"
+    known = {"github": "https://github.com", "google": "https://accounts.google.com"}
+    return known.get(provider) or "https://login.microsoftonline.com"
+
+
+SSO_FORM_ACTIONS = [sign_in_origin(provider, config) for provider, config in SOCIALACCOUNT_PROVIDERS.items()]
+# The group a user made by a first SSO sign-in joins (its permissions are set in the admin); a name
+# that no group has stops migrate and `check --database default` (debates/signin/checks.py).
+TEOREMA_SSO_GROUP = os.environ.get("TEOREMA_SSO_GROUP", "").strip()
+if TEOREMA_SSO_GROUP and not SOCIALACCOUNT_PROVIDERS:
+    raise ImproperlyConfigured(
+        "TEOREMA_SSO_GROUP is set but no sign-in provider is (TEOREMA_OIDC_*, _GITHUB_*, _GOOGLE_*, _MICROSOFT_*)."
+    )
+# --- end of Sign-in -------------------------------------------------------------------------
+
 INSTALLED_APPS = [
     "daphne",
     "django.contrib.admin",
@@ -114,6 +222,7 @@ INSTALLED_APPS = [
     "django_htmx",  # the htmx ws extension, as a static file
     "django_tasks_db",
     "debates",
+    *SSO_APPS,  # sign-in: django-allauth (the block "Sign-in" below)
 ]
 
 MIDDLEWARE = [
@@ -124,6 +233,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "debates.middleware.LocalUserMiddleware",
+    "allauth.account.middleware.AccountMiddleware",  # sign-in (the block "Sign-in" below)
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
@@ -220,9 +330,6 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-LOGIN_URL = "/accounts/login/"
-LOGIN_REDIRECT_URL = "/"
-LOGOUT_REDIRECT_URL = "/accounts/login/"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = os.environ.get("TIME_ZONE", "UTC")
@@ -260,7 +367,7 @@ SECURE_CSP = {
     "object-src": [CSP.NONE],
     "base-uri": [CSP.NONE],
     "frame-ancestors": [CSP.NONE],
-    "form-action": [CSP.SELF],
+    "form-action": [CSP.SELF, *SSO_FORM_ACTIONS],
 }
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
