@@ -137,6 +137,9 @@ ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if PRODUCTION else "http"  # the callbac
 ACCOUNT_FORMS = {"login": "debates.signin.forms.LoginForm"}
 SOCIALACCOUNT_EMAIL_AUTHENTICATION = False  # a provider's e-mail never opens an existing local account
 SOCIALACCOUNT_STORE_TOKENS = False  # Teorema calls no provider API for its users
+# Proxies in front of the web processes (Compose: HAProxy, and your TLS proxy before it): allauth's
+# limits on failed sign-ins count the client's address from X-Forwarded-For behind that many.
+ALLAUTH_TRUSTED_PROXY_COUNT = env_number("TEOREMA_TRUSTED_PROXIES", 0, 0)
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
 MFA_TOTP_ISSUER = "Teorema"
 

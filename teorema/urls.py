@@ -1,14 +1,13 @@
-from allauth.account.decorators import secure_admin_login
 from django.contrib import admin
 from django.urls import include, path
 
 from debates import health, metrics
 from debates.integrations.openai import views as openai
+from debates.signin.forms import AdminLoginForm
 
 admin.site.site_header = "Teorema administration"
 admin.site.site_title = "Teorema"
-# The admin signs in through the sign-in page, so a staff account's second factor is asked there too.
-admin.site.login = secure_admin_login(admin.site.login)  # type: ignore[method-assign]
+admin.site.login_form = AdminLoginForm  # an account with a second factor signs in where it is asked
 
 urlpatterns = [
     path("admin/", admin.site.urls),
