@@ -4,8 +4,10 @@ from allauth.account.adapter import DefaultAccountAdapter
 from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
 from allauth.socialaccount.models import SocialLogin
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import Group
 from django.core.exceptions import ImproperlyConfigured
+from django.forms import Form
 from django.http import HttpRequest
 
 
@@ -20,7 +22,7 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
         """Open: a provider the operator configured vouches for everyone it signs in."""
         return True
 
-    def save_user(self, request: HttpRequest, sociallogin: SocialLogin, form=None):
+    def save_user(self, request: HttpRequest, sociallogin: SocialLogin, form: Form | None = None) -> AbstractBaseUser:
         """The new user, in TEOREMA_SSO_GROUP when one is named."""
         user = super().save_user(request, sociallogin, form)
         if settings.TEOREMA_SSO_GROUP:

@@ -4,7 +4,7 @@ factor to allauth's."""
 from allauth.account.forms import LoginForm as AllauthLoginForm
 from allauth.mfa.models import Authenticator
 from django.contrib.admin.forms import AdminAuthenticationForm
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
 
@@ -19,7 +19,7 @@ class AdminLoginForm(AdminAuthenticationForm):
     """Django's admin sign-in knows no second factor: an account that has one is sent to the sign-in
     page, which asks it, instead of being let in on its password alone."""
 
-    def confirm_login_allowed(self, user: AbstractBaseUser) -> None:
+    def confirm_login_allowed(self, user: User) -> None:
         super().confirm_login_allowed(user)
         if Authenticator.objects.filter(user=user).exists():
             raise ValidationError(

@@ -27,6 +27,15 @@ def test_a_local_account_signs_in_with_its_password(client, alice) -> None:
     assert client.get("/").context["user"] == alice
 
 
+def test_the_header_signs_out(client, alice) -> None:
+    sign_in(client)
+
+    response = client.post("/accounts/logout/")
+
+    assert response["Location"] == "/accounts/login/"
+    assert client.get("/")["Location"].startswith("/accounts/login/")
+
+
 def test_a_wrong_password_is_refused_in_words(client, alice) -> None:
     response = sign_in(client, password="not-the-password")
 
