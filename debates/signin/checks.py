@@ -18,8 +18,9 @@ from debates.signin.adapter import missing_group
 
 @checks.register(checks.Tags.database)
 def sso_group_exists(
-    app_configs: Sequence[AppConfig] | None, databases: Sequence[str] | None = None, **kwargs
+    app_configs: Sequence[AppConfig] | None, databases: Sequence[str] | None = None, **kwargs: object
 ) -> list[checks.CheckMessage]:
+    """An error naming TEOREMA_SSO_GROUP when no group has its name, once groups have their table."""
     name = settings.TEOREMA_SSO_GROUP
     if not name or not databases or "default" not in databases:
         return []
