@@ -8,7 +8,8 @@ where the scenario stops them), and prints medians:
 
 - probes: /healthz answered with PostgreSQL stopped, and with Redis frozen (SIGSTOP: it takes
   connections and never answers), and a signed-in page with PostgreSQL stopped: 5 requests each,
-  one after the other (a client that waits up to 120 s), and the statuses they got;
+  one after the other (a client that waits up to 120 s), the statuses they got, and how many
+  connections each page asked the pool for (psycopg-pool's own log lines, LOG_LEVEL=DEBUG);
 - Redis killed for 1 s, and for 20 s, under 10 debates: seconds from Redis answering again to each
   viewer's first message after it (0 for a viewer that had its final page from the DB before);
 - PostgreSQL stopped as a crash would for 3 s, and for 20 s, under 3 debates (lease 60 s): seconds
@@ -20,11 +21,15 @@ where the scenario stops them), and prints medians:
 - a provider that stops answering (stall timeout 1.5 s, no retries): seconds from its request
   to the voice's failure stored, with no bytes at all and stalled mid-stream.
 
-Usage: python bench/bench_chaos.py [--repeat 3] [--only probes redis postgres proxy runs]
+``--load N`` runs N busy loops (a process each, as bench_health.py does) beside it all, as on a
+loaded machine, and prints the load average at the end.
+
+Usage: python bench/bench_chaos.py [--repeat 3] [--only probes redis postgres proxy runs] [--load 0]
 """
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -35,11 +40,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.bench_health import loaded  # noqa: E402
 from tests.fakes.provider_server import FakeProviderServer  # noqa: E402
 from tests.integration import cluster as deploy  # noqa: E402
 from tests.integration import services  # noqa: E402
 from tests.integration.debate import VOICES, WORDS, Deployment, script_voices, set_up, write_roster  # noqa: E402
 from tests.integration.test_chaos_postgres import (  # noqa: E402
+    ASKED_THE_POOL,
     AWAY,
     postgres_deployment,
     restart_postgres_mid_debates,
@@ -98,10 +105,13 @@ async def probes(workdir: Path) -> None:
     ):
         cluster = deploy.Cluster(fresh(workdir / "pg-run"), dep.env)
         try:
-            web = cluster.web("web")
+            web = cluster.web("web", LOG_LEVEL="DEBUG")
             postgres_server.stop()
             try:
-                stopped, page = probed(web.port), probed(web.port, "/history/", dep.credentials.session)
+                stopped = probed(web.port)
+                asked = web.output().count(ASKED_THE_POOL)
+                page = probed(web.port, "/history/", dep.credentials.session)
+                asked = web.output().count(ASKED_THE_POOL) - asked
             finally:
                 postgres_server.start()
         finally:
@@ -120,6 +130,7 @@ async def probes(workdir: Path) -> None:
         "/healthz with Redis frozen": frozen,
     }.items():
         print(f"{what}: {median(took)}, answered {sorted(statuses)}")
+    print(f"  connections the pool was asked for per page: {asked / PROBES:g}")
 
 
 async def redis(workdir: Path, repeat: int) -> None:
@@ -186,10 +197,10 @@ async def runs(workdir: Path, repeat: int) -> None:
     print(f"  headers and 3 words, then nothing: {median([run[STALLS].waited for run in stalls])}")
 
 
-async def main(repeat: int, only: list[str]) -> None:
+async def main(repeat: int, only: list[str], load: int) -> None:
     if reason := deploy.services_unavailable():
         sys.exit(f"skipped: {reason}")
-    with tempfile.TemporaryDirectory(prefix="bench-chaos-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="bench-chaos-") as tmp, loaded(load):
         workdir = Path(tmp)
         if "probes" in only:
             await probes(fresh(workdir / "probes"))
@@ -201,11 +212,18 @@ async def main(repeat: int, only: list[str]) -> None:
             await proxy(workdir / "proxy", repeat)
         if "runs" in only:
             await runs(workdir / "runs", repeat)
+        if load:
+            print(
+                f"beside {load} busy loops on {os.cpu_count()} cores: load average {os.getloadavg()[0]:.1f} at the end"
+            )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", nargs="+", choices=SCENARIOS, default=list(SCENARIOS))
+    parser.add_argument("--load", type=int, default=0, help="busy loops beside the bench (a loaded machine)")
     arguments = parser.parse_args()
-    asyncio.run(main(arguments.repeat, arguments.only))
+    if arguments.load < 0:
+        parser.error(f"--load takes a number of busy loops, 0 or more, not {arguments.load}")
+    asyncio.run(main(arguments.repeat, arguments.only, arguments.load))

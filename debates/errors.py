@@ -1,6 +1,7 @@
 """Error responses (handler400/404/500, and 503 when nothing could be stored): the API's JSON under
 /api/ (docs/api.md), OpenAI's error object under /v1/ (what its clients read), words on pages."""
 
+import sys
 from collections.abc import Callable
 
 from django.conf import settings
@@ -59,12 +60,16 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
+    # A database that failed in a middleware (the local user's sign-in reads the session before any
+    # view runs) is the same outage as one that failed in a view: its 503 in words, not a 500.
+    if why := unstored(sys.exc_info()[1]):
+        return unavailable(request, why)
     if is_api(request):
         return in_json(request, Refused("The server failed on this request; its log says why.", Kind.UNAVAILABLE), 500)
     return defaults.server_error(request)
 
 
-def unstored(exception: BaseException) -> str:
+def unstored(exception: BaseException | None) -> str:
     """Why the database could store nothing, in words ("" for any other error): a full disk
     (SQLite's SQLITE_FULL, PostgreSQL's disk_full), else a database that is not answering."""
     if not isinstance(exception, OperationalError):
@@ -90,15 +95,19 @@ class UnstoredMiddleware:
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         why = unstored(exception)
-        if not why:
-            return None
-        saving = request.method == "POST"
-        lost = "nothing was saved" if saving else "this page cannot be shown now"
-        message = f"{why}: {lost}. Please try again later."
-        if is_api(request):
-            return in_json(request, Refused(message, Kind.UNAVAILABLE), 503, {"Retry-After": RETRY_AFTER})
-        # Rendered without the request: its user, session and messages are in the database that
-        # failed, and reading them again would wait for it a second time, then fail with a 500.
-        title = "Not saved" if saving else "Unavailable"
-        page = render_to_string("503.html", {"title": title, "message": message})
-        return HttpResponse(page, status=503, headers={"Retry-After": RETRY_AFTER})
+        return unavailable(request, why) if why else None
+
+
+def unavailable(request: HttpRequest, why: str) -> HttpResponse:
+    """The 503 for a request the database failed (``why``, from ``unstored``), in the shape of the
+    way it came: the asker's question was not saved, and trying again later will work."""
+    saving = request.method == "POST"
+    lost = "nothing was saved" if saving else "this page cannot be shown now"
+    message = f"{why}: {lost}. Please try again later."
+    if is_api(request):
+        return in_json(request, Refused(message, Kind.UNAVAILABLE), 503, {"Retry-After": RETRY_AFTER})
+    # Rendered without the request: its user, session and messages are in the database that
+    # failed, and reading them again would wait for it a second time, then fail with a 500.
+    title = "Not saved" if saving else "Unavailable"
+    page = render_to_string("503.html", {"title": title, "message": message})
+    return HttpResponse(page, status=503, headers={"Retry-After": RETRY_AFTER})

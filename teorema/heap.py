@@ -12,7 +12,7 @@ only the cycles among them, and in a burst each one stopped the process.
 
 The URLconf is loaded first. Django imports it on the first request, and with it every view's
 modules (the Telegram library's among them); left unfrozen, they were most of what each later
-full collection walked. docs/benchmarks.md (ninth pass) has the figures.
+full collection walked. docs/benchmarks-history.md (ninth pass) has the figures.
 """
 
 import gc

@@ -12,7 +12,7 @@ The GIL's switch interval is 2 ms, not CPython's 5. The runs' writes, the API an
 snapshots run on threads beside the event loop, and each SQLite call there gives the GIL up and
 then waits for the busy loop to hand it back, up to one interval per call: a vote's write could
 take many times its own CPU, and a round's first words (shown after the votes before them) or a
-late viewer's snapshot waited with it. docs/benchmarks.md (fifth pass) has the figures.
+late viewer's snapshot waited with it. docs/benchmarks-history.md (fifth pass) has the figures.
 
 Writes go to the socket at once (``write_at_once``), and the listen queue holds ``BACKLOG``
 connections, not Twisted's 50 (``with_backlog``). A status Twisted has no words for (422, 424)
@@ -51,7 +51,7 @@ def write_at_once(self: tcp.Connection, data: bytes) -> None:
     usual way, as does every write behind it, so the order holds. TLS started on the connection,
     and a pull producer (which the reactor asks for more as its buffer empties), keep Twisted's
     path. It reads Twisted's private fields: Twisted is pinned, and tests/test_serve.py checks
-    them on a connection Twisted made. docs/benchmarks.md has what it saves.
+    them on a connection Twisted made. docs/benchmarks-history.md (seventh and ninth passes) has what it saves.
     """
     if (
         type(data) is bytes
@@ -76,7 +76,7 @@ def with_backlog(**where: Any) -> list[str]:
     Twisted listens with a queue of 50: past that the kernel drops a new connection's SYN and the
     client tries again 1 s later (then at 3 s, then 7 s). A hundred questions posted at once, or a
     shared debate's viewers reconnecting after a restart, waited that second: 57 of 100 requests
-    sent at once were dropped so (docs/benchmarks.md, twelfth pass). An ``-e`` endpoint keeps what
+    sent at once were dropped so (docs/benchmarks-history.md, twelfth pass). An ``-e`` endpoint keeps what
     it says.
     """
     described = build_endpoint_description_strings(**where)

@@ -409,14 +409,18 @@ CLIENT_ERROR_LOGGERS = [
         )
     ),
 ]
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "filters": {"client_error": {"()": "teorema.logs.ClientErrorInOneLine"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
+        # psycopg keeps itself at WARNING; LOG_LEVEL=DEBUG also shows each connection a request asks
+        # of the pool and gets back (how the chaos tests count a page's waits for the database).
+        "psycopg": {"level": "DEBUG" if LOG_LEVEL == "DEBUG" else "WARNING"},
         # httpx logs request URLs at INFO; Gemini puts nothing secret there, but keep it quiet.
         "httpx": {"level": "WARNING"},
         "httpcore": {"level": "WARNING"},

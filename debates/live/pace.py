@@ -14,7 +14,7 @@ the window again: the two settle where the machine is moderately busy.
 A share rises at once and falls over half a second, and the window is whole from half a CPU up:
 debates started together cross their steps together (a round's end, the next round's first
 words), and a window still open from a quiet moment before such a burst spent the burst's CPU on
-broadcasts, which the first words of every voice then waited behind (docs/benchmarks.md,
+broadcasts, which the first words of every voice then waited behind (docs/benchmarks-history.md,
 eleventh pass).
 """
 

@@ -183,6 +183,41 @@ async def test_with_postgres_down_probes_and_pages_are_answered_at_once_in_words
     assert deploy.get(web.port, "/history/", session).status == 200
 
 
+# psycopg-pool's line for each connection asked of the pool (``getconn``, logged with LOG_LEVEL=DEBUG).
+ASKED_THE_POOL = "connection requested from"
+
+
+def pages_with_postgres_down(web: deploy.Process, session: str = "", pages: int = 2) -> list[tuple[int, str, int]]:
+    """Each page's status, body and how many connections its request asked the pool for: requests
+    one at a time, so every such line in the log between two answers is that request's."""
+    answered = []
+    for _ in range(pages):
+        logged = web.output().count(ASKED_THE_POOL)
+        page = deploy.get(web.port, "/history/", session, timeout=READER_TIMEOUT)
+        answered.append((page.status, page.body, web.output().count(ASKED_THE_POOL) - logged))
+    return answered
+
+
+async def test_with_postgres_down_a_page_waits_for_one_connection_and_answers_503_in_words(
+    deployment: Deployment, cluster: Cluster, postgres_server: services.PrivatePostgres
+) -> None:
+    """One wait of TEOREMA_DB_WAIT_SECONDS whatever the load: the page's session, its user and its
+    own reads share the first failure, and none waits again (as the 503 page, rendered without
+    them, does not). Signed in with a session, and as the local user, whose sign-in reads the
+    database in a middleware, before any view."""
+    signed_in = cluster.web("web", LOG_LEVEL="DEBUG")
+    local = cluster.web("local", LOG_LEVEL="DEBUG", TEOREMA_LOCAL_USER="local-reader")
+    assert deploy.get(signed_in.port, "/history/", deployment.credentials.session).status == 200
+    with postgres_down(postgres_server):
+        answered = pages_with_postgres_down(signed_in, deployment.credentials.session)
+        answered += pages_with_postgres_down(local)
+
+    for status, body, asked in answered:
+        assert (status, asked) == (503, 1)
+        assert "The database is not answering: this page cannot be shown now." in body
+        assert "Traceback" not in body
+
+
 async def test_the_first_pages_after_a_postgres_restart_are_served_from_fresh_connections(
     deployment: Deployment, cluster: Cluster, postgres_server: services.PrivatePostgres
 ) -> None:
