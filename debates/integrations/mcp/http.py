@@ -101,7 +101,7 @@ def authenticated(request: ASGIRequest) -> AbstractBaseUser | oauth.Challenge:
     if user is None:
         return oauth.Challenge(401, REFUSED)
     if user.is_authenticated:
-        return user  # type: ignore[return-value]
+        return user
     return oauth.token_user(authorization.partition(" ")[2].strip(), request)
 
 
