@@ -271,7 +271,12 @@ def test_a_token_for_another_resource_is_never_issued(teorema, client_id):
         "resource": "https://other.example/mcp",
     }
     page = signed_in(teorema, "alice").get(f"/identity/o/authorize?{urlencode(params)}")
-    assert f"This server issues tokens for {teorema.url}/mcp only, not https://other.example/mcp." in page.text
+    refused = f"This server issues tokens for {teorema.url}/mcp only, not https://other.example/mcp."
+    assert refused in page.text
+    trade = {"grant_type": "authorization_code", "code": "any", "client_id": client_id, "resource": params["resource"]}
+    answer = httpx.post(f"{teorema.url}/identity/o/api/token", data=trade)
+    assert answer.status_code == 400
+    assert answer.json() == {"error": "invalid_target", "error_description": refused}
 
 
 def test_the_consent_page_lets_its_form_end_at_the_clients_redirect(teorema, client_id):
