@@ -163,8 +163,8 @@ def client_id(teorema) -> str:
     return registered.json()["client_id"]
 
 
-def token_for(teorema: Teorema, client_id: str, **asked: str) -> str:
-    """An access token by hand (authorize, consent, code with PKCE), for what ``asked`` names."""
+def tokens_for(teorema: Teorema, client_id: str, **asked: str) -> dict[str, str]:
+    """Tokens by hand (authorize, consent, code with PKCE), for what ``asked`` names: the token response."""
     verifier = "v" * 64
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
     params = {
@@ -190,7 +190,7 @@ def token_for(teorema: Teorema, client_id: str, **asked: str) -> str:
     )
     assert answer.status_code == 200, answer.text
     assert answer.headers["Access-Control-Allow-Origin"] == "*"  # a client in a browser page (MCP Inspector) reads it
-    return answer.json()["access_token"]
+    return answer.json()
 
 
 def hashed(token: str) -> str:
@@ -207,7 +207,7 @@ def tools(teorema: Teorema, token: str) -> httpx.Response:
 
 
 def test_a_token_for_this_mcp_lists_the_tools_and_no_other_way_in_takes_it(teorema, client_id):
-    token = token_for(teorema, client_id, resource=f"{teorema.url}/mcp")
+    token = tokens_for(teorema, client_id, resource=f"{teorema.url}/mcp")["access_token"]
     assert tools(teorema, token).status_code == 200
     api = httpx.get(f"{teorema.url}/api/questions/1", headers={"Authorization": f"Bearer {token}"})
     assert api.status_code == 401  # the API takes its own tokens: an access token is for /mcp alone
@@ -242,8 +242,16 @@ def test_a_request_without_a_good_token_is_challenged_toward_the_sign_in(teorema
     challenged(answer, teorema, 401, error, words)
 
 
+def test_a_refreshed_token_is_bound_to_this_mcp_as_the_first_was(teorema, client_id):
+    first = tokens_for(teorema, client_id, resource=f"{teorema.url}/mcp")
+    refresh = {"grant_type": "refresh_token", "refresh_token": first["refresh_token"], "client_id": client_id}
+    answer = httpx.post(f"{teorema.url}/identity/o/api/token", data=refresh)
+    assert answer.status_code == 200, answer.text
+    assert tools(teorema, answer.json()["access_token"]).status_code == 200
+
+
 def test_an_expired_access_token_is_refused_as_expired(teorema, client_id):
-    token = token_for(teorema, client_id, resource=f"{teorema.url}/mcp")
+    token = tokens_for(teorema, client_id, resource=f"{teorema.url}/mcp")["access_token"]
     with sqlite3.connect(teorema.database) as db:
         db.execute(
             "UPDATE allauth_idp_oidc_token SET expires_at = '2000-01-01 00:00:00' WHERE hash = ?", (hashed(token),)
@@ -252,11 +260,13 @@ def test_an_expired_access_token_is_refused_as_expired(teorema, client_id):
 
 
 def test_a_token_bound_to_no_resource_is_not_one_for_this_mcp(teorema, client_id):
-    challenged(tools(teorema, token_for(teorema, client_id)), teorema, 401, "invalid_token", oauth.FOREIGN)
+    challenged(
+        tools(teorema, tokens_for(teorema, client_id)["access_token"]), teorema, 401, "invalid_token", oauth.FOREIGN
+    )
 
 
 def test_a_token_without_the_mcp_scope_is_refused_as_insufficient(teorema, client_id):
-    token = token_for(teorema, client_id, resource=f"{teorema.url}/mcp", scope="openid")
+    token = tokens_for(teorema, client_id, resource=f"{teorema.url}/mcp", scope="openid")["access_token"]
     challenged(tools(teorema, token), teorema, 403, "insufficient_scope", oauth.NO_SCOPE)
 
 
