@@ -1,12 +1,14 @@
 """API tokens: the plaintext is shown once at creation; only its SHA-256 digest is stored. Every
 way in that takes a token (the JSON API, MCP over HTTP, the OpenAI-compatible endpoint) reads its
-user here."""
+user here; MCP over HTTP reads the OAuth access tokens allauth's provider issued here too."""
 
 import copy
 import hashlib
 import secrets
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
+from allauth.idp.oidc.models import Token
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.utils import timezone
 
@@ -52,3 +54,22 @@ def bearer_user(authorization: str) -> AbstractBaseUser | AnonymousUser | None:
     if token.last_used_at is None or now - token.last_used_at >= LAST_USE_GRAIN:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
     return copy.copy(token.user)  # the request's own: what it caches on its user (permissions) stays its own
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What an OAuth access token grants: whose it is, until when, for which resources and scopes."""
+
+    user: AbstractBaseUser
+    expires_at: datetime | None
+    resources: tuple[str, ...]
+    scopes: tuple[str, ...]
+
+
+def access_grant(raw: str) -> Grant | None:
+    """The grant of an access token allauth's OpenID provider issued (expired ones too, so that a client
+    is told it expired), None for any other string or for a user no longer active."""
+    token = Token.objects.by_value(raw).filter(type=Token.Type.ACCESS_TOKEN).select_related("user").first()
+    if token is None or token.user is None or not token.user.is_active:
+        return None
+    return Grant(token.user, token.expires_at, tuple(token.get_resources()), tuple(token.get_scopes()))

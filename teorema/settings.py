@@ -21,6 +21,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from teorema import database
+from teorema.signing import checked_rsa_pem, new_rsa_pem
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("TEOREMA_DATA_DIR", BASE_DIR / "data"))
@@ -242,6 +243,23 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "debates.errors.UnstoredMiddleware",
 ]
+
+# --- MCP's own authorization (docs/integrations.md, debates/integrations/mcp/oauth.py) -------------
+# /mcp is an OAuth protected resource; allauth's OpenID provider (allauth.idp.oidc) is its
+# authorization server: MCP clients register themselves (dynamic registration, open: public
+# clients hold no secret), the user signs in on Teorema's own page and consents, and the access
+# token is good for /mcp only. allauth.idp.oidc needs allauth and allauth.account (with its
+# middleware); the SSO work adds socialaccount and mfa beside them.
+INSTALLED_APPS += ["allauth", "allauth.account", "allauth.idp.oidc"]
+MIDDLEWARE += ["allauth.account.middleware.AccountMiddleware"]
+IDP_OIDC_ADAPTER = "debates.integrations.mcp.oauth.McpAdapter"
+IDP_OIDC_DCR_ENABLED = True
+IDP_OIDC_DCR_REQUIRES_INITIAL_ACCESS_TOKEN = False
+# The signing key: TEOREMA_OIDC_PRIVATE_KEY (a PEM, e.g. from a secret store), else one made once under DATA_DIR.
+IDP_OIDC_PRIVATE_KEY = checked_rsa_pem(
+    os.environ.get("TEOREMA_OIDC_PRIVATE_KEY") or data_file_secret("oidc-key.pem", new_rsa_pem),
+    "TEOREMA_OIDC_PRIVATE_KEY" if os.environ.get("TEOREMA_OIDC_PRIVATE_KEY") else str(DATA_DIR / "oidc-key.pem"),
+)
 
 ROOT_URLCONF = "teorema.urls"
 ASGI_APPLICATION = "teorema.asgi.application"

@@ -1,7 +1,9 @@
+from allauth.idp.oidc import views as idp
 from django.contrib import admin
 from django.urls import include, path
 
 from debates import health, metrics
+from debates.integrations.mcp import oauth as mcp_oauth
 from debates.integrations.openai import views as openai
 from debates.signin.forms import AdminLoginForm
 
@@ -20,6 +22,17 @@ urlpatterns = [
     # OpenAI-compatible: chat front-ends and the `llm` command line ask a panel as a model.
     path("v1/models", openai.models, name="openai_models"),
     path("v1/chat/completions", openai.chat_completions, name="openai_chat"),
+    # MCP's own authorization (docs/integrations.md): /mcp's metadata, and allauth's OpenID provider as its
+    # authorization server (RFC 8414's address for its metadata too; its consent page allows the redirect;
+    # browser pages may register and get tokens).
+    path(".well-known/oauth-protected-resource", mcp_oauth.protected_resource),
+    path(".well-known/oauth-protected-resource/mcp", mcp_oauth.protected_resource, name="mcp_resource"),
+    path(".well-known/oauth-authorization-server", idp.configuration),
+    path("identity/o/authorize", mcp_oauth.authorization),
+    path("identity/o/api/clients", mcp_oauth.registration),
+    path("identity/o/api/token", mcp_oauth.token),
+    path("identity/o/api/revoke", mcp_oauth.revoke),
+    path("", include("allauth.idp.urls")),
     path("", include("debates.urls")),
 ]
 

@@ -5,43 +5,35 @@ Stateless: each POST is a whole exchange (a tool call's progress notifications s
 response), so any web process can answer it and a restart loses no session. With no session there
 is no stream for a GET to open and none for a DELETE to end: both are answered 405, as the
 specification asks of a server that offers neither. A request without a
-valid API token is refused here, in words, before the SDK sees it. The SDK's DNS-rebinding check
+valid token is refused here, in words, before the SDK sees it. The SDK's DNS-rebinding check
 is off: it guards servers with no authentication, and every request here carries a bearer token
 that no page of another site can add.
 
-There is no OAuth here: a client that meets the 401 and looks for an authorization server (MCP
-Inspector fetches the well-known metadata, then registers itself at ``/register``) is answered a
-JSON 404 that says to send an API token, never the site's HTML page; the 401 names no
-``resource_metadata`` for it to follow.
+A client without a token is answered a 401 naming ``/mcp``'s protected-resource metadata, and signs
+its user in through the browser (debates.integrations.mcp.oauth); the access token it gets, or an
+API token made in the admin, is its bearer.
 
 The SDK is imported on the first call to ``/mcp``: a server nobody reaches over MCP does not pay for it.
 """
 
 import asyncio
+import io
 import json
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import DisallowedHost
+from django.core.handlers.asgi import ASGIRequest
 
+from debates.integrations.mcp import oauth
 from debates.tokens import bearer_user
 
-PATH = "/mcp"
-REFUSED = "Authentication required: send 'Authorization: Bearer <token>' with an API token made in the admin."
-WRONG_TOKEN = (
-    "That API token is not valid (wrong, revoked or expired): make one in the admin and send "
-    "'Authorization: Bearer <token>'."
+PATH = oauth.PATH
+REFUSED = (
+    "Authentication required: sign in through your MCP client (OAuth), or send "
+    "'Authorization: Bearer <token>' with an API token made in the admin."
 )
-NO_OAUTH = (
-    "This Teorema server has no OAuth authorization: make an API token in the admin and send "
-    "'Authorization: Bearer <token>'."
-)
-# Where OAuth clients look for an authorization server (RFC 9728, RFC 8414, OpenID) and its endpoints.
-DISCOVERY = (
-    "/.well-known/oauth-protected-resource",
-    "/.well-known/oauth-authorization-server",
-    "/.well-known/openid-configuration",
-)
-OAUTH_ENDPOINTS = {"/register", "/authorize", "/token"}
 
 
 class McpMount:
@@ -55,21 +47,23 @@ class McpMount:
 
     async def __call__(self, scope, receive, send) -> None:
         path = scope.get("path", "")
-        if scope["type"] == "http" and (path.startswith(DISCOVERY) or path in OAUTH_ENDPOINTS):
-            await answer(send, 404, {"error": "not_found", "error_description": NO_OAUTH})
-            return
         if scope["type"] != "http" or (path != PATH and not path.startswith(PATH + "/")):
             await self.app(scope, receive, send)
             return
         if scope["method"] != "POST":
             await refuse(send, 405, f"{scope['method']} is not served here: this MCP server is stateless, send POST.")
             return
-        raw = next((value for name, value in scope["headers"] if name == b"authorization"), b"")
-        user = await sync_to_async(bearer_user)(raw.decode("latin-1"))
-        if user is None or not user.is_authenticated:
-            await refuse(send, 401, WRONG_TOKEN if raw.lower().startswith(b"bearer ") else REFUSED)
+        request = ASGIRequest(scope, io.BytesIO())  # Django's view of the headers: host, scheme behind a proxy
+        try:
+            user = await sync_to_async(authenticated)(request)
+            if isinstance(user, oauth.Challenge):
+                await challenge(send, user, request)
+                return
+        except DisallowedHost:
+            await refuse(send, 400, "That Host is not one this server answers for (ALLOWED_HOSTS).")
             return
-        await (await self.started())(scope, receive, send)
+        # The tools read the user here (Starlette's place for it), not the header again.
+        await (await self.started())({**scope, "user": user}, receive, send)
 
     async def started(self):
         """The SDK's app, its session manager running on this loop (started by the first call)."""
@@ -100,17 +94,31 @@ class McpMount:
             self.ready = None
 
 
-async def refuse(send, status: int, message: str) -> None:
+def authenticated(request: ASGIRequest) -> AbstractBaseUser | oauth.Challenge:
+    """The user of the request's bearer: an API token's, else an OAuth access token's."""
+    authorization = request.headers.get("Authorization", "")
+    user = bearer_user(authorization)
+    if user is None:
+        return oauth.Challenge(401, REFUSED)
+    if user.is_authenticated:
+        return user
+    return oauth.token_user(authorization.partition(" ")[2].strip(), request)
+
+
+async def challenge(send, refused: oauth.Challenge, request: ASGIRequest) -> None:
+    """RFC 6750 §3 with RFC 9728 §5.1: the scheme, where the client finds how to get a token, the scope
+    it needs, and for a token sent but refused, why."""
+    words = f'Bearer realm="teorema", resource_metadata="{oauth.metadata_url(request)}", scope="{oauth.SCOPE}"'
+    if refused.error:
+        words += f', error="{refused.error}", error_description="{refused.message}"'
+    await refuse(send, refused.status, refused.message, [(b"www-authenticate", words.encode())])
+
+
+async def refuse(send, status: int, message: str, headers: list[tuple[bytes, bytes]] = []) -> None:  # noqa: B006 (never changed)
     """A JSON-RPC error an MCP client shows (the SDK's client raises it as the call's error), with the
-    HTTP status that says why; a 401 for a token sent but wrong says ``invalid_token`` (RFC 6750)."""
-    headers = []
-    if status == 401:
-        challenge = 'Bearer realm="teorema"'
-        if message == WRONG_TOKEN:
-            challenge += f', error="invalid_token", error_description="{message}"'
-        headers.append((b"www-authenticate", challenge.encode()))
+    HTTP status that says why."""
     if status == 405:
-        headers.append((b"allow", b"POST"))
+        headers = [*headers, (b"allow", b"POST")]
     await answer(send, status, {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": message}}, headers)
 
 

@@ -37,7 +37,6 @@ from debates.live import story
 from debates.live.watch import Ended, Phase, RoundOpened, Spoken, watch
 from debates.models import FINISHED, Criticality, Source
 from debates.refusal import Refused
-from debates.tokens import bearer_user
 
 INSTRUCTIONS = """Teorema puts a hard question to a panel of language models from different
 providers: they answer blind, read each other's answers anonymised and attack them, and a
@@ -232,10 +231,10 @@ async def health(
 
 
 async def user_of(ctx: Context) -> AbstractBaseUser:
-    """Who is asking: the stdio server's user, else the HTTP request's bearer token's (``http``
-    refused the request without a valid one before any tool ran)."""
-    headers = ctx.headers
-    user = stdio_user.get() if headers is None else await sync_to_async(bearer_user)(headers.get("authorization", ""))
+    """Who is asking: the stdio server's user, else the one ``http`` found for the request's bearer
+    (an API token's or an OAuth access token's; it refused the request without one before any tool ran)."""
+    scope = getattr(ctx.request_context.request, "scope", None)
+    user = stdio_user.get() if scope is None else scope.get("user")
     if not isinstance(user, AbstractBaseUser) or not user.is_authenticated:
         raise ToolError("Authentication required: send 'Authorization: Bearer <token>' (made in the admin).")
     return user
