@@ -248,17 +248,15 @@ MIDDLEWARE = [
 # /mcp is an OAuth protected resource; allauth's OpenID provider (allauth.idp.oidc) is its
 # authorization server: MCP clients register themselves (dynamic registration, open: public
 # clients hold no secret), the user signs in on Teorema's own page and consents, and the access
-# token is good for /mcp only. allauth.idp.oidc needs allauth and allauth.account (with its
-# middleware); the SSO work adds socialaccount and mfa beside them.
-INSTALLED_APPS += ["allauth", "allauth.account", "allauth.idp.oidc"]
-MIDDLEWARE += ["allauth.account.middleware.AccountMiddleware"]
+# token is good for /mcp only. It stands on the sign-in block's allauth and allauth.account.
+INSTALLED_APPS += ["allauth.idp.oidc"]
 IDP_OIDC_ADAPTER = "debates.integrations.mcp.oauth.McpAdapter"
 IDP_OIDC_DCR_ENABLED = True
 IDP_OIDC_DCR_REQUIRES_INITIAL_ACCESS_TOKEN = False
-# The signing key: TEOREMA_OIDC_PRIVATE_KEY (a PEM, e.g. from a secret store), else one made once under DATA_DIR.
+# The signing key: TEOREMA_MCP_SIGNING_KEY (a PEM, e.g. from a secret store), else one made once under DATA_DIR.
 IDP_OIDC_PRIVATE_KEY = checked_rsa_pem(
-    os.environ.get("TEOREMA_OIDC_PRIVATE_KEY") or data_file_secret("oidc-key.pem", new_rsa_pem),
-    "TEOREMA_OIDC_PRIVATE_KEY" if os.environ.get("TEOREMA_OIDC_PRIVATE_KEY") else str(DATA_DIR / "oidc-key.pem"),
+    os.environ.get("TEOREMA_MCP_SIGNING_KEY") or data_file_secret("mcp-signing-key.pem", new_rsa_pem),
+    "TEOREMA_MCP_SIGNING_KEY" if os.environ.get("TEOREMA_MCP_SIGNING_KEY") else str(DATA_DIR / "mcp-signing-key.pem"),
 )
 
 ROOT_URLCONF = "teorema.urls"

@@ -113,19 +113,19 @@ def test_local_secrets_are_generated_outside_the_repository(tmp_path: Path) -> N
     result = manage("check", env={}, data_dir=tmp_path)
 
     assert result.returncode == 0, result.stderr
-    assert {p.name for p in tmp_path.iterdir()} >= {"secret_key", "fernet.key", "oidc-key.pem"}
+    assert {p.name for p in tmp_path.iterdir()} >= {"secret_key", "fernet.key", "mcp-signing-key.pem"}
     assert (tmp_path / "fernet.key").stat().st_mode & 0o077 == 0
-    assert (tmp_path / "oidc-key.pem").stat().st_mode & 0o077 == 0
-    assert (tmp_path / "oidc-key.pem").read_text().startswith("-----BEGIN PRIVATE KEY-----")
+    assert (tmp_path / "mcp-signing-key.pem").stat().st_mode & 0o077 == 0
+    assert (tmp_path / "mcp-signing-key.pem").read_text().startswith("-----BEGIN PRIVATE KEY-----")
 
 
 @pytest.mark.parametrize("pem", ["not a key", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----"])
 def test_a_signing_key_that_is_no_rsa_key_stops_startup_with_its_name(tmp_path: Path, pem: str) -> None:
-    result = manage("check", env={"TEOREMA_OIDC_PRIVATE_KEY": pem}, data_dir=tmp_path)
+    result = manage("check", env={"TEOREMA_MCP_SIGNING_KEY": pem}, data_dir=tmp_path)
 
     assert result.returncode != 0
-    assert "TEOREMA_OIDC_PRIVATE_KEY is not an unencrypted RSA private key in PEM" in result.stderr
-    assert not (tmp_path / "oidc-key.pem").exists()  # the configured key is the one, none is made beside it
+    assert "TEOREMA_MCP_SIGNING_KEY is not an unencrypted RSA private key in PEM" in result.stderr
+    assert not (tmp_path / "mcp-signing-key.pem").exists()  # the configured key is the one, none is made beside it
 
 
 def test_an_ec_key_is_refused_as_a_signing_key() -> None:

@@ -52,7 +52,7 @@ def signed_in(teorema: Teorema, user: str) -> httpx.Client:
     """A browser with ``user`` signed in on Teorema's own sign-in page."""
     browser = httpx.Client(base_url=teorema.url, timeout=30)
     page = browser.get("/accounts/login/")
-    form = inputs(page.text) | {"username": user, "password": f"pw-{user}-123", "next": "/"}
+    form = inputs(page.text) | {"login": user, "password": f"pw-{user}-123", "next": "/"}
     assert browser.post("/accounts/login/", data=form).status_code == 302
     return browser
 
