@@ -102,7 +102,7 @@ if TEOREMA_LOCAL_USER and PRODUCTION:
     raise ImproperlyConfigured("TEOREMA_LOCAL_USER (auto-login) cannot be used with TEOREMA_PRODUCTION=1.")
 
 INSTALLED_APPS = [
-    "daphne",
+    "teorema.apps.DaphneConfig",  # before staticfiles: its runserver serves ASGI; its server loads when run
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

@@ -22,13 +22,12 @@ from debates.providers.base import (
     Usage,
     Voice,
 )
+from debates.providers.catalog import always_searches
 from debates.providers.client import decode_json, ended_early, post_sse
 from debates.providers.faults import status_error, status_of
 
 # OpenAI's reasoning models refuse max_tokens and any temperature but the default.
 REASONING_MODEL = re.compile(r"^(?:openai/)?(?:o\d|gpt-5)")
-# Its search models (gpt-4o-search-preview, gpt-5-search-api) refuse any temperature too.
-SEARCH_MODEL = re.compile(r"-search-(?:preview|api)\b")
 # OpenRouter's web plugin fetches this many results a search (it bills each one).
 WEB_RESULTS = 5
 # A Perplexity footnote in the text: "[2]" points to its second page (never an index, "a[2]", nor a link).
@@ -44,7 +43,7 @@ NO_JSON_SCHEMA = ("api.deepseek.com",)
 def sampling(voice: Voice) -> dict[str, int | float]:
     if REASONING_MODEL.match(voice.model):
         return {"max_completion_tokens": voice.max_tokens + THINKING_ALLOWANCE}
-    if SEARCH_MODEL.search(voice.model):
+    if always_searches(voice.model):  # its search models refuse any temperature too
         return {"max_tokens": voice.max_tokens}
     return {"temperature": voice.temperature, "max_tokens": voice.max_tokens}
 
@@ -205,8 +204,3 @@ def searches(voice: Voice) -> int:
     if always_searches(voice.model):
         return 1
     return int(voice.search and voice.endpoint.search in (SearchTool.OPENROUTER, SearchTool.PERPLEXITY))
-
-
-def always_searches(model: str) -> bool:
-    """An OpenAI search model, which searches the web on every call (served by OpenAI or through OpenRouter)."""
-    return bool(SEARCH_MODEL.search(model))
