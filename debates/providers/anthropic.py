@@ -263,7 +263,7 @@ class Reader:
         """A block begins; text after a search is a paragraph of its own."""
         content = self.turn.content
         after_search = block.get("type") == "text" and content and content[-1].get("type") != "text"
-        said = [self.wrote(BETWEEN_SEARCHES)] if after_search and self.turn.written else []
+        said: list[Chunk | Cited] = [self.wrote(BETWEEN_SEARCHES)] if after_search and self.turn.written else []
         self.blocks[index] = (self.turn.written, block)
         return said
 
