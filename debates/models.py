@@ -44,7 +44,6 @@ from debates.providers import base, catalog, cli
 from debates.providers.base import SearchTool
 from debates.providers.catalog import Sight
 from debates.providers.cli import command as cli_command
-from debates.providers.openai import SEARCH_MODEL
 
 ZERO = Decimal("0")
 # A deadline, in seconds: under 20 s no panel can answer and be synthesised; over an hour is no deadline.
@@ -247,7 +246,7 @@ class Panelist(models.Model):
                     "Gemini, Perplexity, OpenRouter)."
                 }
             )
-        if self.search_tool == SearchTool.OPENAI and not SEARCH_MODEL.search(self.model):
+        if self.search_tool == SearchTool.OPENAI and not catalog.always_searches(self.model):
             raise ValidationError(
                 {
                     "search": f"OpenAI searches the web in Chat Completions only with its search models "

@@ -17,7 +17,6 @@ from debates.models import Contribution, Outcome, Panel, Panelist, Protocol, Pro
 from debates.presets import PRESETS, Wire
 from debates.providers import catalog, cli
 from debates.providers.base import Voice
-from debates.providers.openai import always_searches
 from debates.voices import endpoint_from_provider, voice_from_panelist
 
 OPENAI_HOST = urlsplit(PRESETS["openai"].base_url).hostname
@@ -29,7 +28,7 @@ def call_cost(panelist: Panelist) -> Decimal:
     """A typical call's cost: its tokens, and the search an OpenAI search model is billed on every call
     (in any role, whether its question may search or not)."""
     out = min(panelist.max_tokens, ESTIMATE_OUT)
-    fee = panelist.price_search / 1000 if always_searches(panelist.model) else Decimal(0)
+    fee = panelist.price_search / 1000 if catalog.always_searches(panelist.model) else Decimal(0)
     return (ESTIMATE_IN * panelist.price_in + out * panelist.price_out) / 1_000_000 + fee
 
 
@@ -100,7 +99,7 @@ class PanelOption:
         searching = searchers(panel)
         # Each of their calls in the panel's rounds searches about once (Anthropic's may search more);
         # a search model's searches are in its calls' cost already, turned off or not.
-        optional = [p for p in searching if not always_searches(p.model)]
+        optional = [p for p in searching if not catalog.always_searches(p.model)]
         search_cost = per_voice * sum((p.price_search for p in optional), Decimal(0)) / 1000
         sights = [p.sight() for p in members]
         # The judge's prompt carries the question's brief, files and all (engine/context.py), as the moderator's does.

@@ -61,9 +61,32 @@ class Refused(Exception):
         """The HTTP status of this refusal, for the channels that speak HTTP."""
         return HTTP_STATUS[self.kind]
 
+    @property
+    def in_words(self) -> str:
+        """What is wrong with each input, else why not: a refusal as a person reads it in a chat or a
+        terminal, where the message would only repeat the field's words."""
+        return " ".join(word for words in self.fields.values() for word in words) or self.message
+
     def __str__(self) -> str:
         """The message with what is wrong with each field, for a channel that has one line."""
         details = "; ".join(
             f"{name}: {' '.join(words)}" for name, words in self.fields.items() if words != [self.message]
         )
         return f"{self.message} ({details})" if details else self.message
+
+
+# A JSON value's type as a refusal names it ("must be a string, not a number"): true is no number.
+JSON_TYPES: dict[type, str] = {
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "true or false",
+    list: "a list",
+    dict: "an object",
+    type(None): "null",
+}
+
+
+def json_type(value: object, otherwise: str = "a value") -> str:
+    """The JSON type of ``value`` in words (``otherwise`` for a value JSON has no type for)."""
+    return JSON_TYPES.get(type(value), otherwise)

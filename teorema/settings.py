@@ -214,7 +214,7 @@ if TEOREMA_SSO_GROUP and not SOCIALACCOUNT_PROVIDERS:
 # --- end of Sign-in -------------------------------------------------------------------------
 
 INSTALLED_APPS = [
-    "daphne",
+    "teorema.apps.DaphneConfig",  # before staticfiles: its runserver serves ASGI; its server loads when run
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

@@ -142,36 +142,18 @@ def evaluate(
     reported: the threshold applies to the votes cast.
     """
     threshold = THRESHOLDS[criticality]
-    weightless: tuple[Ballot, ...] = ()
-    if options:
-        grouped, found = _by_option(ballots, options)
-    elif grouping is not None:
-        grouped, found, weightless = (
-            [(d, list(m)) for d, m in grouping.groups if m],
-            list(grouping.notes),
-            grouping.weightless,
-        )
-    else:
-        grouped, found = group(ballots, similarity) if ballots else ([], [])
+    grouped, found, weightless = _grouped(ballots, similarity, options, grouping)
     notes = [b.note for b in sorted(ballots, key=lambda b: b.label) if b.note] + found
-    notes += [
-        f"{b.label} changed its vote without a reason of substance: its vote counts toward no group" for b in weightless
-    ]
     counted = sum(len(members) for _, members in grouped) + len(weightless)
     if not counted:
         return Consensus(False, None, Fraction(0), threshold, 0, (), notes=(*notes, "no valid votes"), seats=seats)
-    top_decision, top = grouped[0] if grouped else ("", [])
-    agreement = Fraction(len(top), counted)
-    tied = len(grouped) > 1 and len(grouped[1][1]) == len(top)
-    reached = (
-        counted >= MIN_VOTES and agreement >= threshold and not tied and top_decision not in ("", NONE_OF_THE_OPTIONS)
-    )
+    decision, agreement = _reached(grouped, counted, threshold)
     if counted < MIN_VOTES:
         notes.append(f"only {counted} valid vote: at least {MIN_VOTES} needed")
-    escalation = "" if reached else ("human_review" if criticality == Criticality.HIGH else "tie_breaker")
+    escalation = "" if decision is not None else ("human_review" if criticality == Criticality.HIGH else "tie_breaker")
     return Consensus(
-        reached,
-        top_decision if reached else None,
+        decision is not None,
+        decision,
         agreement,
         threshold,
         counted,
@@ -182,6 +164,37 @@ def evaluate(
         seats,
         grouping.method if grouping is not None and not options else "",
     )
+
+
+def _reached(grouped: list[tuple[str, list[Ballot]]], counted: int, threshold: Fraction) -> tuple[str | None, Fraction]:
+    """The decision the largest group reaches (None: none is reached) and its share of the counted
+    votes: a tie, too few votes, or a group that names no decision reach none."""
+    top_decision, top = grouped[0] if grouped else ("", [])
+    agreement = Fraction(len(top), counted)
+    tied = len(grouped) > 1 and len(grouped[1][1]) == len(top)
+    reached = (
+        counted >= MIN_VOTES and agreement >= threshold and not tied and top_decision not in ("", NONE_OF_THE_OPTIONS)
+    )
+    return (top_decision if reached else None), agreement
+
+
+def _grouped(
+    ballots: list[Ballot], similarity: float, options: tuple[str, ...], grouping: Grouping | None
+) -> tuple[list[tuple[str, list[Ballot]]], list[str], tuple[Ballot, ...]]:
+    """The groups the votes count in, the notes on them, and the weightless votes: by option where
+    there are options, else as ``grouping`` has them, else by wording."""
+    if options:
+        return *_by_option(ballots, options), ()
+    if grouping is not None:
+        notes = [
+            *grouping.notes,
+            *(
+                f"{b.label} changed its vote without a reason of substance: its vote counts toward no group"
+                for b in grouping.weightless
+            ),
+        ]
+        return [(d, list(m)) for d, m in grouping.groups if m], notes, grouping.weightless
+    return *(group(ballots, similarity) if ballots else ([], [])), ()
 
 
 def _by_option(ballots: list[Ballot], options: tuple[str, ...]) -> tuple[list[tuple[str, list[Ballot]]], list[str]]:

@@ -22,6 +22,7 @@ from django.template.defaultfilters import filesizeformat
 from debates.engine.sameness import option_named
 from debates.evaluation.answers import Kind, canonical, kind_of
 from debates.forms import OptionsField
+from debates.refusal import json_type
 
 MAX_BYTES = 32 * 2**20
 MAX_ID_CHARS = 200
@@ -147,7 +148,7 @@ def _jsonl_rows(name: str, lines: list[str]) -> list[tuple[int, dict[str, Any]]]
             where = f" at column {error.colno}" if isinstance(error, json.JSONDecodeError) else ""
             raise DatasetError(f"{name}, line {number}: not valid JSON ({why}{where})") from error
         if not isinstance(row, dict):
-            raise DatasetError(f"{name}, line {number}: expected a JSON object, found {_type(row)}")
+            raise DatasetError(f"{name}, line {number}: expected a JSON object, found {json_type(row)}")
         rows.append((number, row))
     return rows
 
@@ -219,7 +220,7 @@ def _text(where: str, row: dict[str, Any], field: str, numbers: bool = False) ->
         value = str(value)
     if not isinstance(value, str):
         allowed = "a string or a number" if numbers else "a string"
-        raise DatasetError(f"{where}: “{field}” must be {allowed}, not {_type(value)}")
+        raise DatasetError(f"{where}: “{field}” must be {allowed}, not {json_type(value)}")
     if not value.strip():
         raise DatasetError(f"{where}: “{field}” is empty")
     return value.strip()
@@ -229,13 +230,8 @@ def _options(where: str, value: object) -> tuple[str, ...]:
     if value is None:
         return ()
     if not isinstance(value, list):
-        raise DatasetError(f"{where}: “options” must be a list of strings, not {_type(value)}")
+        raise DatasetError(f"{where}: “options” must be a list of strings, not {json_type(value)}")
     try:
         return tuple(OptionsField(required=False).clean(value))
     except forms.ValidationError as error:
         raise DatasetError(f"{where}: “options”: {' '.join(error.messages)}") from error
-
-
-def _type(value: object) -> str:
-    names = {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null"}
-    return names.get(type(value), "a number")

@@ -15,7 +15,7 @@ from typing import Any
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from debates.refusal import Kind, Refused
+from debates.refusal import Kind, Refused, json_type
 from debates.tokens import bearer_user
 
 View = Callable[..., JsonResponse]
@@ -72,16 +72,6 @@ def error(refused: Refused, status: int = 0, headers: dict[str, str] | None = No
     return JsonResponse(body, status=status or refused.status, headers=extra or None)
 
 
-JSON_TYPES = {
-    str: "a string",
-    int: "a number",
-    float: "a number",
-    bool: "true or false",
-    list: "a list",
-    dict: "an object",
-}
-
-
 def type_errors(payload: dict[str, Any], fields: Fields) -> dict[str, list[str]]:
     """Each field the API does not know or whose JSON type is wrong, in words (null means left out)."""
     found = {}
@@ -89,7 +79,7 @@ def type_errors(payload: dict[str, Any], fields: Fields) -> dict[str, list[str]]
         if name not in fields:
             found[name] = [f"Unknown field: the fields are {', '.join(fields)}."]
         elif value is not None and type(value) is not fields[name][0]:  # not isinstance: true is no number
-            found[name] = [f"Must be {fields[name][1]}, not {JSON_TYPES[type(value)]}."]
+            found[name] = [f"Must be {fields[name][1]}, not {json_type(value)}."]
     return found
 
 

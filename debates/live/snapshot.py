@@ -156,44 +156,38 @@ def identities(question: Question) -> dict[str, dict]:
     return dict(sorted(found.items(), key=lambda item: (not item[0].startswith("p"), label_order(item[1]["label"]))))
 
 
+@dataclass(frozen=True)
+class Seats:
+    """What a round's cards are told of their seats: who each was (once the run is over), where each
+    voice ended up (the stored ledger's stances), and which seats could search, as the run was frozen."""
+
+    revealed: dict[str, dict]
+    stances: dict[str, claims.Voice]
+    searching: set[str]
+
+    @classmethod
+    def of(cls, question: Question, finished: bool) -> "Seats":
+        revealed = identities(question) if finished else {}
+        ledger = claims.view(question.ledger, revealed.values()) if finished and question.ledger else None
+        return cls(
+            revealed=revealed,
+            stances={voice.label: voice for voice in ledger.voices} if ledger else {},
+            searching={entry.get("seat") for entry in question.roster if entry.get("search")},
+        )
+
+
 def build(question_id: int, state: LiveState | None) -> Debate:
     """Read the DB after the live state (``state``): a contribution the state saw finish is in the DB."""
     question = Question.objects.select_related("panel", "owner", "synthesis").get(pk=question_id)
     finished = question.status if question.is_finished else ""
     live = state if state is not None and not finished else LiveState()
     rows = {r.index: r for r in Round.objects.filter(question=question).prefetch_related("contributions")}
-    revealed = identities(question) if finished else {}
-
-    # Once it is over, each voice's line says where it ended up (the stored ledger's stances).
-    shown = claims.view(question.ledger, revealed.values()) if finished and question.ledger else None
-    stances = {voice.label: voice for voice in shown.voices} if shown else {}
-    searching = {entry.get("seat") for entry in question.roster if entry.get("search")}
+    seats = Seats.of(question, bool(finished))
     rounds, complete = [], set()
     for index in sorted(rows.keys() | live.rounds.keys()):
-        row, entry = rows.get(index), live.rounds.get(index, LiveRound(index))
-        stored = {row_.seat: Card.from_result(row_.as_result()) for row_ in row.contributions.all()} if row else {}
-        for card in stored.values():  # could it search: its seat's, as the run was frozen
-            card.search = card.kind in SEARCH_KINDS and card.seat.partition(RETIRED)[0] in searching
-        streaming = {card.seat: card for card in live.cards.values() if card.round == index}
-        cards = in_label_order((streaming | stored).values())  # the DB wins over the live state
-        for card in cards:
-            card.identity = revealed.get(card.seat.partition(RETIRED)[0])  # an earlier try is the same voice
-            # A voice's stance goes on its own contributions, not on the judge's, a question it was asked
-            # or an earlier try.
-            own = card.kind not in (StepKind.AGREEMENT, StepKind.BASIS) and RETIRED not in card.seat
-            card.stance = stances.get(card.label) if own else None
-        complete |= {card_key(index, seat) for seat, card in stored.items() if card.status in FINISHED_STATUSES}
-        rounds.append(
-            RoundView(
-                index=index,
-                kind=row.kind if row else entry.kind,
-                title=row.title if row else entry.title,
-                # A round's progress is written behind the live page: the live state is never behind the row.
-                status=entry.status if row is None or index in live.rounds else row.status,
-                cards=cards,
-            )
-        )
-
+        view, stored = round_view(index, rows.get(index), live, seats)
+        rounds.append(view)
+        complete |= stored
     return Debate(
         question=question,
         seq=state.seq if state is not None else 0,
@@ -208,10 +202,36 @@ def build(question_id: int, state: LiveState | None) -> Debate:
         ledger=live.ledger or question.ledger,
         totals=Totals.stored(question, expected=live.totals.expected),
         synthesis=getattr(question, "synthesis", None),  # None: the run has not written one
-        reveal=list(revealed.values()),
+        reveal=list(seats.revealed.values()),
         complete=complete,
         demo=on_demo_model(question),
     )
+
+
+def round_view(index: int, row: Round | None, live: LiveState, seats: Seats) -> tuple[RoundView, set[str]]:
+    """One round's cards, the stored ones over those still streaming (the DB wins over the live state),
+    and the keys of the cards the DB holds as finished."""
+    entry = live.rounds.get(index, LiveRound(index))
+    stored = {row_.seat: Card.from_result(row_.as_result()) for row_ in row.contributions.all()} if row else {}
+    for card in stored.values():  # could it search: its seat's, as the run was frozen
+        card.search = card.kind in SEARCH_KINDS and card.seat.partition(RETIRED)[0] in seats.searching
+    streaming = {card.seat: card for card in live.cards.values() if card.round == index}
+    cards = in_label_order((streaming | stored).values())
+    for card in cards:
+        card.identity = seats.revealed.get(card.seat.partition(RETIRED)[0])  # an earlier try is the same voice
+        # A voice's stance goes on its own contributions, not on the judge's, a question it was asked
+        # or an earlier try.
+        own = card.kind not in (StepKind.AGREEMENT, StepKind.BASIS) and RETIRED not in card.seat
+        card.stance = seats.stances.get(card.label) if own else None
+    view = RoundView(
+        index=index,
+        kind=row.kind if row else entry.kind,
+        title=row.title if row else entry.title,
+        # A round's progress is written behind the live page: the live state is never behind the row.
+        status=entry.status if row is None or index in live.rounds else row.status,
+        cards=cards,
+    )
+    return view, {card_key(index, seat) for seat, card in stored.items() if card.status in FINISHED_STATUSES}
 
 
 def on_demo_model(question: Question) -> bool:

@@ -22,7 +22,7 @@ from channels.layers import get_channel_layer
 from debates.engine.reading import closing, judgement
 from debates.engine.vocabulary import RETIRED, SEARCH_KINDS, Outcome, StepKind
 from debates.live.cards import FINISHED_STATUSES, Card, card_key
-from debates.live.state import LiveState, group_name, read_state
+from debates.live.state import LiveRound, LiveState, group_name, read_state
 from debates.live.viewers import on_viewers_thread
 from debates.models import Contribution, Question
 
@@ -148,41 +148,29 @@ class Seen:
         self.searching: set[str] = set()  # the seats that could search the web, as the run was frozen
 
     async def look(self, state: LiveState | None) -> list[Happening]:
-        """What is new in ``state`` (and in the DB, for the contributions it shows finished), in the
-        page's order: round by round its opening and its voices, a new phase said after what the
-        earlier phases finished and before what is still going."""
+        """What is new in ``state`` and, for the contributions it shows finished (every one at first,
+        after a silence, and at the end), in the DB (``news``)."""
         live = state or LiveState()
-        cards = sorted(
-            ((key, card) for key, card in live.cards.items() if key not in self.spoken),
-            key=lambda item: (item[1].round, item[1].label),
-        )
-        done = [key for key, card in cards if card.status in FINISHED_STATUSES]
-        rows: dict[str, Contribution] = {}
-        question: Question | None = None
-        looked = bool(done or self.quiet or live.finished)
-        if looked:
-            self.quiet = False
-            question, stored = await on_viewers_thread(self.stored)(done)  # not behind the runs' writes
-            rows = {card_key(row.round.index, row.seat): row for row in stored}
-            if question is not None:
-                self.searching = {e.get("seat", "") for e in question.roster if e.get("search")}
+        done = [key for key, card in self.unspoken(live) if card.status in FINISHED_STATUSES]
+        if not (done or self.quiet or live.finished):
+            return self.news(live, None)
+        self.quiet = False
+        return self.news(live, await on_viewers_thread(self.stored)(done))  # not behind the runs' writes
+
+    def news(self, live: LiveState, stored: tuple[Question | None, list[Contribution]] | None) -> list[Happening]:
+        """What is new in ``live`` and in ``stored`` (the question and the rows the DB holds, None when
+        it was not asked), in the page's order: round by round its opening and its voices, a new phase
+        said after what the earlier phases finished and before what is still going. It reads nothing
+        itself: what it is given, against what was said before."""
+        question, contributions = stored or (None, [])
+        if question is not None:
+            self.searching = {e.get("seat", "") for e in question.roster if e.get("search")}
+        rows = {card_key(row.round.index, row.seat): row for row in contributions}
+        cards = self.unspoken(live)
         found: list[Happening] = []
         going: int | None = None  # where the first thing still going is: a new phase is said before it
         for index in sorted({*live.rounds, *(row.round.index for row in rows.values())}):
-            entry = live.rounds.get(index)
-            now: list[Happening] = []
-            if index not in self.rounds and entry is not None and entry.title:
-                self.rounds.add(index)
-                now.append(RoundOpened(index, entry.title))
-            for key, card in cards:
-                if card.round != index or card.status in FINISHED_STATUSES:
-                    continue
-                if key not in self.started:
-                    self.started.add(key)
-                    now.append(Started(key, card.label, card.kind))
-                # Words as they stream; the judge's JSON is said once read, when it is stored.
-                if card.kind != StepKind.AGREEMENT:
-                    now += self.words(key, card.label, card.kind, card.text)
+            now = self.going_on(index, live.rounds.get(index), cards)
             if now and going is None:
                 going = len(found)
             found += now
@@ -192,9 +180,31 @@ class Seen:
         if live.phase and live.phase != self.phase:
             self.phase = live.phase
             found.insert(len(found) if going is None else going, Phase(live.phase, live.step, live.total))
-        if looked and (question is None or question.is_finished):
+        if stored is not None and (question is None or question.is_finished):
             found.append(Ended(question))
         return found
+
+    def unspoken(self, live: LiveState) -> list[tuple[str, Card]]:
+        """The live cards whose contribution was not said whole, in the page's order."""
+        cards = ((key, card) for key, card in live.cards.items() if key not in self.spoken)
+        return sorted(cards, key=lambda item: (item[1].round, item[1].label))
+
+    def going_on(self, index: int, entry: LiveRound | None, cards: list[tuple[str, Card]]) -> list[Happening]:
+        """A round's opening, and what its voices still going said since the last look."""
+        now: list[Happening] = []
+        if index not in self.rounds and entry is not None and entry.title:
+            self.rounds.add(index)
+            now.append(RoundOpened(index, entry.title))
+        for key, card in cards:
+            if card.round != index or card.status in FINISHED_STATUSES:
+                continue
+            if key not in self.started:
+                self.started.add(key)
+                now.append(Started(key, card.label, card.kind))
+            # Words as they stream; the judge's JSON is said once read, when it is stored.
+            if card.kind != StepKind.AGREEMENT:
+                now += self.words(key, card.label, card.kind, card.text)
+        return now
 
     def said_whole(self, key: str, row: Contribution) -> list[Happening]:
         """A stored contribution: its last words, then the whole of it."""

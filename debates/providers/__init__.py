@@ -11,6 +11,7 @@ count from the start of generation: the time in line is kept apart (``Attempt.qu
 """
 
 import asyncio
+import importlib
 import itertools
 import math
 import time
@@ -19,7 +20,7 @@ from contextlib import aclosing
 from dataclasses import replace
 from decimal import Decimal
 
-from debates.providers import anthropic, catalog, cli, gemini, local, openai, responses, retry
+from debates.providers import retry
 from debates.providers.base import (
     TRUNCATED,
     Attempt,
@@ -44,14 +45,9 @@ from debates.providers.secrecy import Secret
 __all__ = ["check", "spend", "stream"]
 
 AttemptFn = Callable[[Voice, list[Message], float], AsyncGenerator[Queued | Started | Chunk | Cited | Usage, None]]
-PROTOCOLS: dict[str, AttemptFn] = {
-    "openai": openai.attempt,
-    "responses": responses.attempt,
-    "anthropic": anthropic.attempt,
-    "gemini": gemini.attempt,
-    "local": local.attempt,
-    "cli": cli.attempt,
-}
+# Each wire's module (its ``attempt``), imported at its first call: a process that never calls a
+# model (a management command, a page) does not load the HTTP client nor the embedded model's runtime.
+PROTOCOLS = frozenset({"openai", "responses", "anthropic", "gemini", "local", "cli"})
 MILLION = Decimal(1_000_000)
 THOUSAND = Decimal(1_000)  # search prices are per 1,000 searches, as providers quote them
 
@@ -119,6 +115,8 @@ async def check(voice: Voice) -> str:
     """One cheap real call, for the admin's "test connection": a one-token "ping" to the voice's
     model or, when it names none (a provider with no panelist yet), the model list, which is free
     (a CLI's login, read without a call)."""
+    from debates.providers import catalog, cli  # at call time, as the wires are (``PROTOCOLS``)
+
     if voice.endpoint.wire == "cli" and not voice.model:  # whether it is logged in, read without a call
         found = cli.logged_in(voice.endpoint)
         if found.ready is False:
@@ -150,12 +148,12 @@ def estimate_tokens(chars: int) -> int:
 
 
 def _protocol(voice: Voice) -> AttemptFn:
-    try:
-        return PROTOCOLS[voice.endpoint.wire]
-    except KeyError:
+    if voice.endpoint.wire not in PROTOCOLS:
         raise ProviderError(
             Fault.BAD_REQUEST, f"{voice.endpoint.name} uses an unknown protocol {voice.endpoint.wire!r}"
-        ) from None
+        )
+    attempt: AttemptFn = importlib.import_module(f"debates.providers.{voice.endpoint.wire}").attempt
+    return attempt
 
 
 def spend(voice: Voice, messages: list[Message], text: str, usage: Usage | None) -> Spent:

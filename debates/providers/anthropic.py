@@ -148,29 +148,15 @@ def _added(before: int | None, more: int | None) -> int | None:
     return more if before is None else before + (more or 0)
 
 
-async def attempt(
-    voice: Voice, messages: list[Message], deadline: float
-) -> AsyncGenerator[Chunk | Cited | Usage, None]:
-    """One call: text chunks and each finished block's sources, then the Usage of the whole turn.
-
-    ``voice.json_output`` changes nothing here: the Messages API has no JSON mode (only tools or
-    a prefilled "{", and a prefill breaks with thinking models), so the prompt alone asks. A
-    ``voice.structure`` becomes the one tool the model must call: its input, streamed as JSON
-    deltas, is the reply's text. A voice that may search gets the server's web search tool
-    (``search_tool``), never beside a structure: the model must call that tool, and nothing else.
-    A turn the server pauses in its loop of searches (``pause_turn``) is sent back as the API asks,
-    its content as the assistant's last message, and continued (``MAX_CONTINUATIONS`` times at most,
-    within the call's deadline); one still paused then ends as cut off.
-    """
-    endpoint = voice.endpoint
+def request(voice: Voice, messages: list[Message]) -> dict[str, Any]:
+    """The request's body: the system prompt apart, a structure as the one tool the model must call,
+    else the server's web search for a voice that may search."""
     system, conversation = split_system(messages)
-    headers = {"x-api-key": endpoint.api_key, "anthropic-version": VERSION}
-    asked = [{"role": m.role, "content": content(m)} for m in conversation]
     body: dict[str, Any] = {
         "model": voice.model,
         "max_tokens": voice.max_tokens,
         "temperature": voice.temperature,
-        "messages": asked,
+        "messages": [{"role": m.role, "content": content(m)} for m in conversation],
         "stream": True,
     }
     if system:
@@ -186,6 +172,27 @@ async def attempt(
         body["tool_choice"] = {"type": "tool", "name": voice.structure.name}
     elif voice.search:
         body["tools"] = [search_tool()]
+    return body
+
+
+async def attempt(
+    voice: Voice, messages: list[Message], deadline: float
+) -> AsyncGenerator[Chunk | Cited | Usage, None]:
+    """One call: text chunks and each finished block's sources, then the Usage of the whole turn.
+
+    ``voice.json_output`` changes nothing here: the Messages API has no JSON mode (only tools or
+    a prefilled "{", and a prefill breaks with thinking models), so the prompt alone asks. A
+    ``voice.structure`` becomes the one tool the model must call: its input, streamed as JSON
+    deltas, is the reply's text. A voice that may search gets the server's web search tool
+    (``search_tool``), never beside a structure: the model must call that tool, and nothing else.
+    A turn the server pauses in its loop of searches (``pause_turn``) is sent back as the API asks,
+    its content as the assistant's last message, and continued (``MAX_CONTINUATIONS`` times at most,
+    within the call's deadline); one still paused then ends as cut off.
+    """
+    endpoint = voice.endpoint
+    headers = {"x-api-key": endpoint.api_key, "anthropic-version": VERSION}
+    body = request(voice, messages)
+    asked = body["messages"]
     url = f"{endpoint.base_url.rstrip('/')}/v1/messages"
     turn = Turn()
     for _ in range(MAX_CONTINUATIONS + 1):
@@ -202,60 +209,97 @@ async def response(
 ) -> AsyncGenerator[Chunk | Cited, None]:
     """One response of the turn, streamed: its text and each finished block's sources as they come;
     its blocks whole, its usage and its stop reason into ``turn``."""
-    tokens_in = tokens_out = None
-    finish, done, searched = "", False, 0
-    blocks: dict[int, tuple[int, dict[str, Any]]] = {}  # index -> (where it starts, the block so far)
+    reader = Reader(turn)
     async for event in post_sse(endpoint, url, headers, body, deadline):
         data = decode_json(endpoint, event)
         kind = data.get("type", event.event)
-        if kind == "content_block_delta":
-            delta = data.get("delta") or {}
-            if data.get("index", 0) not in blocks:  # no start seen
-                opened = {"type": "tool_use" if delta.get("type") == "input_json_delta" else "text"}
-                blocks[data.get("index", 0)] = (turn.written, opened)
-            start, block = blocks[data.get("index", 0)]
-            if delta.get("type") == "text_delta" and delta.get("text"):
-                block["text"] = block.get("text", "") + delta["text"]
-                turn.written += len(delta["text"])
-                yield Chunk(delta["text"])
-            elif delta.get("type") == "input_json_delta" and delta.get("partial_json"):
-                block[PARTIAL] = block.get(PARTIAL, "") + delta["partial_json"]
-                if block["type"] == "tool_use":  # the structure's input is the reply (a search's query is not)
-                    turn.written += len(delta["partial_json"])
-                    yield Chunk(delta["partial_json"])
-            elif delta.get("type") == "citations_delta" and isinstance(delta.get("citation"), dict):
-                block["citations"] = [*(block.get("citations") or ()), delta["citation"]]
-        elif kind == "content_block_start":
-            block = dict(data.get("content_block") or {})
-            if block.get("type") == "text" and turn.written and turn.content and turn.content[-1].get("type") != "text":
-                turn.written += len(BETWEEN_SEARCHES)  # text after a search: a paragraph of its own
-                yield Chunk(BETWEEN_SEARCHES)
-            blocks[data.get("index", 0)] = (turn.written, block)
-        elif kind == "content_block_stop":
-            start, block = blocks.pop(data.get("index", 0), (turn.written, {}))
-            turn.content.append(whole(block))
-            if found := block_sources(block, start):
-                yield Cited(tuple(found))
-        elif kind == "message_start":
-            usage = (data.get("message") or {}).get("usage") or {}
-            tokens_in = usage.get("input_tokens", tokens_in)
-            tokens_out = usage.get("output_tokens", tokens_out)
-            searched = searches(usage, searched)
-        elif kind == "message_delta":
-            usage = data.get("usage") or {}
-            tokens_out = usage.get("output_tokens", tokens_out)
-            searched = searches(usage, searched)
-            finish = (data.get("delta") or {}).get("stop_reason") or finish
-        elif kind == "message_stop":
-            done = True
-            break
-        elif kind == "error":
+        if kind == "error":
             error: dict[str, Any] = data.get("error") or {}
             raise status_error(endpoint.name, ERROR_STATUS.get(error.get("type", ""), 500), event.data)
-    if not (done or finish):
+        for item in reader.read(kind, data):
+            yield item
+        if reader.stopped:
+            break
+    if not (reader.stopped or reader.finish):
         raise ended_early(endpoint)
-    turn.spent(tokens_in, tokens_out, searched)
-    turn.finish = finish
+    turn.spent(reader.tokens_in, reader.tokens_out, reader.searched)
+    turn.finish = reader.finish
+
+
+@dataclass
+class Reader:
+    """One response's events read one at a time, one handler per kind (``read``): the blocks open so
+    far, each with where it starts in the answer, and what the response said it cost."""
+
+    turn: Turn
+    blocks: dict[int, tuple[int, dict[str, Any]]] = field(default_factory=dict)  # index -> (start, block so far)
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    searched: int = 0
+    finish: str = ""
+    stopped: bool = False  # message_stop came
+
+    def read(self, kind: str, data: dict[str, Any]) -> list[Chunk | Cited]:
+        """What one event adds to the answer: text, or a finished block's sources."""
+        match kind:
+            case "content_block_start":
+                return self.opened(data.get("index", 0), dict(data.get("content_block") or {}))
+            case "content_block_delta":
+                return self.added(data.get("index", 0), data.get("delta") or {})
+            case "content_block_stop":
+                return self.closed(data.get("index", 0))
+            case "message_start":
+                usage = (data.get("message") or {}).get("usage") or {}
+                self.tokens_in = usage.get("input_tokens", self.tokens_in)
+                self.spent(usage)
+            case "message_delta":
+                self.spent(data.get("usage") or {})
+                self.finish = (data.get("delta") or {}).get("stop_reason") or self.finish
+            case "message_stop":
+                self.stopped = True
+        return []
+
+    def opened(self, index: int, block: dict[str, Any]) -> list[Chunk | Cited]:
+        """A block begins; text after a search is a paragraph of its own."""
+        content = self.turn.content
+        after_search = block.get("type") == "text" and content and content[-1].get("type") != "text"
+        said: list[Chunk | Cited] = [self.wrote(BETWEEN_SEARCHES)] if after_search and self.turn.written else []
+        self.blocks[index] = (self.turn.written, block)
+        return said
+
+    def added(self, index: int, delta: dict[str, Any]) -> list[Chunk | Cited]:
+        """A block's delta: its text, a tool call's input (the structure's is the reply, a search's
+        query is not), or one of its citations."""
+        if index not in self.blocks:  # no start seen
+            opened = {"type": "tool_use" if delta.get("type") == "input_json_delta" else "text"}
+            self.blocks[index] = (self.turn.written, opened)
+        block = self.blocks[index][1]
+        match delta.get("type"):
+            case "text_delta" if delta.get("text"):
+                block["text"] = block.get("text", "") + delta["text"]
+                return [self.wrote(delta["text"])]
+            case "input_json_delta" if delta.get("partial_json"):
+                block[PARTIAL] = block.get(PARTIAL, "") + delta["partial_json"]
+                return [self.wrote(delta["partial_json"])] if block["type"] == "tool_use" else []
+            case "citations_delta" if isinstance(delta.get("citation"), dict):
+                block["citations"] = [*(block.get("citations") or ()), delta["citation"]]
+        return []
+
+    def closed(self, index: int) -> list[Chunk | Cited]:
+        """A block ends: kept whole for a continuation, its sources said."""
+        start, block = self.blocks.pop(index, (self.turn.written, {}))
+        self.turn.content.append(whole(block))
+        found = block_sources(block, start)
+        return [Cited(tuple(found))] if found else []
+
+    def spent(self, usage: dict[str, Any]) -> None:
+        """The output so far, as message_start and message_delta carry it (the input is read at the start)."""
+        self.tokens_out = usage.get("output_tokens", self.tokens_out)
+        self.searched = searches(usage, self.searched)
+
+    def wrote(self, text: str) -> Chunk:
+        self.turn.written += len(text)
+        return Chunk(text)
 
 
 def whole(block: dict[str, Any]) -> dict[str, Any]:

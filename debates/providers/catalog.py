@@ -10,9 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from debates.providers import anthropic, local
 from debates.providers.base import Endpoint, Fault, ProviderError
-from debates.providers.client import get_json
 from debates.providers.faults import without_key
 
 # Anthropic and Gemini page their lists: big pages, and a cap far above any real list.
@@ -39,6 +37,8 @@ async def _openai(endpoint: Endpoint, deadline: float) -> list[str]:
 
 
 async def _anthropic(endpoint: Endpoint, deadline: float) -> list[str]:
+    from debates.providers import anthropic  # the wires load at their first call (providers.PROTOCOLS)
+
     headers = {"x-api-key": endpoint.api_key, "anthropic-version": anthropic.VERSION}
     params = {"limit": str(PAGE_SIZE)}
     found: list[str] = []
@@ -70,6 +70,8 @@ async def _gemini(endpoint: Endpoint, deadline: float) -> list[str]:
 
 
 async def _local(endpoint: Endpoint, deadline: float) -> list[str]:
+    from debates.providers import local
+
     return [local.MODEL_ID]
 
 
@@ -96,6 +98,8 @@ LISTERS: dict[str, Lister] = {
 async def _get(
     endpoint: Endpoint, path: str, headers: dict[str, str], params: dict[str, str], deadline: float
 ) -> dict[str, Any]:
+    from debates.providers.client import get_json  # the HTTP client, loaded by the first call
+
     url = f"{endpoint.base_url.rstrip('/')}{path}"
     try:
         return await get_json(endpoint, url, headers, params, deadline)
@@ -153,6 +157,15 @@ RESPONSES_ONLY = re.compile(
 def responses_only(model: str) -> bool:
     """Whether OpenAI serves ``model`` only through its Responses API ("o3-pro", "gpt-5.1-codex-max")."""
     return bool(RESPONSES_ONLY.match(model.casefold()))
+
+
+# OpenAI's search models (gpt-4o-search-preview, gpt-5-search-api), served by OpenAI or through OpenRouter.
+SEARCH_MODEL = re.compile(r"-search-(?:preview|api)\b")
+
+
+def always_searches(model: str) -> bool:
+    """An OpenAI search model, which searches the web on every call (and is billed a search each)."""
+    return bool(SEARCH_MODEL.search(model))
 
 
 def family(model: str) -> str:

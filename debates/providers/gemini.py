@@ -5,7 +5,7 @@ import base64
 import json
 import re
 from collections.abc import AsyncGenerator
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from debates.providers.base import (
@@ -113,18 +113,11 @@ def _segment(segment: dict[str, Any], text: str) -> tuple[int | None, int | None
     return None, None
 
 
-async def attempt(
-    voice: Voice, messages: list[Message], deadline: float
-) -> AsyncGenerator[Chunk | Cited | Usage, None]:
-    """One streamed call: text chunks, then the sources of its grounding and the Usage from the
-    last usageMetadata.
-
-    A voice that may search gets the ``google_search`` tool. Searching, a JSON reply is asked
-    by the prompt alone: Gemini 2 refuses a JSON mime type beside a tool, and our reader of
-    JSON is lenient."""
-    endpoint = voice.endpoint
+def request(voice: Voice, messages: list[Message]) -> dict[str, Any]:
+    """The request's body: the system prompt apart, the output budget with room to think, the search
+    tool for a voice that may search, else the JSON shape asked."""
     system, conversation = split_system(messages)
-    body: dict[str, Any] = {  # the request as JSON
+    body: dict[str, Any] = {
         "contents": [{"role": "model" if m.role == "assistant" else "user", "parts": parts(m)} for m in conversation],
         "generationConfig": {
             "temperature": voice.temperature,
@@ -139,38 +132,70 @@ async def attempt(
         body["generationConfig"]["responseSchema"] = response_schema(json.loads(voice.structure.schema))
     if system:
         body["systemInstruction"] = {"parts": [{"text": system}]}
+    return body
+
+
+async def attempt(
+    voice: Voice, messages: list[Message], deadline: float
+) -> AsyncGenerator[Chunk | Cited | Usage, None]:
+    """One streamed call: text chunks, then the sources of its grounding and the Usage from the
+    last usageMetadata.
+
+    A voice that may search gets the ``google_search`` tool. Searching, a JSON reply is asked
+    by the prompt alone: Gemini 2 refuses a JSON mime type beside a tool, and our reader of
+    JSON is lenient."""
+    endpoint = voice.endpoint
     model = voice.model.removeprefix("models/")
     url = f"{endpoint.base_url.rstrip('/')}/models/{model}:streamGenerateContent?alt=sse"
     headers = {"x-goog-api-key": endpoint.api_key}
-    usage: dict[str, Any] = {}
-    grounding: dict[str, Any] = {}
-    finish, produced, text = "", False, []
-    async for event in post_sse(endpoint, url, headers, body, deadline):
+    reader = Reader()
+    async for event in post_sse(endpoint, url, headers, request(voice, messages), deadline):
         data = decode_json(endpoint, event)
         if "error" in data:
             error = data["error"] if isinstance(data["error"], dict) else {}
             raise status_error(endpoint.name, status_of(error.get("code")), event.data)
-        blocked = (data.get("promptFeedback") or {}).get("blockReason")
-        if blocked:
+        if blocked := (data.get("promptFeedback") or {}).get("blockReason"):
             raise ProviderError(Fault.BLOCKED, f"{endpoint.name} blocked the prompt ({blocked})")
-        usage = data.get("usageMetadata") or usage
+        for chunk in reader.read(data):
+            yield chunk
+    if reader.finish in BLOCKING and not reader.text:
+        raise ProviderError(Fault.BLOCKED, f"{endpoint.name} withheld the answer ({reader.finish})")
+    if not reader.finish:
+        raise ended_early(endpoint)
+    if found := grounding_sources(reader.grounding, "".join(reader.text)):
+        yield Cited(tuple(found))
+    yield reader.spent()
+
+
+@dataclass
+class Reader:
+    """One streamed answer read chunk by chunk: its text (no thoughts), and the last usage, grounding
+    and finish reason it gave (the last grounding covers the whole answer)."""
+
+    text: list[str] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+    grounding: dict[str, Any] = field(default_factory=dict)
+    finish: str = ""
+
+    def read(self, data: dict[str, Any]) -> list[Chunk]:
+        """One chunk's new text, its usage, grounding and finish kept."""
+        self.usage = data.get("usageMetadata") or self.usage
+        said = []
         for candidate in data.get("candidates") or ():
             for part in (candidate.get("content") or {}).get("parts") or ():
                 if part.get("text") and not part.get("thought"):
-                    produced = True
-                    text.append(part["text"])
-                    yield Chunk(part["text"])
-            grounding = candidate.get("groundingMetadata") or grounding  # the last one covers the answer
-            finish = candidate.get("finishReason") or finish
-    if finish in BLOCKING and not produced:
-        raise ProviderError(Fault.BLOCKED, f"{endpoint.name} withheld the answer ({finish})")
-    if not finish:
-        raise ended_early(endpoint)
-    if found := grounding_sources(grounding, "".join(text)):
-        yield Cited(tuple(found))
-    out = usage.get("candidatesTokenCount")
-    # Thinking tokens are billed as output.
-    tokens_out = None if out is None else out + usage.get("thoughtsTokenCount", 0)
-    queries = grounding.get("webSearchQueries")
-    searched = len(queries) if isinstance(queries, list) else 0
-    yield Usage(usage.get("promptTokenCount"), tokens_out, FINISH.get(finish, finish.lower()), searched)
+                    self.text.append(part["text"])
+                    said.append(Chunk(part["text"]))
+            self.grounding = candidate.get("groundingMetadata") or self.grounding
+            self.finish = candidate.get("finishReason") or self.finish
+        return said
+
+    def spent(self) -> Usage:
+        """What the answer cost: thinking tokens are billed as output; a search for each query grounded."""
+        out = self.usage.get("candidatesTokenCount")
+        tokens_out = None if out is None else out + self.usage.get("thoughtsTokenCount", 0)
+        queries = self.grounding.get("webSearchQueries")
+        searched = len(queries) if isinstance(queries, list) else 0
+        return Usage(
+            self.usage.get("promptTokenCount"), tokens_out, FINISH.get(self.finish, self.finish.lower()), searched
+        )

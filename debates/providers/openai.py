@@ -5,7 +5,7 @@ import base64
 import json
 import re
 from collections.abc import AsyncGenerator
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from debates.providers import links
@@ -22,13 +22,12 @@ from debates.providers.base import (
     Usage,
     Voice,
 )
+from debates.providers.catalog import always_searches
 from debates.providers.client import decode_json, ended_early, post_sse
 from debates.providers.faults import status_error, status_of
 
 # OpenAI's reasoning models refuse max_tokens and any temperature but the default.
 REASONING_MODEL = re.compile(r"^(?:openai/)?(?:o\d|gpt-5)")
-# Its search models (gpt-4o-search-preview, gpt-5-search-api) refuse any temperature too.
-SEARCH_MODEL = re.compile(r"-search-(?:preview|api)\b")
 # OpenRouter's web plugin fetches this many results a search (it bills each one).
 WEB_RESULTS = 5
 # A Perplexity footnote in the text: "[2]" points to its second page (never an index, "a[2]", nor a link).
@@ -44,7 +43,7 @@ NO_JSON_SCHEMA = ("api.deepseek.com",)
 def sampling(voice: Voice) -> dict[str, int | float]:
     if REASONING_MODEL.match(voice.model):
         return {"max_completion_tokens": voice.max_tokens + THINKING_ALLOWANCE}
-    if SEARCH_MODEL.search(voice.model):
+    if always_searches(voice.model):  # its search models refuse any temperature too
         return {"max_tokens": voice.max_tokens}
     return {"temperature": voice.temperature, "max_tokens": voice.max_tokens}
 
@@ -141,13 +140,9 @@ def content(message: Message) -> str | list[dict[str, Any]]:
     return [*(part(p) for p in message.parts), {"type": "text", "text": message.content}]
 
 
-async def attempt(
-    voice: Voice, messages: list[Message], deadline: float
-) -> AsyncGenerator[Chunk | Cited | Usage, None]:
-    """One streamed call: text chunks and the sources cited as they come, then the Usage the server reported."""
-    endpoint = voice.endpoint
-    headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
-    body: dict[str, Any] = {  # the request as JSON
+def request(voice: Voice, messages: list[Message]) -> dict[str, Any]:
+    """The request's body: the sampling this model takes, its search, its JSON shape, usage streamed."""
+    body: dict[str, Any] = {
         "model": voice.model,
         "messages": [{"role": m.role, "content": content(m)} for m in messages],
         **sampling(voice),
@@ -157,45 +152,79 @@ async def attempt(
     }
     if (found := response_format(voice)) is not None:
         body["response_format"] = found
+    return body
+
+
+async def attempt(
+    voice: Voice, messages: list[Message], deadline: float
+) -> AsyncGenerator[Chunk | Cited | Usage, None]:
+    """One streamed call: text chunks and the sources cited as they come, then the Usage the server reported."""
+    endpoint = voice.endpoint
+    headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
     url = f"{endpoint.base_url.rstrip('/')}/chat/completions"
-    finish, usage, done = "", None, False
-    text: list[str] = []
-    annotations: list[Any] = []  # read once the text they point into is whole (they may come last)
-    citations: dict[str, None] = {}  # Perplexity's, ordered and unique
-    results: dict[str, dict[str, Any]] = {}
-    async for event in post_sse(endpoint, url, headers, body, deadline):
+    reader = Reader()
+    async for event in post_sse(endpoint, url, headers, request(voice, messages), deadline):
         if event.data.strip() == "[DONE]":
-            done = True
+            reader.done = True
             break
         data = decode_json(endpoint, event)
         if "error" in data:
             error = data["error"] if isinstance(data["error"], dict) else {}
             raise status_error(endpoint.name, status_of(error.get("code")), event.data)
-        # Perplexity sends its sources beside the answer: plain URLs and richer search results.
-        citations.update(dict.fromkeys(str(url) for url in data.get("citations") or ()))
-        results |= {str(r["url"]): r for r in data.get("search_results") or () if isinstance(r, dict) and r.get("url")}
-        usage = data.get("usage") or usage
-        for choice in data.get("choices") or ():
-            delta = choice.get("delta") or {}
-            if delta.get("content"):
-                text.append(delta["content"])
-                yield Chunk(delta["content"])
-            if isinstance(delta.get("annotations"), list):
-                annotations += delta["annotations"]
-            finish = choice.get("finish_reason") or finish
-    if not (done or finish):
+        for chunk in reader.read(data):
+            yield chunk
+    if not (reader.done or reader.finish):
         raise ended_early(endpoint)
-    if linked := url_citations(annotations, "".join(text)):
-        yield Cited(tuple(linked))
-    elif citations or results:  # OpenRouter gives a Perplexity model's as annotations
-        yield Cited(tuple(perplexity_sources(list(citations), list(results.values()), "".join(text))))
-    usage = usage or {}
+    if found := reader.sources():
+        yield Cited(tuple(found))
+    usage = reader.usage or {}
     yield Usage(
         tokens_in=usage.get("prompt_tokens"),
         tokens_out=usage.get("completion_tokens"),
-        finish_reason=FINISH.get(finish, finish.lower()),
+        finish_reason=FINISH.get(reader.finish, reader.finish.lower()),
         searches=searches(voice),
     )
+
+
+@dataclass
+class Reader:
+    """One streamed answer read chunk by chunk: its text, and what its sources are read from once
+    the text is whole (annotations may come last)."""
+
+    text: list[str] = field(default_factory=list)
+    annotations: list[Any] = field(default_factory=list)
+    citations: dict[str, None] = field(default_factory=dict)  # Perplexity's, ordered and unique
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    usage: dict[str, Any] | None = None
+    finish: str = ""
+    done: bool = False  # [DONE] came
+
+    def read(self, data: dict[str, Any]) -> list[Chunk]:
+        """One chunk's new text; its annotations, Perplexity's sources, its usage and finish kept."""
+        # Perplexity sends its sources beside the answer: plain URLs and richer search results.
+        self.citations.update(dict.fromkeys(str(url) for url in data.get("citations") or ()))
+        found = data.get("search_results") or ()
+        self.results |= {str(r["url"]): r for r in found if isinstance(r, dict) and r.get("url")}
+        self.usage = data.get("usage") or self.usage
+        said = []
+        for choice in data.get("choices") or ():
+            delta = choice.get("delta") or {}
+            if delta.get("content"):
+                self.text.append(delta["content"])
+                said.append(Chunk(delta["content"]))
+            if isinstance(delta.get("annotations"), list):
+                self.annotations += delta["annotations"]
+            self.finish = choice.get("finish_reason") or self.finish
+        return said
+
+    def sources(self) -> list[Source]:
+        """The answer's URL citations, else Perplexity's (OpenRouter gives a Perplexity model's as annotations)."""
+        text = "".join(self.text)
+        if linked := url_citations(self.annotations, text):
+            return linked
+        if self.citations or self.results:
+            return perplexity_sources(list(self.citations), list(self.results.values()), text)
+        return []
 
 
 def searches(voice: Voice) -> int:
@@ -205,8 +234,3 @@ def searches(voice: Voice) -> int:
     if always_searches(voice.model):
         return 1
     return int(voice.search and voice.endpoint.search in (SearchTool.OPENROUTER, SearchTool.PERPLEXITY))
-
-
-def always_searches(model: str) -> bool:
-    """An OpenAI search model, which searches the web on every call (served by OpenAI or through OpenRouter)."""
-    return bool(SEARCH_MODEL.search(model))

@@ -9,17 +9,18 @@ it. The poll stays, as the fallback for a word lost while Redis was away.
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import redis
-import redis.asyncio
 from django.conf import settings
 from django.db import transaction
+
+if TYPE_CHECKING:
+    import redis
 
 log = logging.getLogger(__name__)
 CHANNEL = "teorema:tasks"
 RETRY_AFTER = 1.0  # seconds before a worker subscribes again after Redis failed it
-_publisher: list[redis.Redis] = []  # one client (and its connection pool) per process, made on first use
+_publisher: list["redis.Redis"] = []  # one client (and its connection pool) per process, made on first use
 
 
 def wake_workers(sender: type, **kwargs: Any) -> None:
@@ -31,6 +32,8 @@ def wake_workers(sender: type, **kwargs: Any) -> None:
 
 def publish() -> None:
     """A failure is logged, never raised: the task is queued, and the next poll finds it."""
+    import redis  # here, not with the app: a process that queues nothing (most commands) never loads it
+
     try:
         if not _publisher:
             _publisher.append(redis.Redis.from_url(settings.REDIS_URL))
@@ -41,6 +44,8 @@ def publish() -> None:
 
 async def listen(woken: asyncio.Event) -> None:
     """Set ``woken`` at every word published, for as long as the worker runs."""
+    import redis.asyncio
+
     while True:
         client = redis.asyncio.Redis.from_url(settings.REDIS_URL)
         try:

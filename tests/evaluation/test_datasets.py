@@ -57,7 +57,7 @@ def test_a_jsonl_file_gives_items_with_their_kind_and_canonical_answer(tmp_path:
         (('{"question": "Moons?"}',), "set.jsonl, line 1: the field “answer” is missing"),
         (('{"question": 12, "answer": "2"}',), "set.jsonl, line 1: “question” must be a string, not a number"),
         (('{"question": "Moons?", "answer": ["2"]}',), "“answer” must be a string or a number, not a list"),
-        (('{"question": "Moons?", "answer": true}',), "“answer” must be a string or a number, not true/false"),
+        (('{"question": "Moons?", "answer": true}',), "“answer” must be a string or a number, not true or false"),
         (('{"question": "Moons?", "answer": NaN}',), "line 1: not valid JSON (NaN is not a number an answer can be)"),
         (('{"question": "   ", "answer": "2"}',), "set.jsonl, line 1: “question” is empty"),
         (('{"question": "Moons?", "answer": ""}',), "set.jsonl, line 1: “answer” is empty"),

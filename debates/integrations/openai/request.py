@@ -16,11 +16,11 @@ from django.http import HttpRequest
 from debates import service
 from debates.attachments import check as files
 from debates.attachments.check import Upload
-from debates.integrations.endpoint import JSON_TYPES, json_body, type_errors
+from debates.integrations.endpoint import json_body, type_errors
 from debates.integrations.openai.transcript import MARKED
 from debates.models import Panel
 from debates.readable import unreadable
-from debates.refusal import Kind, Refused
+from debates.refusal import Kind, Refused, json_type
 from debates.runs import once
 
 PREFIX = "teorema/"
@@ -119,8 +119,7 @@ def text_of(message: dict[str, Any], index: int) -> str:
     if not isinstance(content, list):
         raise refused_field(
             f"messages[{index}].content",
-            f"messages[{index}].content must be a string or a list of parts, not "
-            f"{JSON_TYPES.get(type(content), 'that')}.",
+            f"messages[{index}].content must be a string or a list of parts, not {json_type(content, 'that')}.",
         )
     texts = []
     for part in content:

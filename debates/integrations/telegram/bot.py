@@ -87,7 +87,7 @@ async def ask(config: Config, bot: Bot, chat_id: int, text: str, carrying: Messa
             lambda: service.ask(service_user(), source=Source.TELEGRAM, text=text, attachments=uploads)
         )()
     except Refused as refused:
-        await send(bot, chat_id, in_a_reply(refused))
+        await send(bot, chat_id, refused.in_words)
         return
     log.info("Chat %s asked question %s.", chat_id, question.pk)
     await send(bot, chat_id, f"Running… {config.link(question.pk) or f'question #{question.pk}'}")
@@ -112,11 +112,6 @@ async def downloaded(bot: Bot, message: Message) -> list[Upload]:
         raise files.refuse([too_large], Kind.TOO_LARGE)
     data = await (await bot.get_file(found.file_id)).download_as_bytearray()
     return [Upload(name, media_type, bytes(data))]
-
-
-def in_a_reply(refused: Refused) -> str:
-    """A refusal as the bot says it: what is wrong with the question itself, else why not now."""
-    return " ".join(word for words in refused.fields.values() for word in words) or refused.message
 
 
 def service_user():

@@ -131,7 +131,7 @@ class Command(BaseCommand):
                     **self.fields(text, panel, options),
                 )
         except Refused as refused:
-            raise CommandError(refused_in_words(refused)) from None
+            raise CommandError(refused.in_words) from None
         here = options["follow"] is None  # a new or retried run runs in this process
         self.stdout.write(self.style.MIGRATE_HEADING(f"Question {question.pk} · panel {question.panel.name}"))
         for line in opening(question):
@@ -204,11 +204,6 @@ def attached(paths: list[str]) -> list[Upload]:
         except OSError as error:
             raise CommandError(f"Cannot attach {given}: {error.strerror or error}.") from None
     return uploads
-
-
-def refused_in_words(refused: Refused) -> str:
-    """A refusal as the terminal says it: what is wrong with each input, else why not."""
-    return " ".join(word for words in refused.fields.values() for word in words) or refused.message
 
 
 def in_the_browser(question: Question, here: bool) -> str:
