@@ -1,11 +1,11 @@
 """``/metrics``: what a team's Prometheus scrapes, in its text format (prometheus-client's).
 
 The figures a team watches across its processes (questions by outcome, provider calls by provider,
-model and outcome, tokens, cost, call durations, runs degraded, the queue) are read from the
-database at each scrape, so every web process answers for the whole deployment, the workers need no
-port of their own, and a restart loses nothing. Counters are sums of stored rows: deleting
-questions lowers them, which Prometheus reads as a counter reset. What only a process knows (its
-open live sockets) is that process's own gauge. Not yet here: the checks.
+model and outcome, tokens, cost, call durations, runs degraded, the checks between rounds, the
+queue) are read from the database at each scrape, so every web process answers for the whole
+deployment, the workers need no port of their own, and a restart loses nothing. Counters are sums
+of stored rows: deleting questions lowers them, which Prometheus reads as a counter reset. What only
+a process knows (its open live sockets) is that process's own gauge.
 
 Only a staff user's API token is let in (``Authorization: Bearer …``, Prometheus's
 ``authorization`` scrape setting): the figures name providers, models and spend.
@@ -21,7 +21,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from debates.engine.vocabulary import Outcome, Status
+from debates.engine.vocabulary import Outcome, Status, StepKind
 from debates.live.consumers import QuestionConsumer
 from debates.models import Contribution, Question
 from debates.tokens import bearer_user
@@ -38,6 +38,7 @@ class Stored:
     def collect(self) -> Iterator[Metric]:
         yield from questions()
         yield from calls()
+        yield checked()
         yield durations("teorema_call_duration_seconds", "How long each answered provider call took", "latency_ms")
         yield durations(
             "teorema_time_to_first_token_seconds",
@@ -100,6 +101,25 @@ def calls() -> Iterator[Metric]:
     yield made
     yield tokens
     yield cost
+
+
+CHECK_OUTCOMES = {True: "holds", False: "does_not_hold", None: "not_checked"}
+
+
+def checked() -> Metric:
+    """The SymPy checks between rounds by outcome, from each check step's stored results
+    (``ledger["checks"]``, engine.checks): JSON lists, so counted here rather than by the database."""
+    counts = dict.fromkeys(CHECK_OUTCOMES.values(), 0)
+    stored = Contribution.objects.filter(kind=StepKind.CHECK).values_list("ledger", flat=True)
+    for ledger in stored.iterator():
+        for check in ledger.get("checks", []):
+            counts[CHECK_OUTCOMES[check.get("holds")]] += 1
+    family = CounterMetricFamily(
+        "teorema_checks", "Computations SymPy checked between rounds, by outcome", labels=["outcome"]
+    )
+    for outcome, n in counts.items():
+        family.add_metric([outcome], n)
+    return family
 
 
 def durations(name: str, what: str, column: str) -> Metric:
