@@ -25,6 +25,7 @@ from debates.engine.vocabulary import Outcome, Status, StepKind
 from debates.live.consumers import QuestionConsumer
 from debates.models import Contribution, Question
 from debates.tokens import bearer_user
+from debates.track.spend import MODEL, PROVIDER, spent
 
 # Seconds: a local model's short answer to a moderator's long synthesis on a slow provider.
 DURATION_BUCKETS = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0)
@@ -70,11 +71,7 @@ def questions() -> Iterator[Metric]:
 
 
 def calls() -> Iterator[Metric]:
-    rows = (
-        Contribution.objects.values_list("panelist__provider__name", "panelist__model", "status")
-        .annotate(n=Count("id"), tokens_in=Sum("tokens_in"), tokens_out=Sum("tokens_out"), cost=Sum("cost"))
-        .order_by()
-    )
+    rows = spent(Contribution.objects.all(), PROVIDER, MODEL, "status")
     made = CounterMetricFamily(
         "teorema_provider_calls", "Provider calls, by outcome", labels=["provider", "model", "outcome"]
     )
@@ -86,15 +83,15 @@ def calls() -> Iterator[Metric]:
     cost = CounterMetricFamily(
         "teorema_cost_dollars", "What the calls cost, in US dollars", labels=["provider", "model"]
     )
-    spent: dict[tuple[str, str], list[float]] = {}
-    for provider, model, status, n, tokens_in, tokens_out, dollars in rows:
-        where = (provider or UNKNOWN, model or UNKNOWN)
-        made.add_metric([*where, status], n)
-        totals = spent.setdefault(where, [0.0, 0.0, 0.0])
-        totals[0] += tokens_in or 0
-        totals[1] += tokens_out or 0
-        totals[2] += float(dollars or 0)
-    for where, (tokens_in, tokens_out, dollars) in spent.items():
+    by_model: dict[tuple[str, str], list[float]] = {}
+    for row in rows:
+        where = (row[PROVIDER] or UNKNOWN, row[MODEL] or UNKNOWN)
+        made.add_metric([*where, row["status"]], row["n"])
+        totals = by_model.setdefault(where, [0.0, 0.0, 0.0])
+        totals[0] += row["tokens_in"] or 0
+        totals[1] += row["tokens_out"] or 0
+        totals[2] += float(row["cost"] or 0)
+    for where, (tokens_in, tokens_out, dollars) in by_model.items():
         tokens.add_metric([*where, "in"], tokens_in)
         tokens.add_metric([*where, "out"], tokens_out)
         cost.add_metric(list(where), dollars)

@@ -4,11 +4,13 @@ from django.urls import include, path
 
 from debates import health, metrics
 from debates.integrations.openai import views as openai
+from debates.track.views import spend_page
 
 admin.site.site_header = "Teorema administration"
 admin.site.site_title = "Teorema"
 
 urlpatterns = [
+    path("admin/spend/", spend_page, name="admin_spend"),  # staff: spend over time (the admin's own look)
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
