@@ -11,9 +11,9 @@ from decimal import Decimal
 from urllib.parse import urlsplit
 
 from debates.engine.attachments import IMAGE, PDF, Delivery, delivery
-from debates.engine.policy import small
-from debates.engine.protocols import Shape, Step, call_steps, plan, planned_calls
-from debates.models import Contribution, Outcome, Panel, Panelist, Protocol, Provider
+from debates.engine.protocols import Step, call_steps, planned_calls
+from debates.estimate import Estimate, call_cost, judge_calls_of, judge_of, plan_of, ranged, searchers
+from debates.models import Contribution, Outcome, Panel, Panelist, Provider
 from debates.presets import PRESETS, Wire
 from debates.providers import catalog, cli
 from debates.providers.base import Voice
@@ -21,24 +21,6 @@ from debates.providers.openai import always_searches
 from debates.voices import endpoint_from_provider, voice_from_panelist
 
 OPENAI_HOST = urlsplit(PRESETS["openai"].base_url).hostname
-# For the cost estimate shown before asking: a typical call's size, in tokens.
-ESTIMATE_IN, ESTIMATE_OUT = 2000, 800
-
-
-def call_cost(panelist: Panelist) -> Decimal:
-    """A typical call's cost: its tokens, and the search an OpenAI search model is billed on every call
-    (in any role, whether its question may search or not)."""
-    out = min(panelist.max_tokens, ESTIMATE_OUT)
-    fee = panelist.price_search / 1000 if always_searches(panelist.model) else Decimal(0)
-    return (ESTIMATE_IN * panelist.price_in + out * panelist.price_out) / 1_000_000 + fee
-
-
-def searchers(panel: Panel) -> list[Panelist]:
-    """The panel's voices that search the web in its rounds (unless a question turns it off): those
-    whose panelist may, on a provider that can, where the panel does not forbid it."""
-    if panel.forbid_search:
-        return []
-    return [p for p in panel.roster() if p.may_search]
 
 
 @dataclass(frozen=True)
@@ -60,6 +42,7 @@ class PanelOption:
     sees_images: int = 0  # voices whose model reads an image natively
     reads_pdf: int = 0  # voices whose model takes a PDF as a document
     file_rates: dict[str, float | list[str]] = field(default_factory=dict)  # attach.js: $ a token costs, who reads how
+    estimate: Estimate | None = None  # low / expected (``cost``) / high
 
     @property
     def file_rates_json(self) -> str:
@@ -112,6 +95,7 @@ class PanelOption:
             families=families,
             calls=calls,
             cost=cost + search_cost,
+            estimate=ranged(panel, cost + search_cost, calls),
             problems=problems(panel),
             warnings=panel.self_judging(),
             setup=unkeyed_provider(panel),
@@ -150,25 +134,6 @@ def file_rates(readers: list[tuple[Panelist, int]]) -> dict[str, float | list[st
         "unseen": short_of(IMAGE, Delivery.UNSEEN),
         "pdf_as_text": short_of(PDF, Delivery.TEXT),
     }
-
-
-def plan_of(panel: Panel) -> list[Step]:
-    """The steps a question on this panel usually runs (the plan the engine makes of its settings)."""
-    protocol = Protocol(panel.protocol)
-    return plan(
-        Shape(protocol, panel.rounds, panel.merge_critique, panel.revote_on_dissent, False, panel.facilitator_brief)
-    )
-
-
-def judge_of(panel: Panel) -> Panelist:
-    """Whose model judges agreement: the panel's judge, else its moderator."""
-    return panel.judge or panel.moderator
-
-
-def judge_calls_of(panel: Panel, steps: list[Step]) -> int:
-    """The judge's calls a run usually makes: one per round of answers, none for a judge on a small model."""
-    judge = judge_of(panel)
-    return 0 if small(judge.model, judge.provider.wire) else sum(s.judged for s in steps if s.planned)
 
 
 def judges_of(panel: Panel) -> list[Panelist]:

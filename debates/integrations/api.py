@@ -1,6 +1,7 @@
 """A small JSON API for scripts (documented in docs/api.md): ask, read, retry, share, judge a
-verdict, the Models page's figures, the spend (staff). What every JSON endpoint shares (the bearer
-token, the error shape, typed fields) is in ``endpoint``; what each one does is the service's."""
+verdict, the panels with a run's estimate, the Models page's figures, the spend (staff). What every
+JSON endpoint shares (the bearer token, the error shape, typed fields) is in ``endpoint``; what
+each one does is the service's."""
 
 from typing import Any
 
@@ -131,6 +132,12 @@ def share(request: HttpRequest, pk: int) -> JsonResponse:
 def models(request: HttpRequest) -> JsonResponse:
     """The Models page's figures over the questions the user may see (docs/track-record.md)."""
     return JsonResponse(figures.build(request.user).as_dict())
+
+
+@api_view("GET")
+def panels(request: HttpRequest) -> JsonResponse:
+    """Every listed panel, whether it can run now, and a run's estimate (low / expected / high)."""
+    return JsonResponse({"panels": service.panels()})
 
 
 @api_view("GET")

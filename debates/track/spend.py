@@ -62,9 +62,9 @@ class Asked:
     since: date
     until: date  # today, the last day counted
 
-    def label(self, day: date) -> str:
-        """A period as the table and the chart name it: 2026-12-07, or 2026-12 by month."""
-        return day.isoformat() if self.period == "day" else day.strftime("%Y-%m")
+    def tick(self, day: date) -> str:
+        """A period as the chart names it, short: Dec 7, or Dec 2026 by month."""
+        return f"{day:%b} {day.day}" if self.period == "day" else f"{day:%b %Y}"
 
     @property
     def calendar(self) -> list[date]:

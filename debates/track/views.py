@@ -57,14 +57,14 @@ def spend_page(request: HttpRequest) -> HttpResponse:
     except Refused as refused:
         context = {"refused": refused, "choices": spend_choices(request.GET.dict())}
         return render(request, "admin/spend.html", context | admin.site.each_context(request), status=400)
-    keys, label = [t.key for t in found.totals], found.asked.label
-    periods = [label(day) for day in found.asked.calendar]
-    dollars = {(label(r.period), r.key): float(r.cost) for r in found.rows if r.period}
+    keys, calendar = [t.key for t in found.totals], found.asked.calendar
+    index = {day: i for i, day in enumerate(calendar)}
+    dollars = {(index[r.period], r.key): float(r.cost) for r in found.rows if r.period in index}
     series = svg.spend_series(keys)
     legend = {key: series.index(key if key in series else svg.OTHERS) for key in keys}
     context = {
         "report": found,
-        "chart": svg.spend_over_time(periods, keys, dollars),
+        "chart": svg.spend_over_time([found.asked.tick(day) for day in calendar], keys, dollars),
         "totals": [(t, legend[t.key]) for t in found.totals],
         "choices": spend_choices(request.GET.dict()),
         "title": "Spend",
