@@ -247,8 +247,8 @@ def spend_over_time(periods: Sequence[str], keys: Sequence[str], cost: dict[tupl
     y = Scale(0, top, HEIGHT - BOTTOM, TOP)
     every = math.ceil(len(periods) / 5)  # at most five names under the bars: each stays legible at 390 px
     shown = [(i + 0.5, p) for i, p in enumerate(periods) if i % every == 0]
-    dollars = [(step * i, _dollars(step * i)) for i in range(round(top / step) + 1)]
-    marks = axes(x, y, shown, dollars, "", "")  # the ticks say dollars and dates
+    money = [(step * i, _dollars(step * i)) for i in range(round(top / step) + 1)]
+    marks = axes(x, y, shown, money, "", "")  # the ticks say dollars and dates
     width = (x.end - x.start) / len(periods)
     for i, period in enumerate(periods):
         base = 0.0

@@ -9,6 +9,7 @@ import pytest
 from django.utils import timezone
 
 from debates.models import Contribution, Panelist, Round
+from debates.track import svg
 from tests.fakes.roster import make_panel, make_question
 from tests.test_metrics import token_of
 
@@ -139,3 +140,16 @@ def test_the_admin_page_says_what_is_wrong_with_a_parameter(client, staff):
 def test_the_admin_page_is_for_staff(client, alice):
     client.force_login(alice)
     assert client.get("/admin/spend/").status_code == 302  # to the admin's sign-in
+
+
+def test_the_chart_stacks_the_five_costliest_and_the_others_together():
+    keys = [f"user-{n}" for n in range(8)]  # costliest first, as the report orders them
+    cost = {(0, key): 8.0 - n for n, key in enumerate(keys)} | {(1, "user-7"): 0.5}
+    drawn = svg.spend_over_time(["Dec 6", "Dec 7"], keys, cost)
+    assert drawn.count('class="bar series-') == 6 + 1  # five keys and the others on Dec 6; one key on Dec 7
+    assert "<title>others, Dec 6: $" in drawn
+    assert 'class="bar series-5"' in drawn  # the others' colour
+
+
+def test_a_range_with_nothing_spent_says_so():
+    assert "Nothing was spent in this range." in svg.spend_over_time(["Dec 7"], [], {})
