@@ -25,7 +25,7 @@ from debates.engine.vocabulary import Outcome, Status, StepKind
 from debates.live.consumers import QuestionConsumer
 from debates.models import Contribution, Question
 from debates.tokens import bearer_user
-from debates.track.spend import MODEL, PROVIDER, spent
+from debates.track.spend import MODEL, PROVIDER, provider_calls, spent
 
 # Seconds: a local model's short answer to a moderator's long synthesis on a slow provider.
 DURATION_BUCKETS = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0)
@@ -71,7 +71,7 @@ def questions() -> Iterator[Metric]:
 
 
 def calls() -> Iterator[Metric]:
-    rows = spent(Contribution.objects.all(), PROVIDER, MODEL, "status")
+    rows = spent(provider_calls(), PROVIDER, MODEL, "status")
     made = CounterMetricFamily(
         "teorema_provider_calls", "Provider calls, by outcome", labels=["provider", "model", "outcome"]
     )
@@ -122,7 +122,7 @@ def checked() -> Metric:
 def durations(name: str, what: str, column: str) -> Metric:
     """Seconds from a column of milliseconds of the answered calls, by provider, as a histogram
     counted by the database (a call without a value, one that wrote nothing, is left out)."""
-    answered = Contribution.objects.filter(status=Outcome.DONE, **{f"{column}__isnull": False})
+    answered = provider_calls().filter(status=Outcome.DONE, **{f"{column}__isnull": False})
     bounds = {f"le_{i}": Count("id", filter=Q(**{f"{column}__lte": b * 1000})) for i, b in enumerate(DURATION_BUCKETS)}
     rows = (
         answered.values("panelist__provider__name").annotate(n=Count("id"), total_ms=Sum(column), **bounds).order_by()

@@ -103,6 +103,7 @@ def test_the_checks_between_rounds_are_counted_by_outcome(stored, client, staff)
     outcomes = ("holds", "does_not_hold", "not_checked")
     counted = {o: figures[("teorema_checks_total", (("outcome", o),))] for o in outcomes}
     assert counted == {"holds": 2, "does_not_hold": 1, "not_checked": 1}
+    assert not [key for key in figures if ("provider", "unknown") in key[1]]  # SymPy's step is no provider call
 
 
 def test_an_empty_deployment_answers_with_zeros(client, staff):

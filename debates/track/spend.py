@@ -35,6 +35,11 @@ MICRODOLLAR = Decimal("0.000001")
 PARAMETERS = ("by", "period", "since")
 
 
+def provider_calls() -> QuerySet[Contribution]:
+    """The contributions that were calls to a provider: SymPy's steps (grounding, checks) are none."""
+    return Contribution.objects.exclude(kind__in=NOT_CALLS)
+
+
 def spent(calls: QuerySet[Contribution], *by: str) -> QuerySet:
     """The calls grouped by ``by`` (field paths), each group's calls, tokens and cost, and what of
     them a subscription paid for: one query."""
@@ -163,9 +168,9 @@ class Report:
 
 
 def report(question: Asked) -> Report:
-    """The spend asked for, from the stored calls (SymPy's steps are no calls)."""
+    """The spend asked for, from the stored calls."""
     start = timezone.make_aware(datetime.combine(question.since, datetime.min.time()))
-    calls = Contribution.objects.filter(created_at__gte=start).exclude(kind__in=NOT_CALLS)
+    calls = provider_calls().filter(created_at__gte=start)
     field = BY[question.by]
     grouped = spent(calls.annotate(when=PERIODS[question.period]("created_at")), "when", field)
     rows = []
