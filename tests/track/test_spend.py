@@ -153,3 +153,8 @@ def test_the_chart_stacks_the_five_costliest_and_the_others_together():
 
 def test_a_range_with_nothing_spent_says_so():
     assert "Nothing was spent in this range." in svg.spend_over_time(["Dec 7"], [], {})
+
+
+def test_the_admin_index_leads_to_the_spend_page(client, staff):
+    client.force_login(staff)
+    assert 'href="/admin/spend/"' in client.get("/admin/").content.decode()
