@@ -37,12 +37,12 @@ class PanelOption:
     setup: Provider | None  # the provider to give a key to, when that is what stops it
     seconds: float  # the run's expected duration
     measured: bool  # from the voices' past calls (else a guess)
+    estimate: Estimate  # the cost as low / expected (``cost``) / high
     searching: tuple[str, ...] = ()  # the voices that search the web, unless the question turns it off
     search_cost: Decimal = Decimal(0)  # what their searches add to ``cost``: one search a call, planned
     sees_images: int = 0  # voices whose model reads an image natively
     reads_pdf: int = 0  # voices whose model takes a PDF as a document
     file_rates: dict[str, float | list[str]] = field(default_factory=dict)  # attach.js: $ a token costs, who reads how
-    estimate: Estimate | None = None  # low / expected (``cost``) / high
 
     @property
     def file_rates_json(self) -> str:

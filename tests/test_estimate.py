@@ -37,9 +37,7 @@ def priced(server, protocol: str, **settings) -> Panel:
 
 
 def estimated(panel: Panel):
-    estimate = PanelOption.of(panel).estimate
-    assert estimate is not None
-    return estimate
+    return PanelOption.of(panel).estimate
 
 
 async def spent(panel: Panel) -> Question:

@@ -59,7 +59,7 @@ def models(request: HttpRequest) -> HttpResponse:
             "object": "model",
             "created": 0,
             "owned_by": "teorema",
-            "estimate": option.estimate.as_dict() if option.estimate else None,  # a run's cost, low to high
+            "estimate": option.estimate.as_dict(),  # a run's cost, low to high
         }
         for option in panel_options()
         if option.runnable
