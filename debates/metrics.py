@@ -1,11 +1,11 @@
 """``/metrics``: what a team's Prometheus scrapes, in its text format (prometheus-client's).
 
 The figures a team watches across its processes (questions by outcome, provider calls by provider,
-model and outcome, tokens, cost, call durations, runs degraded, the queue) are read from the
-database at each scrape, so every web process answers for the whole deployment, the workers need no
-port of their own, and a restart loses nothing. Counters are sums of stored rows: deleting
-questions lowers them, which Prometheus reads as a counter reset. What only a process knows (its
-open live sockets) is that process's own gauge. Not yet here: the checks.
+model and outcome, tokens, cost, call durations, runs degraded, the checks between rounds, the
+queue) are read from the database at each scrape, so every web process answers for the whole
+deployment, the workers need no port of their own, and a restart loses nothing. Counters are sums
+of stored rows: deleting questions lowers them, which Prometheus reads as a counter reset. What only
+a process knows (its open live sockets) is that process's own gauge.
 
 Only a staff user's API token is let in (``Authorization: Bearer …``, Prometheus's
 ``authorization`` scrape setting): the figures name providers, models and spend.
@@ -21,10 +21,11 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from debates.engine.vocabulary import Outcome, Status
+from debates.engine.vocabulary import Outcome, Status, StepKind
 from debates.live.consumers import QuestionConsumer
 from debates.models import Contribution, Question
 from debates.tokens import bearer_user
+from debates.track.spend import MODEL, PROVIDER, provider_calls, spent
 
 # Seconds: a local model's short answer to a moderator's long synthesis on a slow provider.
 DURATION_BUCKETS = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0)
@@ -38,6 +39,7 @@ class Stored:
     def collect(self) -> Iterator[Metric]:
         yield from questions()
         yield from calls()
+        yield checked()
         yield durations("teorema_call_duration_seconds", "How long each answered provider call took", "latency_ms")
         yield durations(
             "teorema_time_to_first_token_seconds",
@@ -69,11 +71,7 @@ def questions() -> Iterator[Metric]:
 
 
 def calls() -> Iterator[Metric]:
-    rows = (
-        Contribution.objects.values_list("panelist__provider__name", "panelist__model", "status")
-        .annotate(n=Count("id"), tokens_in=Sum("tokens_in"), tokens_out=Sum("tokens_out"), cost=Sum("cost"))
-        .order_by()
-    )
+    rows = spent(provider_calls(), PROVIDER, MODEL, "status")
     made = CounterMetricFamily(
         "teorema_provider_calls", "Provider calls, by outcome", labels=["provider", "model", "outcome"]
     )
@@ -85,15 +83,15 @@ def calls() -> Iterator[Metric]:
     cost = CounterMetricFamily(
         "teorema_cost_dollars", "What the calls cost, in US dollars", labels=["provider", "model"]
     )
-    spent: dict[tuple[str, str], list[float]] = {}
-    for provider, model, status, n, tokens_in, tokens_out, dollars in rows:
-        where = (provider or UNKNOWN, model or UNKNOWN)
-        made.add_metric([*where, status], n)
-        totals = spent.setdefault(where, [0.0, 0.0, 0.0])
-        totals[0] += tokens_in or 0
-        totals[1] += tokens_out or 0
-        totals[2] += float(dollars or 0)
-    for where, (tokens_in, tokens_out, dollars) in spent.items():
+    by_model: dict[tuple[str, str], list[float]] = {}
+    for row in rows:
+        where = (row[PROVIDER] or UNKNOWN, row[MODEL] or UNKNOWN)
+        made.add_metric([*where, row["status"]], row["n"])
+        totals = by_model.setdefault(where, [0.0, 0.0, 0.0])
+        totals[0] += row["tokens_in"] or 0
+        totals[1] += row["tokens_out"] or 0
+        totals[2] += float(row["cost"] or 0)
+    for where, (tokens_in, tokens_out, dollars) in by_model.items():
         tokens.add_metric([*where, "in"], tokens_in)
         tokens.add_metric([*where, "out"], tokens_out)
         cost.add_metric(list(where), dollars)
@@ -102,10 +100,29 @@ def calls() -> Iterator[Metric]:
     yield cost
 
 
+CHECK_OUTCOMES = {True: "holds", False: "does_not_hold", None: "not_checked"}
+
+
+def checked() -> Metric:
+    """The SymPy checks between rounds by outcome, from each check step's stored results
+    (``ledger["checks"]``, engine.checks): JSON lists, so counted here rather than by the database."""
+    counts = dict.fromkeys(CHECK_OUTCOMES.values(), 0)
+    stored = Contribution.objects.filter(kind=StepKind.CHECK).values_list("ledger", flat=True)
+    for ledger in stored.iterator():
+        for check in ledger.get("checks", []):
+            counts[CHECK_OUTCOMES[check.get("holds")]] += 1
+    family = CounterMetricFamily(
+        "teorema_checks", "Computations SymPy checked between rounds, by outcome", labels=["outcome"]
+    )
+    for outcome, n in counts.items():
+        family.add_metric([outcome], n)
+    return family
+
+
 def durations(name: str, what: str, column: str) -> Metric:
     """Seconds from a column of milliseconds of the answered calls, by provider, as a histogram
     counted by the database (a call without a value, one that wrote nothing, is left out)."""
-    answered = Contribution.objects.filter(status=Outcome.DONE, **{f"{column}__isnull": False})
+    answered = provider_calls().filter(status=Outcome.DONE, **{f"{column}__isnull": False})
     bounds = {f"le_{i}": Count("id", filter=Q(**{f"{column}__lte": b * 1000})) for i, b in enumerate(DURATION_BUCKETS)}
     rows = (
         answered.values("panelist__provider__name").annotate(n=Count("id"), total_ms=Sum(column), **bounds).order_by()

@@ -11,33 +11,15 @@ from decimal import Decimal
 from urllib.parse import urlsplit
 
 from debates.engine.attachments import IMAGE, PDF, Delivery, delivery
-from debates.engine.policy import small
-from debates.engine.protocols import Shape, Step, call_steps, plan, planned_calls
-from debates.models import Contribution, Outcome, Panel, Panelist, Protocol, Provider
+from debates.engine.protocols import Step, call_steps, planned_calls
+from debates.estimate import Estimate, call_cost, judge_calls_of, judge_of, plan_of, ranged, searchers
+from debates.models import Contribution, Outcome, Panel, Panelist, Provider
 from debates.presets import PRESETS, Wire
 from debates.providers import catalog, cli
 from debates.providers.base import Voice
 from debates.voices import endpoint_from_provider, voice_from_panelist
 
 OPENAI_HOST = urlsplit(PRESETS["openai"].base_url).hostname
-# For the cost estimate shown before asking: a typical call's size, in tokens.
-ESTIMATE_IN, ESTIMATE_OUT = 2000, 800
-
-
-def call_cost(panelist: Panelist) -> Decimal:
-    """A typical call's cost: its tokens, and the search an OpenAI search model is billed on every call
-    (in any role, whether its question may search or not)."""
-    out = min(panelist.max_tokens, ESTIMATE_OUT)
-    fee = panelist.price_search / 1000 if catalog.always_searches(panelist.model) else Decimal(0)
-    return (ESTIMATE_IN * panelist.price_in + out * panelist.price_out) / 1_000_000 + fee
-
-
-def searchers(panel: Panel) -> list[Panelist]:
-    """The panel's voices that search the web in its rounds (unless a question turns it off): those
-    whose panelist may, on a provider that can, where the panel does not forbid it."""
-    if panel.forbid_search:
-        return []
-    return [p for p in panel.roster() if p.may_search]
 
 
 @dataclass(frozen=True)
@@ -54,6 +36,7 @@ class PanelOption:
     setup: Provider | None  # the provider to give a key to, when that is what stops it
     seconds: float  # the run's expected duration
     measured: bool  # from the voices' past calls (else a guess)
+    estimate: Estimate  # the cost as low / expected (``cost``) / high
     searching: tuple[str, ...] = ()  # the voices that search the web, unless the question turns it off
     search_cost: Decimal = Decimal(0)  # what their searches add to ``cost``: one search a call, planned
     sees_images: int = 0  # voices whose model reads an image natively
@@ -111,6 +94,7 @@ class PanelOption:
             families=families,
             calls=calls,
             cost=cost + search_cost,
+            estimate=ranged(panel, cost + search_cost, calls),
             problems=problems(panel),
             warnings=panel.self_judging(),
             setup=unkeyed_provider(panel),
@@ -149,25 +133,6 @@ def file_rates(readers: list[tuple[Panelist, int]]) -> dict[str, float | list[st
         "unseen": short_of(IMAGE, Delivery.UNSEEN),
         "pdf_as_text": short_of(PDF, Delivery.TEXT),
     }
-
-
-def plan_of(panel: Panel) -> list[Step]:
-    """The steps a question on this panel usually runs (the plan the engine makes of its settings)."""
-    protocol = Protocol(panel.protocol)
-    return plan(
-        Shape(protocol, panel.rounds, panel.merge_critique, panel.revote_on_dissent, False, panel.facilitator_brief)
-    )
-
-
-def judge_of(panel: Panel) -> Panelist:
-    """Whose model judges agreement: the panel's judge, else its moderator."""
-    return panel.judge or panel.moderator
-
-
-def judge_calls_of(panel: Panel, steps: list[Step]) -> int:
-    """The judge's calls a run usually makes: one per round of answers, none for a judge on a small model."""
-    judge = judge_of(panel)
-    return 0 if small(judge.model, judge.provider.wire) else sum(s.judged for s in steps if s.planned)
 
 
 def judges_of(panel: Panel) -> list[Panelist]:

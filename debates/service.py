@@ -256,6 +256,7 @@ def panel_entry(option: PanelOption) -> dict[str, Any]:
         "warnings": option.warnings,
         "calls": option.calls,
         "estimated_cost": f"{option.cost:.4f}",
+        "estimate": option.estimate.as_dict(),  # low / expected / high
         "estimated_seconds": round(option.seconds, 1),
         "estimate_from_history": option.measured,
         "sees_images": option.sees_images,

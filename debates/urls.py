@@ -44,6 +44,8 @@ urlpatterns = [
     path("api/questions/<int:pk>/outcome", api.outcome, name="api_outcome"),
     path("api/questions/<int:pk>/cancel", api.cancel, name="api_cancel"),
     path("api/models", api.models, name="api_models"),
+    path("api/panels", api.panels, name="api_panels"),
+    path("api/spend", api.spend, name="api_spend"),
     path("api/questions/<int:pk>/share", api.share, name="api_share"),
     path("telegram/webhook/<str:secret>/", telegram.webhook, name="telegram_webhook"),
 ]

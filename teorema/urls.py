@@ -6,12 +6,14 @@ from debates import health, metrics
 from debates.integrations.mcp import oauth as mcp_oauth
 from debates.integrations.openai import views as openai
 from debates.signin.forms import AdminLoginForm
+from debates.track.views import spend_page
 
 admin.site.site_header = "Teorema administration"
 admin.site.site_title = "Teorema"
 admin.site.login_form = AdminLoginForm  # an account with a second factor signs in where it is asked
 
 urlpatterns = [
+    path("admin/spend/", spend_page, name="admin_spend"),  # staff: spend over time (the admin's own look)
     path("admin/", admin.site.urls),
     # Sign-in (allauth): passwords, the two-factor pages under 2fa/, each provider configured.
     path("accounts/", include("allauth.urls")),

@@ -87,10 +87,30 @@ def test_the_stored_runs_are_counted_by_provider_model_and_outcome(stored, clien
     assert figures[("teorema_live_sockets", ())] == 0
 
 
+def test_the_checks_between_rounds_are_counted_by_outcome(stored, client, staff):
+    question = stored.questions.get(status="done")
+    step = Round.objects.create(question=question, index=1, kind="check", title="Round 0 — numbers checked (SymPy)")
+    found = [
+        {"label": "A", "quote": "2^10 = 1024", "computation": "2**10 = 1024", "holds": True},
+        {"label": "B", "quote": "2^10 = 1000", "computation": "2**10 = 1024", "holds": False},
+        {"label": "B", "quote": "7/3 = 2.33", "computation": "7/3 = 2.333…", "holds": True},
+        {"label": "C", "quote": "about a million", "computation": "not checked: no number to compute", "holds": None},
+    ]
+    Contribution.objects.create(
+        round=step, seat="checks", label="SymPy", kind="check", status="done", ledger={"checks": found}
+    )
+    figures = scraped(client, token_of(staff))
+    outcomes = ("holds", "does_not_hold", "not_checked")
+    counted = {o: figures[("teorema_checks_total", (("outcome", o),))] for o in outcomes}
+    assert counted == {"holds": 2, "does_not_hold": 1, "not_checked": 1}
+    assert not [key for key in figures if ("provider", "unknown") in key[1]]  # SymPy's step is no provider call
+
+
 def test_an_empty_deployment_answers_with_zeros(client, staff):
     figures = scraped(client, token_of(staff))
     assert figures[("teorema_questions_total", (("status", "done"),))] == 0
     assert figures[("teorema_runs_degraded_total", ())] == 0
+    assert figures[("teorema_checks_total", (("outcome", "holds"),))] == 0
 
 
 @pytest.mark.parametrize("authorization", ["", "Bearer not-a-token", "Basic YWRtaW46YWRtaW4="])

@@ -1,6 +1,7 @@
 """A small JSON API for scripts (documented in docs/api.md): ask, read, retry, share, judge a
-verdict, the Models page's figures. What every JSON endpoint shares (the bearer token, the error
-shape, typed fields) is in ``endpoint``; what each one does is the service's."""
+verdict, the panels with a run's estimate, the Models page's figures, the spend (staff). What every
+JSON endpoint shares (the bearer token, the error shape, typed fields) is in ``endpoint``; what
+each one does is the service's."""
 
 from typing import Any
 
@@ -14,6 +15,7 @@ from debates.models import Source, Status
 from debates.refusal import Kind, Refused
 from debates.represent import urls
 from debates.track import figures
+from debates.track import spend as spending
 
 # The fields of POST /api/questions and the JSON type each must have: the form would read 42 as
 # "42" and "perhaps" as true, and run a paid debate on a question nobody asked.
@@ -130,3 +132,18 @@ def share(request: HttpRequest, pk: int) -> JsonResponse:
 def models(request: HttpRequest) -> JsonResponse:
     """The Models page's figures over the questions the user may see (docs/track-record.md)."""
     return JsonResponse(figures.build(request.user).as_dict())
+
+
+@api_view("GET")
+def panels(request: HttpRequest) -> JsonResponse:
+    """Every listed panel, whether it can run now, and a run's estimate (low / expected / high)."""
+    return JsonResponse({"panels": service.panels()})
+
+
+@api_view("GET")
+def spend(request: HttpRequest) -> JsonResponse:
+    """What the calls cost per user, panel, provider or model, per day or month (the admin's spend
+    page as JSON): staff only, since it names every user's spend."""
+    if not request.user.is_staff:
+        raise Refused("Only staff may read the spend: it names every user's.", Kind.FORBIDDEN)
+    return JsonResponse(spending.report(spending.asked(request.GET.dict())).as_dict())

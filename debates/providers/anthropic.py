@@ -19,6 +19,7 @@ from debates.providers.base import (
     Voice,
     split_system,
 )
+from debates.providers.catalog import MAX_SEARCHES
 from debates.providers.client import decode_json, ended_early, post_sse
 from debates.providers.faults import status_error
 
@@ -42,9 +43,8 @@ ERROR_STATUS = {
     "api_error": 500,
     "overloaded_error": 529,
 }
-# The server-side web search tool, and how many searches one answer may make at most.
+# The server-side web search tool (its max_uses: catalog.MAX_SEARCHES, which the estimate prices too).
 WEB_SEARCH = "web_search_20250305"
-MAX_SEARCHES = 5
 # A turn the server paused in its loop of searches: sent back, and continued this many times at most.
 PAUSED = "pause_turn"
 MAX_CONTINUATIONS = 5

@@ -159,6 +159,9 @@ def responses_only(model: str) -> bool:
     return bool(RESPONSES_ONLY.match(model.casefold()))
 
 
+# The most searches one answer may make (Anthropic's max_uses), and so the most the estimate's high prices.
+MAX_SEARCHES = 5
+
 # OpenAI's search models (gpt-4o-search-preview, gpt-5-search-api), served by OpenAI or through OpenRouter.
 SEARCH_MODEL = re.compile(r"-search-(?:preview|api)\b")
 

@@ -217,3 +217,47 @@ def _dollars(value: float) -> str:
 
 def _short(name: str, limit: int = 16) -> str:
     return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+SERIES = 6  # the keys a spend chart tells apart: the five that cost most, and the others together
+OTHERS = "others"
+
+
+def spend_series(keys: Sequence[str]) -> list[str]:
+    """The names the spend chart stacks, in order: the costliest keys, then "others" if any are left."""
+    return [*keys[: SERIES - 1], OTHERS] if len(keys) > SERIES else list(keys)
+
+
+def spend_over_time(periods: Sequence[str], keys: Sequence[str], cost: dict[tuple[int, str], float]) -> SafeString:
+    """Stacked bars: each period's cost, by key (``spend_series``; a key's class ``series-N`` gives
+    its colour, which the table's legend repeats). ``periods``: each bar's name; ``cost[(i, key)]``:
+    the dollars of the i-th period's bar."""
+    label = "Spend over time, in dollars, by " + ", ".join(keys) if keys else "Spend over time"
+    series = spend_series(keys)
+    stacked: dict[tuple[int, str], float] = {}
+    for (i, key), dollars in cost.items():
+        where = (i, key if key in series else OTHERS)
+        stacked[where] = stacked.get(where, 0.0) + dollars
+    totals = [sum(stacked.get((i, k), 0.0) for k in series) for i in range(len(periods))]
+    if not periods or not any(totals):
+        return empty(label, "Nothing was spent in this range.")
+    step = _nice(max(totals) / 4)
+    top = step * math.ceil(max(totals) / step)
+    x = Scale(0, len(periods), LEFT + 4, WIDTH - RIGHT)
+    y = Scale(0, top, HEIGHT - BOTTOM, TOP)
+    every = math.ceil(len(periods) / 5)  # at most five names under the bars: each stays legible at 390 px
+    shown = [(i + 0.5, p) for i, p in enumerate(periods) if i % every == 0]
+    money = [(step * i, _dollars(step * i)) for i in range(round(top / step) + 1)]
+    marks = axes(x, y, shown, money, "", "")  # the ticks say dollars and dates
+    width = (x.end - x.start) / len(periods)
+    for i, period in enumerate(periods):
+        base = 0.0
+        for n, key in enumerate(series):
+            value = stacked.get((i, key), 0.0)
+            if not value:
+                continue
+            title = element("title", f"{key}, {period}: ${value:.4f}")
+            bar = {"x": x(i) + width * 0.12, "width": width * 0.76, "y": y(base + value)}
+            marks.append(element("rect", title, cls=f"bar series-{n}", **bar, height=y(base) - y(base + value)))
+            base += value
+    return chart(label, marks)

@@ -126,6 +126,9 @@ async def test_follow_up_get_question_and_outcome_share_the_pages_rules(teorema,
         panels = await session.call_tool("list_panels", {})
         assert panels.structured_content["panels"][0]["slug"] == "house"
         assert panels.structured_content["panels"][0]["runnable"] is True
+        estimate = panels.structured_content["panels"][0]["estimate"]
+        assert float(estimate["low"]) <= float(estimate["expected"]) <= float(estimate["high"])
+        assert f"(${estimate['low']}–${estimate['high']})" in panels.content[0].text
     async with over_http(teorema, "bob") as session:  # bob may not read alice's question, nor judge it
         for tool, arguments in [
             ("get_question", {"question_id": parent}),

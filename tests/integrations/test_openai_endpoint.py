@@ -33,6 +33,14 @@ def test_each_runnable_panel_is_a_model(teorema):
     assert [model.id for model in client(teorema).models.list().data] == ["teorema/house"]
 
 
+def test_each_model_carries_the_estimate_of_a_run(teorema):
+    listed = httpx.get(f"{teorema.url}/v1/models", headers={"Authorization": f"Bearer {teorema.tokens['alice']}"})
+    estimate = listed.json()["data"][0]["estimate"]
+    assert estimate["currency"] == "USD"
+    assert float(estimate["low"]) <= float(estimate["expected"]) <= float(estimate["high"])
+    assert estimate["calls"]["low"] <= estimate["calls"]["expected"] <= estimate["calls"]["high"]
+
+
 def test_a_completion_carries_the_synthesis_as_content_and_the_debate_as_reasoning(teorema, scripted):
     reply = client(teorema).chat.completions.create(
         model="teorema/house", messages=[{"role": "user", "content": QUESTION}]

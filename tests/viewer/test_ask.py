@@ -32,6 +32,7 @@ def test_the_form_preselects_the_default_panel_and_shows_what_it_costs(asker, of
     assert "3 voices (alpha, beta, gamma)" in page
     assert "9 calls per run" in page  # teorema: 3 + 3 + 1, and the judge after each round of answers
     assert "≈ $" in page
+    assert re.search(r'<span class="panel-range">\(\$\d+\.\d{3} to \$\d+\.\d{3}\)</span>', page)  # low to high
 
 
 def test_a_valid_question_is_created_for_the_asker_and_started(asker, alice, offline_panel, no_runs):

@@ -171,12 +171,13 @@ async def cancel_question(question_id: QuestionId, ctx: Context) -> CallToolResu
 
 @server.tool(annotations=ToolAnnotations(read_only_hint=True))
 async def list_panels(ctx: Context) -> CallToolResult:
-    """The panels, whether each can run now (and why not), its voices, and the estimated cost and time of a run."""
+    """The panels, whether each can run now (and why not), its voices, and a run's time and cost as
+    estimated before it starts: low (fewest calls), expected, high (every escalation)."""
     await user_of(ctx)
     found = await sync_to_async(service.panels)()
     lines = [
         f"- {p['slug']}{' (default)' if p['default'] else ''}: {p['name']} · {p['protocol']} · {p['voices']} voices "
-        f"({', '.join(p['families'])}) · ~{p['estimated_seconds']} s, ~${p['estimated_cost']} · "
+        f"({', '.join(p['families'])}) · ~{p['estimated_seconds']} s, {cost_range(p['estimate'])} · "
         + ("can run" if p["runnable"] else "cannot run: " + "; ".join(p["problems"]))
         for p in found
     ]
@@ -184,6 +185,11 @@ async def list_panels(ctx: Context) -> CallToolResult:
         content=[TextContent(text="\n".join(lines) or "No panels: run `manage.py bootstrap`.")],
         structured_content={"panels": found},
     )
+
+
+def cost_range(estimate: dict) -> str:
+    """A run's estimate in a line: the expected, and the fewest calls' to every escalation's."""
+    return f"~${estimate['expected']} (${estimate['low']}–${estimate['high']})"
 
 
 @server.tool(annotations=ToolAnnotations(read_only_hint=False, idempotent_hint=True))

@@ -46,7 +46,7 @@ def user_or_refuse(request: HttpRequest):
 
 @csrf_exempt
 def models(request: HttpRequest) -> HttpResponse:
-    """The panels that can run now, as models."""
+    """The panels that can run now, as models, each with the estimate of a run's cost (Teorema's field)."""
     if request.method != "GET":
         return error(Refused(f"{request.method} is not allowed here: use GET."), 405)
     try:
@@ -54,7 +54,13 @@ def models(request: HttpRequest) -> HttpResponse:
     except Refused as refused:
         return error(refused)
     data = [
-        {"id": asking.PREFIX + option.panel.slug, "object": "model", "created": 0, "owned_by": "teorema"}
+        {
+            "id": asking.PREFIX + option.panel.slug,
+            "object": "model",
+            "created": 0,
+            "owned_by": "teorema",
+            "estimate": option.estimate.as_dict(),  # a run's cost, low to high
+        }
         for option in panel_options()
         if option.runnable
     ]
