@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from debates.engine.attachments import IMAGE, PDF, Delivery, delivery
 from debates.engine.policy import small
 from debates.engine.protocols import Shape, Step, call_steps, plan, planned_calls
+from debates.engine.purse import typical_call
 from debates.models import Contribution, Outcome, Panel, Panelist, Protocol, Provider
 from debates.presets import PRESETS, Wire
 from debates.providers import catalog, cli
@@ -21,16 +22,13 @@ from debates.providers.openai import always_searches
 from debates.voices import endpoint_from_provider, voice_from_panelist
 
 OPENAI_HOST = urlsplit(PRESETS["openai"].base_url).hostname
-# For the cost estimate shown before asking: a typical call's size, in tokens.
-ESTIMATE_IN, ESTIMATE_OUT = 2000, 800
 
 
 def call_cost(panelist: Panelist) -> Decimal:
     """A typical call's cost: its tokens, and the search an OpenAI search model is billed on every call
     (in any role, whether its question may search or not)."""
-    out = min(panelist.max_tokens, ESTIMATE_OUT)
     fee = panelist.price_search / 1000 if always_searches(panelist.model) else Decimal(0)
-    return (ESTIMATE_IN * panelist.price_in + out * panelist.price_out) / 1_000_000 + fee
+    return typical_call(panelist.price_in, panelist.price_out, panelist.max_tokens) + fee
 
 
 def searchers(panel: Panel) -> list[Panelist]:
