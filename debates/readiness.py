@@ -90,16 +90,11 @@ class PanelOption:
         steps = plan_of(panel)
         per_voice, moderator_calls = call_steps(steps, judging=False)
         judge_calls = judge_calls_of(panel, steps)
-        cost = per_voice * sum((call_cost(p) for p in members), Decimal(0))
-        cost += moderator_calls * call_cost(panel.moderator) + judge_calls * call_cost(judge_of(panel))
+        cost, search_cost = estimate(panel)
         calls = planned_calls(steps, len(members), judging=bool(judge_calls))
         families = sorted({p.family for p in members})
         seconds, measured = duration(panel, steps)
         searching = searchers(panel)
-        # Each of their calls in the panel's rounds searches about once (Anthropic's may search more);
-        # a search model's searches are in its calls' cost already, turned off or not.
-        optional = [p for p in searching if not always_searches(p.model)]
-        search_cost = per_voice * sum((p.price_search for p in optional), Decimal(0)) / 1000
         sights = [p.sight() for p in members]
         # The judge's prompt carries the question's brief, files and all (engine/context.py), as the moderator's does.
         judge = [(judge_of(panel), judge_calls)] if judge_calls else []
@@ -109,7 +104,7 @@ class PanelOption:
             voices=len(members),
             families=families,
             calls=calls,
-            cost=cost + search_cost,
+            cost=cost,
             problems=problems(panel),
             warnings=panel.self_judging(),
             setup=unkeyed_provider(panel),
@@ -121,6 +116,21 @@ class PanelOption:
             reads_pdf=sum(sight.pdf for sight in sights),
             file_rates=file_rates(readers),
         )
+
+
+def estimate(panel: Panel) -> tuple[Decimal, Decimal]:
+    """What a run on this panel is expected to cost (the ask page's figure, which a question reserves
+    against its budgets), and what its searches add to that."""
+    members = panel.roster()
+    steps = plan_of(panel)
+    per_voice, moderator_calls = call_steps(steps, judging=False)
+    cost = per_voice * sum((call_cost(p) for p in members), Decimal(0))
+    cost += moderator_calls * call_cost(panel.moderator) + judge_calls_of(panel, steps) * call_cost(judge_of(panel))
+    # Each of their calls in the panel's rounds searches about once (Anthropic's may search more);
+    # a search model's searches are in its calls' cost already, turned off or not.
+    optional = [p for p in searchers(panel) if not always_searches(p.model)]
+    search_cost = per_voice * sum((p.price_search for p in optional), Decimal(0)) / 1000
+    return cost + search_cost, search_cost
 
 
 def file_rates(readers: list[tuple[Panelist, int]]) -> dict[str, float | list[str]]:

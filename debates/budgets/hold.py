@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from debates.budgets.models import Budget, Scope
 from debates.models import Question
-from debates.readiness import PanelOption
+from debates.readiness import estimate
 
 MICRODOLLAR = Decimal("0.000001")  # Question.cost's precision
 CENT = Decimal("0.01")
@@ -108,7 +108,7 @@ def used(budget: Budget, since: datetime.datetime, other_than: int) -> Decimal:
     if budget.scope == Scope.USER:
         questions = questions.filter(owner_id=budget.user_id)
     elif budget.scope == Scope.PANEL:
-        questions = questions.filter(panel_id=budget.panel_id)
+        questions = questions.filter(panel=budget.panel)  # read with the budget (covering, the admin list)
     total = questions.aggregate(total=Sum(Greatest("reserved", "cost")))["total"]
     return Decimal(total or 0).quantize(MICRODOLLAR)  # SQLite sums decimals as floats
 
@@ -140,7 +140,9 @@ def take(question: Question, total: Decimal, now: datetime.datetime) -> Limit | 
 def reserve(question: Question) -> None:
     """Hold the run's expected cost (the ask page's estimate) before its first call; ``OverBudget``
     names the limit with no room for it and when it renews."""
-    expected = PanelOption.of(question.panel).cost
+    if not applies(question.owner_id, question.panel_id, question.max_cost):
+        return
+    expected, _search = estimate(question.panel)
     now = timezone.now()
     if (short := take(question, expected, now)) is not None:
         renews = 0 if short.renews is None else int((short.renews - now).total_seconds())
