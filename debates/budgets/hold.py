@@ -127,9 +127,10 @@ def limits(question: Question, now: datetime.datetime) -> list[Limit]:
 def take(question: Question, total: Decimal, now: datetime.datetime) -> Limit | None:
     """Hold ``total`` dollars for the question's run, unless a limit has no room for it: that limit."""
     with transaction.atomic():
-        found = limits(question, now)
+        if not (found := limits(question, now)):
+            return None
         held = Question.objects.select_for_update().values_list("reserved", flat=True).get(pk=question.pk)
-        if total <= held or not found:
+        if total <= held:
             return None
         if short := next((limit for limit in found if total > limit.left), None):
             return short

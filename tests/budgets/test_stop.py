@@ -17,7 +17,7 @@ from debates.models import Contribution, Question, Source, Status
 from debates.runs import execute
 from tests.fakes.answers import SYNTHESIS
 from tests.fakes.provider_server import Script
-from tests.fakes.roster import make_panel
+from tests.fakes.roster import make_panel, make_question
 
 pytestmark = pytest.mark.django_db(transaction=True)
 VOICES = ("model-alpha", "model-beta", "model-gamma")
@@ -79,3 +79,16 @@ async def test_a_run_stops_at_its_limit_with_its_contributions_kept_and_billed_o
     await sync_to_async(client.force_login)(alice)
     page = (await sync_to_async(client.get)(done.get_absolute_url())).content.decode().replace("&#x27;", "'")
     assert f"would pass {passed}" in page
+
+
+async def test_a_run_that_holds_nothing_yet_is_refused_before_its_first_call(pricey, alice):
+    """A question queued before its budget was set (or a failed one asked again, whose hold ended)
+    holds its expected cost when its run starts, and fails in words where there is no room."""
+    panel = await sync_to_async(make_panel)(pricey.base_url("openai"))
+    question = await sync_to_async(make_question)(panel, owner=alice)
+    await Budget.objects.acreate(scope=Scope.USER, user=alice, period=Period.DAY, limit=Decimal("0.01"))
+    assert await execute.execute(question.pk) == Status.FAILED
+    failed = await Question.objects.aget(pk=question.pk)
+    assert failed.error.startswith("Your daily budget of $0.01 has $0.01 left, and this run is expected to cost $0.02")
+    assert not pricey.requests
+    assert (failed.cost, failed.reserved) == (0, 0)
