@@ -87,6 +87,9 @@ class Budget(models.Model):
             raise ValidationError("A panel's budget names the panel, and no user.")
         if self.scope == Scope.SITE and (self.user is not None or self.panel is not None):
             raise ValidationError("The site's budget names no user and no panel.")
+        same = Budget.objects.filter(scope=self.scope, user=self.user, panel=self.panel, period=self.period)
+        if same.exclude(pk=self.pk).exists():  # the constraint cannot see two site budgets: NULLs differ
+            raise ValidationError(f"There is such a {Period(self.period).label} budget already: change that one.")
 
     def period_start(self, now: datetime.datetime) -> datetime.datetime:
         """When the period holding ``now`` began, in UTC: today's midnight, or the month's first day."""

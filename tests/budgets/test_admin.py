@@ -24,6 +24,10 @@ def test_a_budget_is_made_in_the_admin_and_checked_for_its_scope(admin_client, a
     made = admin_client.post(add, {"scope": "user", "user": alice.pk, "period": "day", "limit": "5"})
     assert made.status_code == 302
     assert Budget.objects.get().name == "your daily budget"
+    site = {"scope": "site", "period": "month", "limit": "50"}
+    assert admin_client.post(add, site).status_code == 302
+    again = admin_client.post(add, site).content.decode()
+    assert "There is such a monthly budget already: change that one." in again
 
 
 def test_a_cancelled_queued_question_holds_nothing(alice, offline_panel, make_question):
