@@ -18,13 +18,13 @@ from decimal import Decimal
 
 from debates.engine.policy import small
 from debates.engine.protocols import Shape, Step, call_steps, plan
+from debates.engine.purse import ESTIMATE_IN, ESTIMATE_OUT, typical_call
 from debates.engine.vocabulary import CHANGE_KINDS, DEBATE_KINDS, NOT_CALLS, SEARCH_KINDS, Protocol, StepKind
 from debates.models import Panel, Panelist
 from debates.providers.catalog import MAX_SEARCHES, always_searches
 
-# A typical call's size, in tokens (the expected); the shortest a run makes: a brief of a few lines
-# and a one-line answer (the low).
-ESTIMATE_IN, ESTIMATE_OUT = 2000, 800
+# The shortest call a run makes: a brief of a few lines and a one-line answer (the low); a typical
+# call's size (the expected) is the engine's (purse), as a run's next call is reckoned.
 LOW_IN, LOW_OUT = 300, 50
 CENTS = Decimal("0.0001")
 # Where a voice may change its position totally (a re-vote's changed ballot too), and be asked its basis.
@@ -48,6 +48,21 @@ class Estimate:
             **{name: str(getattr(self, name).quantize(CENTS)) for name in ("low", "expected", "high")},
             "calls": {"low": self.calls_low, "expected": self.calls, "high": self.calls_high},
         }
+
+
+def expected(panel: Panel) -> tuple[Decimal, Decimal]:
+    """What a run on this panel is expected to cost (the ask page's figure, which a question reserves
+    against its budgets, budgets.hold), and what its searches add to that."""
+    members = panel.roster()
+    steps = plan_of(panel)
+    per_voice, moderator_calls = call_steps(steps, judging=False)
+    cost = per_voice * sum((call_cost(p) for p in members), Decimal(0))
+    cost += moderator_calls * call_cost(panel.moderator) + judge_calls_of(panel, steps) * call_cost(judge_of(panel))
+    # Each of their calls in the panel's rounds searches about once (Anthropic's may search more);
+    # a search model's searches are in its calls' cost already, turned off or not.
+    optional = [p for p in searchers(panel) if not always_searches(p.model)]
+    search_cost = per_voice * sum((p.price_search for p in optional), Decimal(0)) / 1000
+    return cost + search_cost, search_cost
 
 
 def ranged(panel: Panel, expected: Decimal, calls: int) -> Estimate:
@@ -137,9 +152,8 @@ def call_cost(panelist: Panelist, tokens_in: int = ESTIMATE_IN, tokens_out: int 
     """A call's cost (a typical one's unless told its tokens; it writes at most its ``max_tokens``): its
     tokens, and the search an OpenAI search model is billed on every call (in any role, whether its
     question may search or not)."""
-    out = min(panelist.max_tokens, tokens_out)
     fee = panelist.price_search / 1000 if always_searches(panelist.model) else Decimal(0)
-    return (tokens_in * panelist.price_in + out * panelist.price_out) / 1_000_000 + fee
+    return typical_call(panelist.price_in, panelist.price_out, panelist.max_tokens, tokens_in, tokens_out) + fee
 
 
 def searchers(panel: Panel) -> list[Panelist]:

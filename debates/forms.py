@@ -16,7 +16,9 @@ from debates import panels
 from debates.conversations import threads
 from debates.engine.vocabulary import DebateMode
 from debates.models import (
+    MAX_COST_CAP,
     MAX_DEADLINE,
+    MIN_COST_CAP,
     MIN_DEADLINE,
     Criticality,
     Membership,
@@ -259,6 +261,26 @@ class AskForm(ReadableForm):
             "max_value": "A deadline is at most %(limit_value)s seconds (an hour).",
         },
     )
+    max_cost = forms.DecimalField(
+        label="Spend at most (USD)",
+        required=False,
+        min_value=MIN_COST_CAP,
+        max_value=MAX_COST_CAP,
+        max_digits=8,
+        decimal_places=2,
+        widget=forms.NumberInput(attrs={"placeholder": "no cap", "step": "0.01"}),
+        help_text="Refused when the run is expected to cost more; a run that spends faster than expected stops "
+        "before the round that would pass it, and its synthesis is written from the rounds it has. Empty: only "
+        "the budgets limit it.",
+        error_messages={
+            "invalid": "Give the cost cap in dollars, as a number such as 0.50.",
+            "min_value": "A cost cap is at least $%(limit_value)s: leave it empty for no cap.",
+            "max_value": "A cost cap is at most $%(limit_value)s: leave it empty for no cap.",
+            "max_decimal_places": "Give the cost cap in dollars and cents (at most %(max)s decimals).",
+            "max_digits": "A cost cap is at most $1000: leave it empty for no cap.",
+            "max_whole_digits": "A cost cap is at most $1000: leave it empty for no cap.",
+        },
+    )
     options = OptionsField(
         label="Options (vote protocol, optional)",
         required=False,
@@ -340,6 +362,7 @@ class AskForm(ReadableForm):
             options=data["options"],
             debate=data["debate"],
             deadline=data["deadline"],
+            max_cost=data["max_cost"],
             source=source,
             **stored,
         )

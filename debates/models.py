@@ -20,6 +20,9 @@ from debates import crypto
 
 # A question's attached files, likewise (debates/attachments/).
 from debates.attachments.models import Attachment as Attachment
+
+# Budgets (what a user, a panel or the site may spend), likewise (debates/budgets/).
+from debates.budgets.models import Budget as Budget
 from debates.engine.events import ContributionResult
 from debates.engine.vocabulary import (
     FINISHED,
@@ -48,6 +51,8 @@ from debates.providers.cli import command as cli_command
 ZERO = Decimal("0")
 # A deadline, in seconds: under 20 s no panel can answer and be synthesised; over an hour is no deadline.
 MIN_DEADLINE, MAX_DEADLINE = 20, 3600
+# A question's own cost cap, in dollars: a cent at least, and no more than a thousand (a typo's ceiling).
+MIN_COST_CAP, MAX_COST_CAP = Decimal("0.01"), Decimal("1000")
 
 
 class Provider(models.Model):
@@ -500,6 +505,22 @@ class Question(models.Model):
         blank=True,
         validators=[MinValueValidator(MIN_DEADLINE), MaxValueValidator(MAX_DEADLINE)],
         help_text="Answer within this many seconds. Empty: the panel's deadline, if any.",
+    )
+    max_cost = models.DecimalField(
+        "cost cap (USD)",
+        max_digits=8,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(MIN_COST_CAP), MaxValueValidator(MAX_COST_CAP)],
+        help_text="Spend at most this many dollars: refused when the run's expected cost is more, stopped before "
+        "a round that would pass it. Empty: only the budgets limit it.",
+    )
+    reserved = models.DecimalField(
+        max_digits=12,
+        decimal_places=6,
+        default=ZERO,
+        help_text="What its run holds against its budgets while it runs (budgets.hold); 0 once it has ended.",
     )
     failure_policy = models.CharField(
         max_length=16,

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from debates.engine.attachments import IMAGE, PDF, Delivery, delivery
 from debates.engine.protocols import Step, call_steps, planned_calls
-from debates.estimate import Estimate, call_cost, judge_calls_of, judge_of, plan_of, ranged, searchers
+from debates.estimate import Estimate, expected, judge_calls_of, judge_of, plan_of, ranged, searchers
 from debates.models import Contribution, Outcome, Panel, Panelist, Provider
 from debates.presets import PRESETS, Wire
 from debates.providers import catalog, cli
@@ -74,16 +74,11 @@ class PanelOption:
         steps = plan_of(panel)
         per_voice, moderator_calls = call_steps(steps, judging=False)
         judge_calls = judge_calls_of(panel, steps)
-        cost = per_voice * sum((call_cost(p) for p in members), Decimal(0))
-        cost += moderator_calls * call_cost(panel.moderator) + judge_calls * call_cost(judge_of(panel))
+        cost, search_cost = expected(panel)
         calls = planned_calls(steps, len(members), judging=bool(judge_calls))
         families = sorted({p.family for p in members})
         seconds, measured = duration(panel, steps)
         searching = searchers(panel)
-        # Each of their calls in the panel's rounds searches about once (Anthropic's may search more);
-        # a search model's searches are in its calls' cost already, turned off or not.
-        optional = [p for p in searching if not catalog.always_searches(p.model)]
-        search_cost = per_voice * sum((p.price_search for p in optional), Decimal(0)) / 1000
         sights = [p.sight() for p in members]
         # The judge's prompt carries the question's brief, files and all (engine/context.py), as the moderator's does.
         judge = [(judge_of(panel), judge_calls)] if judge_calls else []
@@ -93,8 +88,8 @@ class PanelOption:
             voices=len(members),
             families=families,
             calls=calls,
-            cost=cost + search_cost,
-            estimate=ranged(panel, cost + search_cost, calls),
+            cost=cost,
+            estimate=ranged(panel, cost, calls),
             problems=problems(panel),
             warnings=panel.self_judging(),
             setup=unkeyed_provider(panel),

@@ -19,6 +19,7 @@ class Kind(StrEnum):
     CONFLICT = "conflict"  # not now: the question's state does not allow it
     TOO_LARGE = "too_large"
     RATE_LIMITED = "rate_limited"  # ``retry_after`` seconds until it may be asked again
+    OVER_BUDGET = "over_budget"  # a budget or the question's cap has no room: ``retry_after``, until it renews
     UNAVAILABLE = "unavailable"  # a part Teorema needs does not answer
 
 
@@ -30,13 +31,14 @@ HTTP_STATUS: dict[Kind, int] = {
     Kind.CONFLICT: 409,
     Kind.TOO_LARGE: 413,
     Kind.RATE_LIMITED: 429,
+    Kind.OVER_BUDGET: 402,
     Kind.UNAVAILABLE: 503,
 }
 
 
 class Refused(Exception):
     """``message`` for the person; ``kind``; ``fields``, the inputs at fault with what is wrong with
-    each; ``retry_after``, seconds to wait before asking again (rate limited only)."""
+    each; ``retry_after``, seconds to wait before asking again (rate limited, or over a budget until it renews)."""
 
     def __init__(
         self,

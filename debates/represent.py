@@ -45,6 +45,7 @@ def represent(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
         "options": q.options,
         "debate": q.debate or q.panel.debate,
         "deadline": q.deadline or q.panel.deadline,
+        "max_cost": None if q.max_cost is None else str(q.max_cost),
         "follow_up_of": q.parent_id,
         "reask_of": q.reask_of_id,
         "visibility": q.visibility,

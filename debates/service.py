@@ -25,6 +25,7 @@ from debates import ratelimit, represent
 from debates.attachments import check as files
 from debates.attachments import store
 from debates.attachments.check import Upload
+from debates.budgets import hold
 from debates.conversations import sharing
 from debates.forms import AskForm
 from debates.live import snapshot
@@ -62,7 +63,7 @@ def ask(
     **fields: Any,
 ) -> Question:
     """Ask the panel: ``fields`` are the ask form's (text, context, panel, criticality, options,
-    debate, voices, protocol, moderator, deadline, force_panel, search, follow_up_of); a field left
+    debate, voices, protocol, moderator, deadline, max_cost, force_panel, search, follow_up_of); a field left
     empty takes the panel's setting (``search`` left out stays on: voices that may search do).
     ``attachments``: the files (name, declared media type, bytes), checked before anything is
     stored. ``runs_here``: the caller runs it (the terminal), nothing is queued. ``asked``: the
@@ -102,7 +103,8 @@ def submit(
     """Start the question of a filled-in ask form (the page keeps the form to show it again):
     its checks and its files' (refused in words before anything is stored or any model is called),
     one of the hour's submissions, the save (with the ``stored`` fields its channel sets: a request's
-    key and digest, the schema asked for), the run queued (unless ``runs_here``)."""
+    key and digest, the schema asked for), its run's expected cost held against its budgets (refused,
+    naming the budget, where one has no room), the run queued (unless ``runs_here``)."""
     if isinstance(user, AnonymousUser):
         raise Refused("Sign in to ask: a question is its asker's.", Kind.UNAUTHENTICATED)
     if not form.is_valid():
@@ -110,10 +112,17 @@ def submit(
     checked = files.check(attachments or [])
     if user is not None and (wait := ratelimit.take(user.pk)):
         raise Refused(ratelimit.refusal(wait), Kind.RATE_LIMITED, retry_after=wait)
-    # The question and its files, or neither; a key's twin saved meanwhile undoes only this save.
-    with transaction.atomic() if checked or stored else nullcontext():
+    data = form.cleaned_data
+    limited = hold.applies(user.pk if user else None, data["panel"].pk, data["max_cost"])
+    # The question, its files and its hold on its budgets, or none; a key's twin saved meanwhile undoes only this save.
+    with transaction.atomic() if checked or stored or limited else nullcontext():
         question = form.save(owner=user, source=source, reask_of=reask_of, **(stored or {}))
         store.save(question.pk, checked)
+        if limited:
+            try:
+                hold.reserve(question)
+            except hold.OverBudget as over:
+                raise Refused(over.message, Kind.OVER_BUDGET, retry_after=over.retry_after) from None
     if not runs_here:
         tasks.submit(question)
     return question

@@ -10,6 +10,7 @@ takes agreement from one place (``agreement``).
 import asyncio
 from collections.abc import Callable
 from dataclasses import replace
+from decimal import Decimal
 from typing import Any, Protocol
 
 from debates.engine import agreement as agreements
@@ -27,6 +28,7 @@ from debates.engine.events import (
 )
 from debates.engine.policy import Lineup, small_model
 from debates.engine.protocols import Step, plan, planned_calls
+from debates.engine.purse import Purse
 from debates.engine.reading import closing, gates
 from debates.engine.reading import judgement as judgements
 from debates.engine.spec import RunSpec, Seat
@@ -71,7 +73,13 @@ class Run:
     """One run's shared state; ``enrich`` gives a ballot its fields before it is stored (engine.vote)."""
 
     def __init__(
-        self, spec: RunSpec, sink: Sink, prior: Prior, grounder: Grounder | None, enrich: Enrich = keep
+        self,
+        spec: RunSpec,
+        sink: Sink,
+        prior: Prior,
+        grounder: Grounder | None,
+        enrich: Enrich = keep,
+        purse: Purse | None = None,
     ) -> None:
         self.spec = spec
         self.sink = sink
@@ -95,6 +103,9 @@ class Run:
         self.stopping = ""  # why the calls cancelled now are stopped; "" while nobody stopped them on purpose
         self.clock = Clock(spec.deadline, spec.synthesis_time)
         self.finished: RunFinished | None = None  # the run's end, once a step gave it
+        self.purse = purse  # what the run may spend (engine.purse); None: nothing limits it
+        self.spent = sum((r.cost for r in prior.values()), Decimal(0))  # every call's cost so far, stored ones too
+        self.last_cost: dict[str, Decimal] = {}  # seat key -> what its latest call in this process cost
 
     def report(self) -> dict[str, Any]:
         """The panel running, the facilitator's brief, and (debate = on_dissent) whether the debate ran."""
@@ -133,6 +144,8 @@ class Run:
             if why := self.stopping or stopped_by(stop):
                 await calls.finish(self.sink, tally.stopped(why))
             raise
+        self.spent += result.cost
+        self.last_cost[seat.key] = result.cost
         result = await self.with_basis(step, seat, self.polish(result))
         storing = asyncio.current_task()
         assert storing is not None, "a call always runs inside a task"

@@ -8,12 +8,15 @@ replayed without calling anyone, so a resumed run never bills a completed contri
 """
 
 from collections.abc import Awaitable, Callable
+from decimal import Decimal
 
 from debates.engine import shaping, steps, vote
+from debates.engine.clock import FINAL_KINDS
 from debates.engine.context import Grounder, Prior, Run
 from debates.engine.events import PanelChanged, PhaseChanged, RunFinished, Sink
 from debates.engine.policy import RunStopped
 from debates.engine.protocols import Step, planned_calls
+from debates.engine.purse import Purse, next_call
 from debates.engine.spec import RunSpec
 from debates.engine.vocabulary import DEBATE_KINDS, Status, StepKind
 
@@ -36,13 +39,20 @@ ACTIONS: dict[StepKind, Action] = {
 }
 # Steps after the run's end: they take the verdict another step gave (``Run.finished``).
 AFTER_THE_END = frozenset({StepKind.SHAPED})
-# What a run past the panel's share of its deadline leaves out: the rounds that refine answers already given.
+# What a run past the panel's share of its deadline, or past what it may spend, leaves out: the rounds
+# that refine answers already given.
 LATE_KINDS = DEBATE_KINDS | {StepKind.DISSENT, StepKind.REVOTE}
 
 
-async def run(spec: RunSpec, sink: Sink, prior: Prior | None = None, grounder: Grounder | None = None) -> RunFinished:
-    """Run (or resume) a question; returns the RunFinished it also emitted."""
-    context = Run(spec, sink, prior or {}, grounder, enrich=vote.enrich)
+async def run(
+    spec: RunSpec,
+    sink: Sink,
+    prior: Prior | None = None,
+    grounder: Grounder | None = None,
+    purse: Purse | None = None,
+) -> RunFinished:
+    """Run (or resume) a question; returns the RunFinished it also emitted. ``purse``: what it may spend."""
+    context = Run(spec, sink, prior or {}, grounder, enrich=vote.enrich, purse=purse)
     try:
         finished = await walk(context)
     except RunStopped as stop:
@@ -59,8 +69,8 @@ async def walk(context: Run) -> RunFinished:
     for step in context.steps:
         if context.finished is not None and step.kind not in AFTER_THE_END:
             continue
-        if step.kind in LATE_KINDS and context.clock.panel_over():
-            skip_late(context, step)
+        if step.kind in LATE_KINDS and (why := await late(context, step)):
+            skip_late(context, step, why)
             continue
         await context.sink.emit(PhaseChanged(step.title, step.index + 1, len(context.steps)))
         outcome = await ACTIONS[step.kind](context, step)
@@ -73,12 +83,33 @@ async def walk(context: Run) -> RunFinished:
     return context.finished
 
 
-def skip_late(context: Run, step: Step) -> None:
-    """Leave a refining round out once the panel's time is up, and say so (once: a round on_dissent
-    skipped already says why)."""
+async def late(context: Run, step: Step) -> str:
+    """Why a refining round is left out, or "" to run it: the panel's time is up, or its calls would
+    pass what the run may spend (the synthesis after it counted in, so a stopped run still gets one)."""
+    if context.clock.panel_over():
+        return f"the panel's share of the {context.clock.seconds:g} s deadline was up"
+    if context.purse is None or (steps.skipping(context) and step.kind in DEBATE_KINDS):
+        return ""
+    ending = [s for s in context.steps[step.index + 1 :] if s.kind in FINAL_KINDS]
+    total = context.spent + sum((expected(context, s) for s in [step, *ending]), Decimal(0))
+    return await context.purse.holds(total)
+
+
+def expected(context: Run, step: Step) -> Decimal:
+    """What a step's calls are expected to cost: its moderator's (or tie-breaker's) call for a final
+    step, else each active voice's and, for a round the judge groups, the judge's."""
+    spec, last = context.spec, context.last_cost
+    if step.kind in FINAL_KINDS:
+        seat = spec.tie_breaker if step.kind == StepKind.TIEBREAK and spec.tie_breaker else spec.moderator
+        return next_call(seat.voice, last.get(seat.key, Decimal(0)))
+    judged = [context.judge] if step.judged and context.judging else []
+    seats = [*context.lineup.active, *judged]
+    return sum((next_call(s.voice, last.get(s.key, Decimal(0))) for s in seats), Decimal(0))
+
+
+def skip_late(context: Run, step: Step, why: str) -> None:
+    """Leave a refining round out, and say why (once: a round on_dissent skipped already says why)."""
     if context.dissent is not None and context.dissent.skip and step.kind in DEBATE_KINDS:
         return
     context.calls_planned -= planned_calls([step], len(context.lineup.active), context.judging)
-    context.lineup.degradations.append(
-        f"{step.title} did not run: the panel's share of the {context.clock.seconds:g} s deadline was up."
-    )
+    context.lineup.degradations.append(f"{step.title} did not run: {why}.")

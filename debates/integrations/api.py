@@ -32,6 +32,7 @@ FIELDS: Fields = {
     "protocol": (str, "a string"),
     "moderator": (str, "a panelist's name"),
     "deadline": (int, "a whole number of seconds"),
+    "max_cost": ((int, float, str), "a number of dollars"),
     "search": (bool, "true or false"),
     "attachments": (list, 'a list of files {"name", "media_type", "data": base64}'),
 }

@@ -19,7 +19,7 @@ from debates.refusal import Kind, Refused, json_type
 from debates.tokens import bearer_user
 
 View = Callable[..., JsonResponse]
-Fields = dict[str, tuple[type, str]]
+Fields = dict[str, tuple[type | tuple[type, ...], str]]  # a field's JSON type (or types), in words
 
 UNAUTHENTICATED = "Authentication required: send 'Authorization: Bearer <token>' (made in the admin)."
 
@@ -78,9 +78,13 @@ def type_errors(payload: dict[str, Any], fields: Fields) -> dict[str, list[str]]
     for name, value in payload.items():
         if name not in fields:
             found[name] = [f"Unknown field: the fields are {', '.join(fields)}."]
-        elif value is not None and type(value) is not fields[name][0]:  # not isinstance: true is no number
+        elif value is not None and type(value) not in as_types(fields[name][0]):  # not isinstance: true is no number
             found[name] = [f"Must be {fields[name][1]}, not {json_type(value)}."]
     return found
+
+
+def as_types(expected: type | tuple[type, ...]) -> tuple[type, ...]:
+    return expected if isinstance(expected, tuple) else (expected,)
 
 
 def json_body(request: HttpRequest) -> dict[str, Any]:

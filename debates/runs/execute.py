@@ -14,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from debates import grounding
+from debates.budgets import hold
 from debates.engine import run as engine
 from debates.engine import traced
 from debates.engine.context import Prior
@@ -153,6 +154,7 @@ def start(question_id: int) -> tuple[Question, Totals, tuple[RunSpec, Prior] | E
         freeze(question)
     totals = Totals.stored(question, expected=expected_seconds(question.panel))
     try:
+        hold.reserve(question)  # held when it was asked; a retried run holds again, or is refused before its first call
         return question, totals, (spec_for(question), {} if first else prior_for(question_id))
     except Exception as error:
         return question, totals, error
@@ -183,7 +185,7 @@ async def execute(question_id: int) -> str | None:
         if grounder is not None:
             grounder.warm()  # SymPy loads (once per process) beside the first round, not in front of the first check
         with traced.workflow(question_id) as span:
-            finished = await engine.run(spec, sink, prior, grounder=grounder)
+            finished = await engine.run(spec, sink, prior, grounder=grounder, purse=hold.Hold(question))
             span.set_attribute("teorema.status", str(finished.status))
         await sink.drain()  # failing to store the end is a crash like any other
     except asyncio.CancelledError:
@@ -197,7 +199,7 @@ async def execute(question_id: int) -> str | None:
             await sink.emit(RoundFinished(index, Status.CANCELLED))
         finished = RunFinished(Status.CANCELLED, error="Cancelled by the asker.")
         await sink.emit(finished)
-    except RosterGone as error:
+    except (RosterGone, hold.OverBudget) as error:
         finished = RunFinished(Status.FAILED, error=str(error))
         await sink.emit(finished)
     except Exception as error:
@@ -226,7 +228,7 @@ def cancel(question_id: int) -> None:
     """Ask the run to stop; whichever process holds it notices within a second."""
     # Not started yet: nothing to stop, it simply never runs.
     Question.objects.filter(pk=question_id, status=Status.QUEUED, lease_owner="").update(
-        status=Status.CANCELLED, error="Cancelled by the asker.", finished_at=timezone.now()
+        status=Status.CANCELLED, error="Cancelled by the asker.", finished_at=timezone.now(), reserved=0
     )
     Question.objects.filter(pk=question_id, status__in=lease.RESUMABLE).update(cancel_requested=True)
 

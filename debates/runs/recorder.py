@@ -189,4 +189,5 @@ class Recorder:
             finished_at=timezone.now(),
             lease_owner="",
             lease_expires=None,
+            reserved=0,  # its hold on its budgets ends with it: what it spent is its cost
         )

@@ -104,6 +104,13 @@ async def ask_panel(
     deadline: Annotated[
         int | None, Field(description="Answer within this many seconds (20-3600); late voices are cut, and said so.")
     ] = None,
+    max_cost: Annotated[
+        float | None,
+        Field(
+            description="Spend at most this many dollars (0.01-1000): refused when the run is expected to cost "
+            "more; a run that spends faster stops before the round that would pass it, and says so."
+        ),
+    ] = None,
     search: Annotated[
         bool,
         Field(
@@ -117,7 +124,7 @@ async def ask_panel(
     """Ask Teorema's panel a question: blind answers, an anonymised debate, a moderator's verdict.
     Returns the verdict, its confidence, the agreement, the dissent in short, the cost and the page's URL."""
     fields = {"text": question, "context": context, "panel": panel, "criticality": criticality}
-    fields |= {"debate": debate, "options": options, "deadline": deadline, "search": search}
+    fields |= {"debate": debate, "options": options, "deadline": deadline, "max_cost": max_cost, "search": search}
     user = await user_of(ctx)
     asked = await refusing(
         lambda: service.ask(user, source=Source.MCP, attachments=uploads(ctx, attachments), **fields)

@@ -15,6 +15,7 @@ TYPES: dict[Kind, str] = {
     Kind.UNAUTHENTICATED: "invalid_request_error",
     Kind.RATE_LIMITED: "requests",
     Kind.UNAVAILABLE: "server_error",
+    Kind.OVER_BUDGET: "insufficient_quota",
 }
 RETRYABLE = frozenset({Kind.UNAVAILABLE, Kind.RATE_LIMITED})
 NO_RETRY = {"x-should-retry": "false"}
@@ -24,6 +25,7 @@ CODES: dict[Kind, str] = {
     Kind.UNAUTHENTICATED: "invalid_api_key",
     Kind.RATE_LIMITED: "rate_limit_exceeded",
     Kind.TOO_LARGE: "request_too_large",
+    Kind.OVER_BUDGET: "insufficient_quota",
 }
 
 

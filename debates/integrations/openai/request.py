@@ -16,7 +16,7 @@ from django.http import HttpRequest
 from debates import service
 from debates.attachments import check as files
 from debates.attachments.check import Upload
-from debates.integrations.endpoint import json_body, type_errors
+from debates.integrations.endpoint import Fields, json_body, type_errors
 from debates.integrations.openai.transcript import MARKED
 from debates.models import Panel
 from debates.readable import unreadable
@@ -33,7 +33,7 @@ FORMATS = {
     "hidden": "hidden",
 }
 # What a request may carry, besides OpenAI's sampling settings (which a panel does not take: ignored).
-FIELDS: dict[str, tuple[type, str]] = {
+FIELDS: Fields = {
     "model": (str, "a string"),
     "messages": (list, "a list of messages"),
     "stream": (bool, "true or false"),
@@ -46,10 +46,11 @@ FIELDS: dict[str, tuple[type, str]] = {
     "n": (int, "a number"),
 }
 # Teorema's own options, under "teorema": the ask form's fields.
-OPTIONS: dict[str, tuple[type, str]] = {
+OPTIONS: Fields = {
     "criticality": (str, "a string"),
     "debate": (str, "a string"),
     "deadline": (int, "a whole number of seconds"),
+    "max_cost": ((int, float, str), "a number of dollars"),
     "options": (list, "a list of strings"),
     "force_panel": (bool, "true or false"),
     "search": (bool, "true or false"),

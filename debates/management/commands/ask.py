@@ -69,6 +69,12 @@ class Command(BaseCommand):
             help="answer within this many seconds: late voices are stopped and disclosed (default: the panel's)",
         )
         parser.add_argument(
+            "--max-cost",
+            metavar="USD",
+            help="spend at most this many dollars: refused when the run is expected to cost more, stopped "
+            "before a round that would pass it (default: no cap; the budgets still apply)",
+        )
+        parser.add_argument(
             "--attach",
             action="append",
             default=[],
@@ -177,6 +183,7 @@ class Command(BaseCommand):
             "moderator": options["moderator"],
             "follow_up_of": options["follow_up"],
             "deadline": options["deadline"],
+            "max_cost": options["max_cost"],
         }
 
     async def follow(self, question_id: int, here: bool) -> str:
