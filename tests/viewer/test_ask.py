@@ -184,8 +184,9 @@ def make_question_with_latencies(panel, seconds: float) -> Question:
 
 
 def test_the_estimate_counts_the_judges_calls_at_the_judges_price(asker, offline_panel):
+    from debates.estimate import call_cost
     from debates.models import Panelist
-    from debates.readiness import PanelOption, call_cost
+    from debates.readiness import PanelOption
 
     before = PanelOption.of(offline_panel)
     prices = {"price_in": Decimal("30"), "price_out": Decimal("60")}
