@@ -58,7 +58,7 @@ PHASES = ("request", "token", "form", "limit", "insert", "task", "claim/spec", "
 WRAPPED = (
     ("debates.integrations.endpoint", "bearer_user", "token"),
     ("debates.forms", "AskForm.full_clean", "form"),
-    ("debates.ratelimit", "take", "limit"),
+    ("debates.lib.ratelimit", "take", "limit"),
     ("debates.forms", "AskForm.save", "insert"),
     ("debates.runs.tasks", "submit", "task"),
     ("debates.runs.execute", "start", "claim/spec"),

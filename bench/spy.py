@@ -30,7 +30,7 @@ COMPONENTS = (
     ),
     (
         "live sink: fragments and state",
-        ("debates/live/", "django/template/", "django/core/cache/", "debates/render.py", "markdown_it/"),
+        ("debates/live/", "django/template/", "django/core/cache/", "debates/lib/render.py", "markdown_it/"),
     ),
     ("engine", ("debates/engine/", "debates/grounding/")),
     (
@@ -41,7 +41,7 @@ COMPONENTS = (
         "submission (HTTP API)",
         (
             *("debates/integrations/", "debates/service.py", "debates/represent.py", "debates/tokens.py"),
-            *("debates/forms.py", "debates/readiness.py", "debates/middleware.py", "django/core/handlers/"),
+            *("debates/forms.py", "debates/roster/readiness.py", "debates/middleware.py", "django/core/handlers/"),
         ),
     ),
     ("database (recorder, lease, ORM)", ("debates/runs/", "django/db/", "psycopg/", "django_tasks", "sqlite3")),

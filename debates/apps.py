@@ -39,7 +39,7 @@ class DebatesConfig(AppConfig):
         from debates.runs import wake
 
         task_enqueued.connect(wake.wake_workers, sender=DatabaseBackend, dispatch_uid="teorema-wake-workers")
-        from debates import stamped
+        from debates.lib import stamped
 
         post_migrate.connect(stamped.keep_triggers, sender=self, dispatch_uid="teorema-keep-stamp-triggers")
         from debates.signin import checks  # noqa: F401 (registers the SSO group's check)

@@ -12,9 +12,9 @@ from django import forms
 from django.conf import settings
 from django.db.models import QuerySet
 
-from debates import panels
 from debates.conversations import threads
 from debates.engine.vocabulary import DebateMode
+from debates.lib.readable import ReadableForm
 from debates.models import (
     MAX_COST_CAP,
     MAX_DEADLINE,
@@ -28,8 +28,8 @@ from debates.models import (
     Question,
     Source,
 )
-from debates.readable import ReadableForm
-from debates.readiness import judges_of, lineup_problems, preselected_slug
+from debates.roster import panels
+from debates.roster.readiness import judges_of, lineup_problems, preselected_slug
 
 MAX_OPTIONS, MAX_OPTION_CHARS = 26, 200
 # Voices picked for one question: a panel's labels run A to Z. Checked before any name is looked
@@ -97,7 +97,7 @@ def voice_label(panelist: Panelist) -> str:
 
 
 class PanelField(forms.ModelChoiceField):
-    """A panel by slug, as it is now (debates.panels: no query while the roster is unchanged);
+    """A panel by slug, as it is now (debates.roster.panels: no query while the roster is unchanged);
     refusing an unknown one lists the panels, looked up only then."""
 
     def to_python(self, value: Any) -> Panel | None:
@@ -201,7 +201,7 @@ class AskForm(ReadableForm):
         },
     )
     panel = PanelField(
-        queryset=Panel.objects.all(),  # its choices; a chosen panel comes from debates.panels
+        queryset=Panel.objects.all(),  # its choices; a chosen panel comes from debates.roster.panels
         to_field_name="slug",
         empty_label=None,
         required=False,  # the default panel when left out

@@ -16,8 +16,6 @@ from django.db import models, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from debates import crypto
-
 # A question's attached files, likewise (debates/attachments/).
 from debates.attachments.models import Attachment as Attachment
 
@@ -41,12 +39,13 @@ from debates.engine.vocabulary import (
 # the app registers them with its other models.
 from debates.evaluation.models import Evaluation as Evaluation
 from debates.evaluation.models import EvaluationItem as EvaluationItem
-from debates.labelled import Labelled
-from debates.presets import PRESETS, Wire, search_preset
+from debates.lib import crypto
+from debates.lib.labelled import Labelled
 from debates.providers import base, catalog, cli
 from debates.providers.base import SearchTool
 from debates.providers.catalog import Sight
 from debates.providers.cli import command as cli_command
+from debates.providers.presets import PRESETS, Wire, search_preset
 
 ZERO = Decimal("0")
 # A deadline, in seconds: under 20 s no panel can answer and be synthesised; over an hour is no deadline.
@@ -396,7 +395,7 @@ class Panel(models.Model):
 
     def roster(self) -> list[Panelist]:
         """The panelists in seat order, from with_roster()'s prefetch when the panel came with it
-        (debates.panels' do; its own attribute: another prefetch of memberships may be stale, as in
+        (debates.roster.panels' do; its own attribute: another prefetch of memberships may be stale, as in
         the admin's save)."""
         memberships = getattr(self, "prefetched_seats", None)
         if memberships is None:
@@ -784,7 +783,7 @@ class ApiToken(models.Model):
 
 class Stamp(models.Model):
     """The last change to a group of tables, as a random number the database's own triggers write
-    (migration 0018): a process keeps copies of those rows until it changes (debates.stamped)."""
+    (migration 0018): a process keeps copies of those rows until it changes (debates.lib.stamped)."""
 
     name = models.CharField(max_length=16, primary_key=True)
     value = models.BigIntegerField()

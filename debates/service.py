@@ -21,20 +21,21 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.forms import Form
 
-from debates import ratelimit, represent
+from debates import represent
 from debates.attachments import check as files
 from debates.attachments import store
 from debates.attachments.check import Upload
 from debates.budgets import hold
 from debates.conversations import sharing
 from debates.forms import AskForm
+from debates.lib import ratelimit
 from debates.live import snapshot
 from debates.live.state import read_state
 from debates.models import Contribution, Outcome, Panel, Provider, Question, Source
 from debates.providers import check
 from debates.providers.base import ProviderError, Voice
-from debates.readiness import PanelOption, judges_of, panel_options, probe_voice
 from debates.refusal import Kind, Refused
+from debates.roster.readiness import PanelOption, judges_of, panel_options, probe_voice
 from debates.runs import execute, once, tasks
 from debates.track import outcomes
 

@@ -12,8 +12,8 @@ from allauth.idp.oidc.models import Token
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.utils import timezone
 
+from debates.lib.stamped import TOKENS, Stamped
 from debates.models import ApiToken
-from debates.stamped import TOKENS, Stamped
 
 PREFIX_LENGTH = 10
 # A token's last use is kept to the minute, the grain the admin shows it in: writing it on every
@@ -37,7 +37,7 @@ def _read(token_digest: str) -> ApiToken | None:
     return ApiToken.objects.select_related("user").filter(digest=token_digest).first()
 
 
-# Tokens with their users, as they are now: a script's every request reads one (debates.stamped).
+# Tokens with their users, as they are now: a script's every request reads one (debates.lib.stamped).
 _TOKENS: Stamped[str, ApiToken] = Stamped(TOKENS, _read)
 
 

@@ -11,7 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from debates import discover, service
+from debates import service
 from debates.access import visible_question
 from debates.attachments import check as files
 from debates.conversations.threads import history_page
@@ -20,8 +20,9 @@ from debates.live import snapshot
 from debates.live.state import read_state
 from debates.models import Question, Status
 from debates.question_page import live_context, render_question
-from debates.readiness import missing_key, next_step, panel_options, providers_needing_keys
 from debates.refusal import Kind, Refused
+from debates.roster import discover
+from debates.roster.readiness import missing_key, next_step, panel_options, providers_needing_keys
 from debates.runs import execute
 
 HISTORY_PAGE = 20

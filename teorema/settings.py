@@ -502,7 +502,7 @@ TEOREMA: TeoremaSettings = {
     "RETRY_AFTER_CAP_SECONDS": env_number("TEOREMA_RETRY_AFTER_CAP_SECONDS", 60.0, 0, float),
     # The embedded model's threads; 0: one core fewer than the process may use (providers/local.py).
     "LOCAL_THREADS": env_number("TEOREMA_LOCAL_THREADS", 0, 0),
-    # Local model servers the ask page looks for on their default ports (debates/discover.py);
+    # Local model servers the ask page looks for on their default ports (debates/roster/discover.py);
     # off on a production server, where loopback is not the user's machine.
     "LOCAL_SERVERS": {
         "ollama": "http://127.0.0.1:11434/v1",

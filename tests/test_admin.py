@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from debates.models import ApiToken, Contribution, Panel, Panelist, Provider, Question, Round, Status
-from debates.roster import import_roster
+from debates.roster.toml import import_roster
 from tests.fakes.provider_server import FakeProviderServer, Script
 
 KEY = "sk-proj-PLAINTEXT0123456789wxyz"

@@ -9,9 +9,9 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from debates import discover
 from debates.models import Panel, Provider
-from debates.readiness import cli_problem, problems
+from debates.roster import discover
+from debates.roster.readiness import cli_problem, problems
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("cli_sandbox")]
 
@@ -93,7 +93,7 @@ def test_the_ask_page_offers_the_clis_it_found(client, staff, home, monkeypatch)
 
 
 def test_a_cli_provider_goes_through_the_roster_file_and_back():
-    from debates.roster import export_roster, import_roster
+    from debates.roster.toml import export_roster, import_roster
 
     report = import_roster(
         """
@@ -115,7 +115,7 @@ preset = "claude-code"
 
 
 def test_a_command_provider_without_a_command_is_refused_in_words():
-    from debates.roster import RosterError, import_roster
+    from debates.roster.toml import RosterError, import_roster
 
     with pytest.raises(RosterError, match="command: A command is needed"):
         import_roster('[[providers]]\nname = "Nothing"\npreset = "command"\n')

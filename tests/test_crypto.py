@@ -10,7 +10,7 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
-from debates import crypto
+from debates.lib import crypto
 from debates.models import Provider
 
 KEY = "sk-ant-PLAINTEXT-0123456789abcd"

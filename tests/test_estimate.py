@@ -1,4 +1,4 @@
-"""A run's estimate before it starts, low / expected / high (debates/estimate.py): the bounds are
+"""A run's estimate before it starts, low / expected / high (debates/roster/estimate.py): the bounds are
 checked against what the fake panel really spends, end to end (the fake provider server, priced
 models): the high holds on every path, escalations included; the low is no more than a usual run."""
 
@@ -9,7 +9,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from debates.models import Panel, Panelist, Question, Status
-from debates.readiness import PanelOption
+from debates.roster.readiness import PanelOption
 from debates.runs import tasks
 from tests.fakes.answers import ADVERSARIAL_SYNTHESIS, SYNTHESIS
 from tests.fakes.roster import make_panel, make_question

@@ -10,7 +10,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DEBATES = ROOT / "debates"
 # The ground floor: plain Python every layer may read.
-GROUND = {"debates.labelled", "debates.sentences", "debates.presets"}
+GROUND = {"debates.lib.labelled", "debates.lib.sentences", "debates.providers.presets"}
 WEB = ("django", "channels", "channels_redis", "daphne", "asgiref", "twisted")
 # Each way in from outside the page, by the modules that make it up.
 CHANNELS = {

@@ -47,7 +47,7 @@ def test_migrations_and_bootstrap_apply_on_postgresql(postgres_database: str, tm
 
 @pytest.mark.services
 def test_every_change_to_the_roster_or_the_tokens_on_postgresql_writes_a_new_stamp(postgres_database: str) -> None:
-    """debates.stamped trusts the database to note each change, whoever makes it: here a client of
+    """debates.lib.stamped trusts the database to note each change, whoever makes it: here a client of
     its own, with statements that touch no row, many rows, or empty a table."""
     env = os.environ | {"DATABASE_URL": postgres_database}
     env.pop("DJANGO_SETTINGS_MODULE", None)

@@ -7,9 +7,9 @@ from django.urls import reverse
 
 from debates.models import Membership, Panel, Panelist, Provider
 from debates.providers.base import SearchTool
-from debates.readiness import PanelOption, problems
-from debates.roster import export_roster, import_roster
-from debates.voices import voice_from_panelist
+from debates.roster.readiness import PanelOption, problems
+from debates.roster.toml import export_roster, import_roster
+from debates.roster.voices import voice_from_panelist
 from tests.test_admin import provider_form
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from django.test import RequestFactory
 
 from debates.models import Panel, Panelist, Provider
-from debates.roster import RosterError, Unconfirmed, export_roster, import_roster
+from debates.roster.toml import RosterError, Unconfirmed, export_roster, import_roster
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "docs" / "roster.example.toml"

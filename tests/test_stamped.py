@@ -1,4 +1,4 @@
-"""The panels and tokens a process keeps (debates.stamped) are never older than the database: every
+"""The panels and tokens a process keeps (debates.lib.stamped) are never older than the database: every
 way a row can change, the ORM's bulk writes, raw SQL, another connection's commit, a rollback,
 is seen by the next read, and an unchanged roster costs one small read, not the panel's query."""
 
@@ -9,9 +9,9 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection, connections, transaction
 
-from debates import panels
+from debates.lib.stamped import GROUPS, ROSTER, USER, install_triggers, present_triggers, stamp
 from debates.models import ApiToken, Membership, Panel, Panelist, Provider, Stamp
-from debates.stamped import GROUPS, ROSTER, USER, install_triggers, present_triggers, stamp
+from debates.roster import panels
 from debates.tokens import assign_secret, bearer_user
 from tests.fakes.roster import make_panel
 

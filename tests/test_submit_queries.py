@@ -11,7 +11,7 @@ from debates.tokens import assign_secret
 from tests.fakes.roster import make_panel
 
 # Reached: API 4 (the stamps of the tokens and of the roster, whether a budget covers it, the insert: a
-# token and a panel with its judges and seats are read once per change, debates.stamped; the token's last
+# token and a panel with its judges and seats are read once per change, debates.lib.stamped; the token's last
 # use is written once a minute); the page 5 (session, user, the roster's stamp, the budgets, insert). One
 # more is allowed before this fails.
 API_SUBMIT_QUERIES = 5

@@ -13,8 +13,8 @@ from django.utils.text import slugify
 from debates.engine.vocabulary import Protocol
 from debates.forms import OptionsField
 from debates.models import ZERO, Membership, Panel, Panelist, Provider
-from debates.presets import PRESETS, Wire, search_preset
 from debates.providers.catalog import family
+from debates.providers.presets import PRESETS, Wire, search_preset
 
 
 class ProviderForm(forms.ModelForm):

@@ -15,7 +15,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 
 from debates.admin import setup
 from debates.admin.forms import PanelForm, ProviderForm
-from debates.crypto import KeyUnreadable
+from debates.lib.crypto import KeyUnreadable
 from debates.models import Membership, Panel, Provider
 
 

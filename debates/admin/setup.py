@@ -20,13 +20,13 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
 from debates.admin.forms import NewPanelForm, PanelistFromModelForm, SeatForm
-from debates.crypto import KeyUnreadable
+from debates.lib.crypto import KeyUnreadable
 from debates.models import Provider
 from debates.providers import catalog, check
 from debates.providers.base import ProviderError
-from debates.readiness import probe_voice
 from debates.refusal import Kind, Refused
-from debates.voices import endpoint_from_provider
+from debates.roster.readiness import probe_voice
+from debates.roster.voices import endpoint_from_provider
 
 
 def suggested_env(provider: Provider) -> str:

@@ -11,7 +11,7 @@ import unicodedata
 import zipfile
 from pathlib import PurePosixPath
 
-from debates.labelled import Labelled
+from debates.lib.labelled import Labelled
 
 MAX_NAME = 200
 

@@ -25,8 +25,8 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from debates.budgets.models import Budget, Scope
-from debates.estimate import expected
 from debates.models import Question
+from debates.roster.estimate import expected
 
 MICRODOLLAR = Decimal("0.000001")  # Question.cost's precision
 CENT = Decimal("0.01")

@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from debates.labelled import Labelled
+from debates.lib.labelled import Labelled
 
 # A limit, in dollars: a cent at least; over a million is no limit.
 MIN_LIMIT, MAX_LIMIT = Decimal("0.01"), Decimal("1000000")

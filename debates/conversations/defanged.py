@@ -1,7 +1,7 @@
 """A model's Markdown as an export carries it: every link that would run or embed something when the
 file is opened in a viewer (``javascript:``, ``vbscript:``, ``data:``, ``file:``) points nowhere.
 
-The page never renders such a link (``debates.render``), but an exported file is read by viewers
+The page never renders such a link (``debates.lib.render``), but an exported file is read by viewers
 whose rules we do not know. What the model wrote stays readable: only the address is replaced, by
 ``#unsafe-link``, wherever a viewer would follow one (a Markdown link or image, a reference
 definition, an autolink, an HTML ``href``/``src``), however it is spelled (entities, spaces, case).

@@ -17,10 +17,10 @@ from debates.engine.reading import closing, judgement
 from debates.engine.reading.judgement import Judgement
 from debates.engine.reading.synthesis import for_people, named
 from debates.engine.vocabulary import Outcome, Status, StepKind
+from debates.lib.render import MARKDOWN
 from debates.live import claims, snapshot, story
 from debates.live.state import read_state
 from debates.models import Question, VerdictOutcome
-from debates.render import MARKDOWN
 from debates.represent import attachments, represent
 from debates.track import outcomes
 

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from debates.conversations import sharing, threads
 from debates.models import Panel, Question
-from debates.readiness import problems
+from debates.roster.readiness import problems
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ from django.db import transaction
 from django.http import Http404, HttpRequest
 from django.urls import reverse
 
+from debates.lib.readable import ReadableForm
 from debates.live.consumers import recheck_viewers
 from debates.models import Question, Visibility
-from debates.readable import ReadableForm
 
 TOKEN_BYTES = 24  # 32 URL-safe characters
 COST_KEYS = frozenset({"cost", "cost_saved", "on_subscription", "voices_on_subscription"})

@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterable
 from functools import lru_cache
 
 from debates.engine.reading.text import ECHOED, phrases
-from debates.sentences import without_loops
+from debates.lib.sentences import without_loops
 
 REDACTED = "[identity removed]"
 UNKNOWN_PANELIST = "[unknown panelist]"

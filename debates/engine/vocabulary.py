@@ -5,7 +5,7 @@ Each member is a ``str``, so a value read from the database or a roster file com
 to its member, and a member serialises to JSON as its plain value.
 """
 
-from debates.labelled import Labelled
+from debates.lib.labelled import Labelled
 
 
 class Protocol(Labelled):

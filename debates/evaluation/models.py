@@ -12,7 +12,7 @@ from django.conf import settings as django_settings
 from django.db import models
 from django.urls import reverse
 
-from debates.labelled import Labelled
+from debates.lib.labelled import Labelled
 
 
 class EvaluationStatus(Labelled):

@@ -22,8 +22,8 @@ from debates.evaluation.datasets import Dataset
 from debates.evaluation.models import Evaluation, EvaluationItem, EvaluationStatus
 from debates.evaluation.summary import Totals, totals_of
 from debates.models import Panel, Question
-from debates.readiness import problems
 from debates.refusal import Kind, Refused
+from debates.roster.readiness import problems
 from debates.runs import execute
 
 LEASE_POLL = 1.0  # seconds between two looks at a question another process still holds

@@ -20,9 +20,9 @@ from debates.engine.events import ContributionResult, Meter
 from debates.engine.reading import closing, judgement, synthesis
 from debates.engine.reading.judgement import Judgement
 from debates.engine.vocabulary import RETIRED, SEARCH_KINDS, Outcome, StepKind
+from debates.lib.render import markdown
 from debates.live.claims import Voice
 from debates.providers.base import Source
-from debates.render import markdown
 
 FINISHED_STATUSES = frozenset(Outcome)  # a card is finished once its contribution has an outcome
 UNSAFE_ID_CHAR = re.compile(r"[^A-Za-z0-9_-]")

@@ -17,7 +17,7 @@ from debates.live import claims, story
 from debates.live.cards import FINISHED_STATUSES, Card, RoundView, card_key, in_label_order, label_order, voice_tabs
 from debates.live.state import LiveRound, LiveState, Totals
 from debates.models import Panelist, Protocol, Question, Round, Status, StepKind, Synthesis
-from debates.presets import Wire
+from debates.providers.presets import Wire
 
 # How the tab title and the announcement at the end say how a run ended.
 ENDINGS = {

@@ -5,10 +5,10 @@ import random
 from django.conf import settings
 from django.db import migrations, models
 
-from debates import stamped
+from debates.lib import stamped
 
 
-# The triggers are debates.stamped's: the same ones it puts back after each migrate.
+# The triggers are debates.lib.stamped's: the same ones it puts back after each migrate.
 def add_triggers(apps, schema_editor):
     user_table = apps.get_model(settings.AUTH_USER_MODEL)._meta.db_table
     stamped.install_triggers(schema_editor.connection, user_table)

@@ -18,10 +18,10 @@ from contextlib import closing, contextmanager
 from importlib import resources
 from typing import Any
 
+from debates.lib.sentences import repeats
 from debates.providers import threads
 from debates.providers.base import Chunk, Fault, Message, ProviderError, Queued, Started, Usage, Voice
 from debates.providers.mojibake import Mend
-from debates.sentences import repeats
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_ID = "smollm2-135m-instruct"  # the one model this wire lists (the default roster names it so)

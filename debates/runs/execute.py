@@ -37,7 +37,7 @@ from debates.live.mailbox import Mailbox
 from debates.live.sink import LiveSink
 from debates.live.state import Totals
 from debates.models import Contribution, Question, Status
-from debates.readiness import expected_seconds
+from debates.roster.readiness import expected_seconds
 from debates.runs import lease, outage
 from debates.runs.recorder import Recorder
 from debates.runs.spec import RosterGone, freeze, prior_for, seat_panelists, spec_for

@@ -19,9 +19,9 @@ from django.db.models import Q
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from debates import panels
 from debates.engine.vocabulary import CANCELLED_BY_ASKER
 from debates.models import Question, Status
+from debates.roster import panels
 from debates.runs import outage
 
 log = logging.getLogger(__name__)

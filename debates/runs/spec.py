@@ -13,7 +13,7 @@ from debates.engine.events import ContributionResult
 from debates.engine.spec import RunSpec, Seat
 from debates.engine.vocabulary import Criticality, DebateMode, FailurePolicy, Method, Outcome, Protocol, StepKind
 from debates.models import Contribution, Panel, Panelist, Question
-from debates.voices import voice_from_panelist
+from debates.roster.voices import voice_from_panelist
 
 
 class RosterGone(Exception):
@@ -128,7 +128,7 @@ def spec_for(question: Question) -> RunSpec:
 
 
 def current_panelists(question: Question) -> dict[int, Panelist]:
-    """The frozen roster's panelists as they are now: those its panel came with (debates.panels,
+    """The frozen roster's panelists as they are now: those its panel came with (debates.roster.panels,
     as lease.claim reads it), else in one query."""
     wanted = {entry["panelist_id"] for entry in question.roster}
     panel = question.panel

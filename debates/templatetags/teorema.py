@@ -9,13 +9,14 @@ from typing import Any
 from django import template
 from django.utils.safestring import SafeString
 
-from debates import readiness, render
 from debates.attachments import check as files
 from debates.conversations import threads
 from debates.engine import sourcing
 from debates.engine.reading import closing
+from debates.lib import render
 from debates.live import claims, story
 from debates.models import Method, Question
+from debates.roster import readiness
 
 register = template.Library()
 
@@ -34,7 +35,7 @@ def agreement(question: Question) -> str:
 
 @register.filter
 def markdown(text: str) -> SafeString:
-    """Untrusted model text → sanitised HTML (see debates/render.py)."""
+    """Untrusted model text → sanitised HTML (see debates/lib/render.py)."""
     return render.markdown(text)
 
 

@@ -13,8 +13,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.utils import timezone
 
+from debates.lib.readable import ReadableForm
 from debates.models import Held, Question, Status, VerdictOutcome
-from debates.readable import ReadableForm
 from debates.refusal import Kind, Refused
 
 JUDGEABLE = frozenset({Status.DONE, Status.ANSWERED})

@@ -82,7 +82,7 @@
       const select = form.querySelector("select[name=panel]");
       return radio || (select ? select.selectedOptions[0] : null);
     };
-    // An image, and a panel none of whose voices can see one: said before sending (readiness.py words it).
+    // An image, and a panel none of whose voices can see one: said before sending (roster/readiness.py words it).
     const blind = box.querySelector(".attach-blind");
     const warnBlind = () => {
       const panel = chosenPanel();

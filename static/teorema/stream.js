@@ -4,7 +4,7 @@
 (function () {
   "use strict";
 
-  // As debates/render.py draws a finished text: CommonMark, tables, strikethrough, no raw HTML,
+  // As debates/lib/render.py draws a finished text: CommonMark, tables, strikethrough, no raw HTML,
   // images as links, then an allow-list (only http, https and mailto links).
   var md = window.markdownit("commonmark", { html: false, breaks: false }).enable(["table", "strikethrough"]);
   md.renderer.rules.image = function (tokens, idx) {

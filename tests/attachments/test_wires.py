@@ -11,7 +11,7 @@ from asgiref.sync import sync_to_async
 from debates import service
 from debates.attachments.check import Upload
 from debates.models import Attachment, Membership, Panel, Panelist, Provider, Source, Status
-from debates.readiness import PanelOption
+from debates.roster.readiness import PanelOption
 from debates.runs import execute
 from tests.fakes import files, judge
 from tests.fakes.answers import SYNTHESIS

@@ -14,7 +14,7 @@ from django.urls import reverse
 from debates.budgets import hold
 from debates.budgets.models import Budget, Period, Scope
 from debates.models import Question
-from debates.readiness import PanelOption
+from debates.roster.readiness import PanelOption
 from tests.viewer.test_api import bearer
 
 # The offline panel's three voices at $1/$2 per 1M tokens: 6 calls of 2,000 in and 800 out.

@@ -10,7 +10,7 @@ from queue import Queue
 import pytest
 import redis
 
-from debates import ratelimit
+from debates.lib import ratelimit
 
 LIMIT, ATTEMPTS = 100, 300  # per process: far more attempts than the limit, all at once
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from debates.engine.dossier import REDACTED, dossier, fence, scrub, shuffled_labels, unquote
-from debates.sentences import repeats
+from debates.lib.sentences import repeats
 
 
 def test_self_identifications_are_scrubbed():

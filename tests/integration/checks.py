@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from debates.engine.reading.synthesis import read
-from debates.render import markdown
+from debates.lib.render import markdown
 from tests.integration.debate import StoredContribution
 from tests.integration.viewer import Page, Viewer, dom_text_id, finished_html
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import pytest
 
 from debates.engine.reading.synthesis import read
-from debates.render import markdown
+from debates.lib.render import markdown
 from tests.integration.cluster import Cluster, Process, ask
 from tests.integration.debate import PANEL, VOICES, Deployment, Store, StoredContribution, requests_about, step_of
 from tests.integration.viewer import Viewer, dom_text_id, finished_html, watch

@@ -8,7 +8,7 @@ import pytest
 from debates.models import Panelist, Provider
 from debates.providers import check, responses
 from debates.providers.base import Fault, ProviderError, SearchTool, Voice
-from debates.voices import voice_from_panelist
+from debates.roster.voices import voice_from_panelist
 from tests.fakes.provider_server import Script
 from tests.providers.helpers import WIRES, failure
 

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from debates.engine.protocols import call_steps
 from debates.models import Contribution, Question, Round
-from debates.readiness import PanelOption, judge_calls_of, judge_of, plan_of
+from debates.roster.readiness import PanelOption, judge_calls_of, judge_of, plan_of
 from tests.fakes.roster import make_panel
 
 
@@ -184,9 +184,9 @@ def make_question_with_latencies(panel, seconds: float) -> Question:
 
 
 def test_the_estimate_counts_the_judges_calls_at_the_judges_price(asker, offline_panel):
-    from debates.estimate import call_cost
     from debates.models import Panelist
-    from debates.readiness import PanelOption
+    from debates.roster.estimate import call_cost
+    from debates.roster.readiness import PanelOption
 
     before = PanelOption.of(offline_panel)
     prices = {"price_in": Decimal("30"), "price_out": Decimal("60")}
@@ -201,7 +201,7 @@ def test_the_estimate_counts_the_judges_calls_at_the_judges_price(asker, offline
 
 def test_a_judge_on_a_small_model_plans_no_judge_call_and_a_keyless_judge_stops_the_panel(asker, offline_panel):
     from debates.models import Panelist, Provider
-    from debates.readiness import PanelOption
+    from debates.roster.readiness import PanelOption
 
     keyless = Provider.objects.create(name="No key", wire="openai", base_url="http://127.0.0.1:9/v1")
     offline_panel.judge = Panelist.objects.create(name="Tiny", provider=keyless, model="qwen2.5:1.5b", family="qwen")

@@ -8,9 +8,9 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from debates.estimate import call_cost
 from debates.models import Panelist, Provider, Question
-from debates.readiness import PanelOption
+from debates.roster.estimate import call_cost
+from debates.roster.readiness import PanelOption
 from debates.runs.spec import freeze_roster
 from tests.fakes.answers import SYNTHESIS
 from tests.viewer.test_api import bearer, post

@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 
 from debates.management.commands import ask
 from debates.models import Panel, Question
-from debates.roster import import_roster
+from debates.roster.toml import import_roster
 from tests.fakes.answers import SYNTHESIS
 from tests.fakes.provider_server import Script
 from tests.viewer.test_first_run import DEFAULT_ROSTER

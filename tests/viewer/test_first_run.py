@@ -12,7 +12,7 @@ from django.utils.html import escape
 
 from debates.examples import EXAMPLES
 from debates.models import Panel, Panelist, Provider, Question
-from debates.roster import import_roster
+from debates.roster.toml import import_roster
 from debates.runs import execute, tasks
 from tests.fakes.answers import SYNTHESIS
 

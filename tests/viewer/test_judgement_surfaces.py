@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 from debates import service
 from debates.models import Contribution, Panelist, Question, Round
 from debates.refusal import Refused
-from debates.roster import import_roster
+from debates.roster.toml import import_roster
 from debates.runs import execute, tasks
 from tests.fakes.provider_server import Script
 from tests.fakes.roster import make_question

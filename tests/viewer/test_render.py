@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from debates.render import markdown
+from debates.lib.render import markdown
 
 HOSTILE = [
     "<script>window.__pwned=1</script>",

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from debates.live.sink import LiveSink
 from debates.live.state import Totals
-from debates.readiness import time_left
+from debates.roster.readiness import time_left
 from debates.runs.execute import Tee
 from debates.runs.recorder import Recorder
 from tests.viewer.test_live import WAIT, finished, headers, start_round, tab  # noqa: F401  (fixtures)

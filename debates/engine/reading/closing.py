@@ -21,7 +21,7 @@ from typing import Any
 from debates.engine.reading import confidence as confidences
 from debates.engine.reading import gates, jsonish
 from debates.engine.reading.text import SLOT, clean_value, fold, phrases, without_thinking
-from debates.sentences import normal
+from debates.lib.sentences import normal
 
 MAX_CLAIMS = 8
 MAX_ITEMS = 30

@@ -1,7 +1,7 @@
 """Text clean-up every reader shares: thinking blocks, decorations around a value, our template's
 unfilled slots (and placeholders echoed in free text), and the keys words and headings are compared
 by (a phrase's own key, and a small model's loop of one sentence, are the ground floor's:
-``debates.sentences``)."""
+``debates.lib.sentences``)."""
 
 import re
 import unicodedata

@@ -18,8 +18,8 @@ from debates.attachments import check as files
 from debates.attachments.check import Upload
 from debates.integrations.endpoint import Fields, json_body, type_errors
 from debates.integrations.openai.transcript import MARKED
+from debates.lib.readable import unreadable
 from debates.models import Panel
-from debates.readable import unreadable
 from debates.refusal import Kind, Refused, json_type
 from debates.runs import once
 

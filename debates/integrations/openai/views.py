@@ -28,8 +28,8 @@ from debates.integrations.openai import structured
 from debates.integrations.openai.errors import error
 from debates.integrations.openai.reply import Reply
 from debates.models import Source
-from debates.readiness import panel_options
 from debates.refusal import Kind, Refused
+from debates.roster.readiness import panel_options
 
 
 def user_or_refuse(request: HttpRequest):

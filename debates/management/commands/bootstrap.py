@@ -12,9 +12,9 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
 
-from debates import discover
 from debates.models import Panel
-from debates.roster import import_roster
+from debates.roster import discover
+from debates.roster.toml import import_roster
 
 DEFAULT_ROSTER = Path(__file__).resolve().parents[2] / "default_roster.toml"
 ADMIN = "admin"

@@ -6,8 +6,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import reverse
 
-from debates.readiness import missing_key, providers_needing_keys
-from debates.roster import RosterError, Unconfirmed, export_roster, import_roster, read_file
+from debates.roster.readiness import missing_key, providers_needing_keys
+from debates.roster.toml import RosterError, Unconfirmed, export_roster, import_roster, read_file
 
 SHOWN_ERRORS = 50  # a broken file can have thousands: the first ones show what is wrong
 

@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from debates import crypto
+from debates.lib import crypto
 from debates.models import Provider
 
 

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from urllib.parse import urlsplit
 
-from debates.labelled import Labelled
+from debates.lib.labelled import Labelled
 from debates.providers.base import SearchTool
 
 

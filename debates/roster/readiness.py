@@ -12,12 +12,12 @@ from urllib.parse import urlsplit
 
 from debates.engine.attachments import IMAGE, PDF, Delivery, delivery
 from debates.engine.protocols import Step, call_steps, planned_calls
-from debates.estimate import Estimate, expected, judge_calls_of, judge_of, plan_of, ranged, searchers
 from debates.models import Contribution, Outcome, Panel, Panelist, Provider
-from debates.presets import PRESETS, Wire
 from debates.providers import catalog, cli
 from debates.providers.base import Voice
-from debates.voices import endpoint_from_provider, voice_from_panelist
+from debates.providers.presets import PRESETS, Wire
+from debates.roster.estimate import Estimate, expected, judge_calls_of, judge_of, plan_of, ranged, searchers
+from debates.roster.voices import endpoint_from_provider, voice_from_panelist
 
 OPENAI_HOST = urlsplit(PRESETS["openai"].base_url).hostname
 

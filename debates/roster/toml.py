@@ -22,8 +22,8 @@ from django.db import models, transaction
 from django.utils.text import slugify
 
 from debates.models import Membership, Panel, Panelist, Provider
-from debates.presets import PRESETS
-from debates.readiness import problems  # the ask page's own rule for "cannot run"
+from debates.providers.presets import PRESETS
+from debates.roster.readiness import problems  # the ask page's own rule for "cannot run"
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
 """The panels as they are now, each with its judges and seats (their panelists and providers): what
 every question reads twice before its first call (the ask form, the run's start), read here once
-per change to the roster and kept in this process (debates.stamped)."""
+per change to the roster and kept in this process (debates.lib.stamped)."""
 
+from debates.lib.stamped import ROSTER, Stamped
 from debates.models import Panel
-from debates.stamped import ROSTER, Stamped
 
 
 def _read(key: tuple[str, object]) -> Panel | None:

@@ -15,10 +15,10 @@ from django.db import transaction
 
 from debates.engine.vocabulary import Method, Protocol
 from debates.models import Membership, Panel, Panelist, Provider
-from debates.presets import PRESETS, Wire
 from debates.providers import cli
 from debates.providers.base import Endpoint, ProviderError
 from debates.providers.catalog import family
+from debates.providers.presets import PRESETS, Wire
 
 MAX_VOICES = 5
 # One model on its own: three methods, so the panel at least reasons three ways (weak evidence, and said so).

@@ -5,8 +5,8 @@ nothing of the database; this is where the two meet."""
 from decimal import Decimal
 
 from debates.models import Panelist, Provider
-from debates.presets import PRESETS, Wire, search_preset
 from debates.providers.base import Endpoint, SearchTool, Voice
+from debates.providers.presets import PRESETS, Wire, search_preset
 
 
 def endpoint_from_provider(provider: Provider) -> Endpoint:
