@@ -6,7 +6,6 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.core.exceptions import DisallowedHost, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
-from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.defaultfilters import filesizeformat
@@ -15,6 +14,7 @@ from django.views import defaults
 
 from debates.integrations import endpoint
 from debates.integrations.openai import errors as openai
+from debates.lib.unstored import unstored
 from debates.refusal import Kind, Refused
 
 
@@ -67,17 +67,6 @@ def server_error(request: HttpRequest) -> HttpResponse:
     if is_api(request):
         return in_json(request, Refused("The server failed on this request; its log says why.", Kind.UNAVAILABLE), 500)
     return defaults.server_error(request)
-
-
-def unstored(exception: BaseException | None) -> str:
-    """Why the database could store nothing, in words ("" for any other error): a full disk
-    (SQLite's SQLITE_FULL, PostgreSQL's disk_full), else a database that is not answering."""
-    if not isinstance(exception, OperationalError):
-        return ""
-    cause = exception.__cause__
-    if "disk is full" in str(exception) or getattr(cause, "sqlstate", "") == "53100":
-        return "The server's disk is full"
-    return "The database is not answering"
 
 
 RETRY_AFTER = "60"  # seconds: a disk is freed, or a database back, in minutes rather than seconds

@@ -18,7 +18,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.template.loader import render_to_string
 
-from debates.errors import unstored
+from debates.lib.unstored import unstored
 from debates.live import snapshot
 from debates.live.mailbox import Mailbox
 from debates.live.state import LiveState, group_name, read_state

@@ -32,7 +32,7 @@ from debates.engine.events import (
 )
 from debates.engine.spec import RunSpec
 from debates.engine.vocabulary import RETIRED, FailurePolicy, Outcome
-from debates.errors import unstored
+from debates.lib.unstored import unstored
 from debates.live.mailbox import Mailbox
 from debates.live.sink import LiveSink
 from debates.live.state import Totals
