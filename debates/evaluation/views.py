@@ -17,12 +17,11 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
-from debates.evaluation import export
+from debates.evaluation import export, tasks
 from debates.evaluation.forms import EvaluationForm
 from debates.evaluation.models import Evaluation, EvaluationStatus
 from debates.evaluation.plot import plot
 from debates.evaluation.summary import Totals
-from debates.runs import tasks
 
 POLL_SECONDS = 3
 

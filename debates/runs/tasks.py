@@ -1,5 +1,5 @@
-"""The tasks, run (or resume) a question or an evaluation, and what enqueues them: local mode and
-workers alike.
+"""The task that runs (or resumes) a question, and what enqueues it: local mode and workers alike
+(an evaluation's is its own package's, ``evaluation.tasks``).
 
 Local mode runs it on the server's own loop (taskbackend.InProcessBackend); a server setup puts
 it in the database for the workers. A process that starts resumes what a dead one left.
@@ -12,8 +12,6 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.tasks import task
 
-from debates.evaluation.models import Evaluation, EvaluationStatus
-from debates.evaluation.runner import Runner
 from debates.models import Question
 from debates.runs import execute, lease
 
@@ -29,19 +27,6 @@ async def run_question(question_id: int) -> str | None:
 def submit(question: Question) -> None:
     """Enqueue a question's run: on this server's loop (local mode) or for a worker (server mode)."""
     run_question.enqueue(question.pk)
-
-
-@task()
-async def run_evaluation(evaluation_id: int) -> str:
-    """An evaluation started from the page: every item a question, run here one at a time."""
-    evaluation = await Evaluation.objects.select_related("panel", "owner").aget(pk=evaluation_id)
-    await Runner(evaluation, evaluation.settings.get("concurrency", 1)).run()
-    return EvaluationStatus.DONE
-
-
-def submit_evaluation(evaluation: Evaluation) -> None:
-    """Enqueue an evaluation's run, as ``submit`` does a question's."""
-    run_evaluation.enqueue(evaluation.pk)
 
 
 async def resume_interrupted() -> list[int]:

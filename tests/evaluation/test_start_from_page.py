@@ -10,9 +10,9 @@ from django.test import override_settings
 from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 
+from debates.evaluation import tasks
 from debates.evaluation.models import Evaluation, EvaluationStatus
 from debates.models import Question
-from debates.runs import tasks
 from tests.evaluation import scenario
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -78,7 +78,7 @@ def test_starting_enqueues_the_evaluation_task(client, alice, panel, folder) -> 
     with override_settings(TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}):
         start(client)
     queued = DBTaskResult.objects.get()
-    assert queued.task_path == "debates.runs.tasks.run_evaluation"
+    assert queued.task_path == "debates.evaluation.tasks.run_evaluation"
     assert queued.args_kwargs["args"] == [Evaluation.objects.get().pk]
 
 
