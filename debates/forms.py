@@ -1,17 +1,22 @@
 """Asking a question: one form behind the web page, the JSON API and the CLI.
 
 Every check that can fail before money is spent happens here, in words the asker can act on:
-an empty or oversized question, an unknown panel, a panel with a voice that cannot be called.
+an empty or oversized question, an unknown panel, a panel with a voice that cannot be called. A
+refusal from below (the service's) is shown on the form it refuses the same way on every page
+(``shown_on``).
 """
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django import forms
 from django.conf import settings
 from django.db.models import QuerySet
+from django.forms import Form
 
+from debates.attachments import check as files
 from debates.conversations import threads
 from debates.engine.vocabulary import DebateMode
 from debates.lib.readable import ReadableForm
@@ -28,6 +33,7 @@ from debates.models import (
     Question,
     Source,
 )
+from debates.refusal import Kind, Refused
 from debates.roster import panels
 from debates.roster.readiness import judges_of, lineup_problems, preselected_slug
 
@@ -366,3 +372,26 @@ class AskForm(ReadableForm):
             source=source,
             **stored,
         )
+
+
+def shown_on(form: Form, refused: Refused, uploads: Sequence[files.Upload] = ()) -> int:
+    """A refusal shown on the form it refuses: the form's own errors, what is wrong with its files,
+    else the refusal's words at its top, and the files sent that must be attached again; the HTTP
+    status to answer with."""
+    outside = [word for name, words in refused.fields.items() if name not in form.fields for word in words]
+    for word in outside:
+        form.add_error(None, word)
+    if refused.kind != Kind.INVALID and not outside:
+        form.add_error(None, refused.message)
+    if again := attach_again(uploads, refused.fields.get(files.FIELD, [])):
+        form.add_error(None, again)
+    return refused.status
+
+
+def attach_again(uploads: Sequence[files.Upload], problems: list[str]) -> str:
+    """A form comes back without its files (no browser keeps them), so the ones not refused are named."""
+    refused = [u for u in uploads for problem in problems if problem.startswith((f"{u.name} ", f"“{u.name}”"))]
+    kept = [u.name for u in uploads if u not in refused]
+    if not kept:
+        return ""
+    return f"Files are not kept on a form sent back: attach {', '.join(kept)} again."

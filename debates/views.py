@@ -1,12 +1,9 @@
 """The pages: ask, watch a debate (live, or after the fact), history, cancel."""
 
-from collections.abc import Sequence
-
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
 from django.db.models import Q
-from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -16,6 +13,7 @@ from debates.access import visible_question
 from debates.attachments import check as files
 from debates.conversations.threads import history_page
 from debates.examples import EXAMPLES
+from debates.forms import shown_on
 from debates.live import snapshot
 from debates.live.state import read_state
 from debates.models import Question, Status
@@ -58,29 +56,6 @@ def ask(request: HttpRequest) -> HttpResponse:
         "clis": discover.installed_clis() if demo or not runnable else [],
     }
     return render(request, "debates/ask.html", context, status=status)
-
-
-def shown_on(form: Form, refused: Refused, uploads: Sequence[files.Upload] = ()) -> int:
-    """A refusal shown on the form it refuses: the form's own errors, what is wrong with its files,
-    else the refusal's words at its top, and the files sent that must be attached again; the HTTP
-    status to answer with."""
-    outside = [word for name, words in refused.fields.items() if name not in form.fields for word in words]
-    for word in outside:
-        form.add_error(None, word)
-    if refused.kind != Kind.INVALID and not outside:
-        form.add_error(None, refused.message)
-    if again := attach_again(uploads, refused.fields.get(files.FIELD, [])):
-        form.add_error(None, again)
-    return refused.status
-
-
-def attach_again(uploads: Sequence[files.Upload], problems: list[str]) -> str:
-    """A form comes back without its files (no browser keeps them), so the ones not refused are named."""
-    refused = [u for u in uploads for problem in problems if problem.startswith((f"{u.name} ", f"“{u.name}”"))]
-    kept = [u.name for u in uploads if u not in refused]
-    if not kept:
-        return ""
-    return f"Files are not kept on a form sent back: attach {', '.join(kept)} again."
 
 
 @staff_member_required

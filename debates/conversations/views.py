@@ -18,13 +18,12 @@ from debates.attachments import check as files
 from debates.attachments import shown
 from debates.attachments.check import Upload
 from debates.conversations import export, page, sharing
-from debates.forms import AskForm
+from debates.forms import AskForm, shown_on
 from debates.live import snapshot
 from debates.live.state import read_state
 from debates.models import Question
 from debates.question_page import render_question
 from debates.refusal import Kind, Refused
-from debates.views import shown_on
 
 # A link page is nobody's to index or to keep in a shared cache: revoking it must end it.
 LINK_HEADERS = {"X-Robots-Tag": "noindex, nofollow", "Cache-Control": "private, no-store"}
