@@ -16,7 +16,7 @@ the same.
 """
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import combinations
 from typing import Any
@@ -197,6 +197,22 @@ def _grouped(
     return *(group(ballots, similarity) if ballots else ([], [])), ()
 
 
+def on_options(ballot: Ballot, options: tuple[str, ...]) -> Ballot:
+    """A ballot read against the asker's options: the option it names, as the asker wrote it, else
+    a vote for none of them, said so in its note, never a guess at the nearest."""
+    if not options or ballot.off_options:
+        return ballot
+    index = option_named(ballot.decision, options)
+    if index is not None:
+        return replace(ballot, decision=options[index].strip())
+    note = "; ".join(filter(None, (_none_of_them(ballot), ballot.note)))
+    return replace(ballot, decision=NONE_OF_THE_OPTIONS, note=note)
+
+
+def _none_of_them(ballot: Ballot) -> str:
+    return f"{ballot.label}'s decision “{ballot.decision}” is none of the options: a vote for none of them"
+
+
 def _by_option(ballots: list[Ballot], options: tuple[str, ...]) -> tuple[list[tuple[str, list[Ballot]]], list[str]]:
     """Exact groups, one per option named; a ballot naming none is a vote for none of the options."""
     chosen: dict[int, list[Ballot]] = {}
@@ -206,8 +222,7 @@ def _by_option(ballots: list[Ballot], options: tuple[str, ...]) -> tuple[list[tu
         if index is None:
             index = len(options)
             if not ballot.off_options:  # a ballot read with the options says so itself (its note)
-                why = f"{ballot.label}'s decision “{ballot.decision}” is none of the options: a vote for none of them"
-                notes.append(why)
+                notes.append(_none_of_them(ballot))
         chosen.setdefault(index, []).append(ballot)
     order = sorted(chosen, key=lambda i: (-len(chosen[i]), i))
     named = [*(option.strip() for option in options), NONE_OF_THE_OPTIONS]

@@ -23,7 +23,7 @@ from debates.providers.base import Message
 
 def enrich(run: Run, result: ContributionResult) -> ContributionResult:
     """A ballot's fields before it is stored, and a changed vote as a change of position."""
-    parsed = parse_ballot(result.label, result.text, run.spec.options)
+    parsed = consensus.on_options(parse_ballot(result.label, result.text), run.spec.options)
     record: dict[str, Any] = {"note": parsed.note} if parsed.note else {}
     result = replace(result, decision=parsed.decision, confidence=parsed.confidence, reasoning=parsed.reasoning)
     earlier = run.latest(StepKind.VOTE, StepKind.REVOTE)
@@ -186,7 +186,7 @@ def ballot_problem(run: Run) -> Callable[[str], str]:
 
     def check(text: str) -> str:
         try:
-            parse_ballot("", text, run.spec.options)
+            parse_ballot("", text)
         except VoteParseError as error:
             return f"unusable vote: {error}"
         return ""
@@ -199,7 +199,7 @@ def off_options(run: Run) -> Callable[[str], str]:
     second time, as a vote for none of them)."""
 
     def check(text: str) -> str:
-        if run.spec.options and parse_ballot("", text, run.spec.options).off_options:
+        if run.spec.options and consensus.on_options(parse_ballot("", text), run.spec.options).off_options:
             return "the decision is none of the options: copy one exactly"
         return ""
 

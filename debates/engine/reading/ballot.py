@@ -1,9 +1,9 @@
 """A ballot read: the decision, the confidence and the reasons in a voter's JSON, wherever it sits.
 
 The vote is the last JSON-like object holding a "decision" (at any depth: some models nest it),
-after any ``<think>`` block. With the asker's options a decision must name one of them (its text,
-letter or number); one that names none is a vote for none of the options, said so, never a
-guess at the nearest. A confidence that cannot be read keeps the vote, with none stored and a
+after any ``<think>`` block. The decision is read as written: which of the asker's options it
+names is the consensus's question (``consensus.on_options``), which compares it as every decision
+is compared. A confidence that cannot be read keeps the vote, with none stored and a
 note saying why (the one confidence rule, ``reading.confidence``).
 """
 
@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from debates.engine.reading import confidence as confidences
 from debates.engine.reading import jsonish
 from debates.engine.reading.text import clean_value, placeholder, without_thinking
-from debates.engine.sameness import option_named
 
 DECISION_KEYS = {"decision", "finaldecision"}
 CONFIDENCE_KEYS = ("confidence", "confidencelevel", "confidencescore")
@@ -30,15 +29,15 @@ class Ballot:
     decision: str
     confidence: float | None  # None when the voter gave none, or gave one that could not be read
     reasoning: str
-    note: str = ""  # what the reader could not take as written (an unreadable confidence, no option named)
+    note: str = ""  # what could not be taken as written (an unreadable confidence, no option named)
 
     @property
     def off_options(self) -> bool:
         return self.decision == NONE_OF_THE_OPTIONS
 
 
-def parse_ballot(label: str, text: str, options: tuple[str, ...] = ()) -> Ballot:
-    """The vote in an answer; with ``options``, the option it names (as the asker wrote it)."""
+def parse_ballot(label: str, text: str) -> Ballot:
+    """The vote in an answer, its decision as the voter wrote it."""
     body = without_thinking(text)
     for obj in reversed(jsonish.objects(body)):  # the vote is at the end
         fields = _vote_fields(obj)
@@ -46,13 +45,6 @@ def parse_ballot(label: str, text: str, options: tuple[str, ...] = ()) -> Ballot
             continue
         decision = _decision(fields[next(k for k in fields if k in DECISION_KEYS)])
         notes = []
-        if options:
-            index = option_named(decision, options)
-            if index is None:
-                notes.append(f"{label}'s decision “{decision}” is none of the options: a vote for none of them")
-                decision = NONE_OF_THE_OPTIONS
-            else:
-                decision = options[index].strip()
         stated = confidences.read(next((fields[k] for k in CONFIDENCE_KEYS if k in fields), None), body)
         if stated.problem:
             notes.append(f"{label}'s {stated.problem}")

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from debates.engine.consensus import on_options
 from debates.engine.reading.ballot import NONE_OF_THE_OPTIONS, VoteParseError, parse_ballot
 from debates.engine.sameness import option_named
 
@@ -178,10 +179,13 @@ def test_a_decision_names_an_option_by_its_text_letter_or_number(decision, index
 
 
 def test_with_options_a_ballot_is_read_as_the_option_it_names():
-    assert parse_ballot("Panelist A", '{"decision": "B", "confidence": 0.7}', OPTIONS).decision == "MongoDB"
-    assert parse_ballot("Panelist A", '{"decision": "**postgresql**", "confidence": 0.7}', OPTIONS).decision == (
-        "PostgreSQL"
-    )
-    stray = parse_ballot("Panelist A", '{"decision": "Redis", "confidence": 0.7}', OPTIONS)
+    def read(text: str):
+        return on_options(parse_ballot("Panelist A", text), OPTIONS)
+
+    assert read('{"decision": "B", "confidence": 0.7}').decision == "MongoDB"
+    assert read('{"decision": "**postgresql**", "confidence": 0.7}').decision == "PostgreSQL"
+    assert read('{"decision": "B", "confidence": 0.7}').note == ""
+    stray = read('{"decision": "Redis", "confidence": "very"}')
     assert (stray.decision, stray.off_options) == (NONE_OF_THE_OPTIONS, True)
-    assert "“Redis” is none of the options" in stray.note
+    assert stray.note.startswith("Panelist A's decision “Redis” is none of the options")
+    assert "confidence" in stray.note  # the reader's own note kept beside it
