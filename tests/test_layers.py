@@ -1,6 +1,8 @@
-"""How the code is layered, read from its imports (the AST, not a running import): the engine and
-the providers know nothing of the web; no way in from outside reaches into another; the engine's
-modules import one another in one direction only."""
+"""How the code is layered, read from its imports (the AST, not a running import): the ground shelf
+(``debates/lib/``) reads nothing of Teorema's; the engine and the providers know nothing of the web;
+the roster reads only the rows and what lies below them; no way in from outside reaches into
+another, and only the URLs read the pages; the engine's modules import one another in one
+direction only, its readers none of the others."""
 
 import ast
 from pathlib import Path
@@ -9,8 +11,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DEBATES = ROOT / "debates"
-# The ground floor: plain Python every layer may read.
-GROUND = {"debates.lib.labelled", "debates.lib.sentences", "debates.providers.presets"}
+# The ground shelf: plain helpers every layer may read.
+GROUND = ("debates.lib",)
+# Who can be called and what it costs: it reads the rows, and the layers below them.
+ROSTER = ("debates.roster", "debates.models", "debates.engine", "debates.providers", *GROUND)
+# The pages and their error handlers: the top floor, read by the URLs alone.
+PAGES = ("debates.views", "debates.errors")
 WEB = ("django", "channels", "channels_redis", "daphne", "asgiref", "twisted")
 # Each way in from outside the page, by the modules that make it up.
 CHANNELS = {
@@ -58,6 +64,32 @@ def within(name: str, prefixes: tuple[str, ...] | set[str]) -> bool:
     return any(name == p or name.startswith(p + ".") for p in prefixes)
 
 
+def test_the_ground_shelf_reads_nothing_of_teoremas():
+    for name, imported in modules("debates.lib").items():
+        reached = sorted(i for i in imported if within(i, ("debates",)) and i != "debates" and not within(i, GROUND))
+        assert not reached, f"{name} is on the ground shelf yet reads {reached}"
+
+
+def test_the_roster_reads_the_rows_and_what_lies_below_them():
+    for name, imported in modules("debates.roster").items():
+        upward = sorted(i for i in imported if within(i, ("debates",)) and i != "debates" and not within(i, ROSTER))
+        assert not upward, f"{name} reaches up into {upward}"
+
+
+def test_only_the_urls_read_the_pages_and_their_error_handlers():
+    for name, imported in modules("debates").items():
+        if not within(name, (*PAGES, "debates.urls")):
+            reached = sorted(i for i in imported if within(i, PAGES))
+            assert not reached, f"{name} reads {reached}: what two pages share goes below them"
+
+
+def test_the_runs_and_the_live_page_read_no_domain_built_on_them():
+    above = ("debates.evaluation", "debates.integrations", "debates.service", *PAGES)
+    for name, imported in modules("debates.runs", "debates.live").items():
+        reached = sorted(i for i in imported if within(i, above))
+        assert not reached, f"{name} reaches up into {reached}"
+
+
 @pytest.mark.parametrize("layer", ["debates.engine", "debates.providers"])
 def test_the_engine_and_the_providers_import_nothing_of_the_web(layer):
     allowed = ("debates.engine", "debates.providers", *GROUND)
@@ -83,6 +115,16 @@ def test_no_way_in_imports_another():
             if within(name, own):
                 reached = sorted(i for i in imported if within(i, others))
                 assert not reached, f"{name} ({channel}) imports {reached}"
+
+
+def test_the_readers_of_model_text_read_no_other_engine_module():
+    """A reader is small and pure (engine/reading/): what a step makes of what it read, as which of
+    the asker's options a ballot names, is the step's."""
+    for name, imported in modules("debates.engine.reading").items():
+        reached = sorted(
+            i for i in imported if within(i, ("debates.engine",)) and not within(i, ("debates.engine.reading",))
+        )
+        assert not reached, f"{name} reaches up into {reached}"
 
 
 def test_the_engines_modules_import_one_another_in_one_direction():
