@@ -5,7 +5,7 @@ say it the same way."""
 from django.db import OperationalError
 
 
-def unstored(exception: BaseException) -> str:
+def unstored(exception: BaseException | None) -> str:
     """Why the database could store nothing, in words ("" for any other error): a full disk
     (SQLite's SQLITE_FULL, PostgreSQL's disk_full), else a database that is not answering."""
     if not isinstance(exception, OperationalError):
