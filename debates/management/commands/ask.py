@@ -9,6 +9,7 @@ needs human review.
 
 import asyncio
 import sys
+from argparse import ArgumentParser, _ArgumentGroup
 from pathlib import Path
 
 from asgiref.sync import sync_to_async
@@ -34,88 +35,9 @@ class Command(BaseCommand):
     help = "Ask the panel a question and stream the debate to the terminal."
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("text", nargs="?", default="", help="the question")
-        parser.add_argument("--panel", help="panel slug (default: the default panel)")
-        parser.add_argument("--criticality", choices=list(Criticality), help="default: the panel's")
-        parser.add_argument("--context", default="", help="optional context for the panel")
-        parser.add_argument("--force-panel", action="store_true", help="always run the full panel (no triage)")
-        parser.add_argument(
-            "--no-search",
-            action="store_false",
-            dest="search",
-            help="no voice searches the web for this question (by default those whose panelist may, do)",
-        )
-        parser.add_argument(
-            "--voice",
-            action="append",
-            default=[],
-            dest="voices",
-            metavar="PANELIST",
-            help="pick the voices for this question only (repeat it; by panelist name), on the panel's settings",
-        )
-        parser.add_argument(
-            "--protocol", choices=list(Protocol), help="this question's protocol (default: the panel's)"
-        )
-        parser.add_argument("--moderator", metavar="PANELIST", help="this question's moderator (default: the panel's)")
-        parser.add_argument(
-            "--debate",
-            choices=list(DebateMode),
-            help="on_dissent: skip the debate when a mixed panel's blind answers agree (default: the panel's)",
-        )
-        parser.add_argument(
-            "--deadline",
-            type=int,
-            metavar="SECONDS",
-            help="answer within this many seconds: late voices are stopped and disclosed (default: the panel's)",
-        )
-        parser.add_argument(
-            "--max-cost",
-            metavar="USD",
-            help="spend at most this many dollars: refused when the run is expected to cost more, stopped "
-            "before a round that would pass it (default: no cap; the budgets still apply)",
-        )
-        parser.add_argument(
-            "--attach",
-            action="append",
-            default=[],
-            dest="attach",
-            metavar="FILE",
-            help="attach a file for the panel to read (repeat it): PDF, DOCX, text, code, CSV, JSON, or an image",
-        )
-        parser.add_argument("--user", help="username that owns the question (default: none, staff-only)")
-        parser.add_argument(
-            "--option",
-            action="append",
-            default=[],
-            dest="choices",
-            metavar="OPTION",
-            help="vote protocol: a decision voters must pick verbatim (repeat it for each option)",
-        )
-        parser.add_argument(
-            "--follow-up",
-            type=int,
-            metavar="ID",
-            help="follow up question ID: the panel gets its verdict and disputed points (visible to --user)",
-        )
-        parser.add_argument(
-            "--retry",
-            "--retry-synthesis",
-            type=int,
-            dest="retry",
-            metavar="ID",
-            help="run failed question ID again: only the calls that did not complete are made again",
-        )
-        parser.add_argument(
-            "--follow",
-            type=int,
-            metavar="ID",
-            help="follow question ID, running elsewhere (the page, a worker): leaving stops the following, not the run",
-        )
-        parser.add_argument(
-            "--without-failed",
-            action="store_true",
-            help="with --retry: go on without the failed voices, as the degrade policy would (disclosed)",
-        )
+        asked(parser)
+        settings_of(parser.add_argument_group("this question's panel settings (default: the panel's)"))
+        earlier(parser.add_argument_group("an earlier question, by its ID"))
 
     def handle(self, *args, text: str, panel: str | None, user: str | None, **options) -> None:
         if options["without_failed"] and options["retry"] is None:
@@ -222,3 +144,95 @@ def in_the_browser(question: Question, here: bool) -> str:
     if here and broadcasts_stay_in_process():
         return f"Follow it in the browser: {url} — it refreshes there every few seconds; the live text is here."
     return f"Watch it live in the browser too: {url}"
+
+
+def asked(parser: ArgumentParser) -> None:
+    """The question: its words, its panel, its files, who asks it."""
+    parser.add_argument("text", nargs="?", default="", help="the question")
+    parser.add_argument("--panel", help="panel slug (default: the default panel)")
+    parser.add_argument("--criticality", choices=list(Criticality), help="default: the panel's")
+    parser.add_argument("--context", default="", help="optional context for the panel")
+    parser.add_argument("--force-panel", action="store_true", help="always run the full panel (no triage)")
+    parser.add_argument(
+        "--no-search",
+        action="store_false",
+        dest="search",
+        help="no voice searches the web for this question (by default those whose panelist may, do)",
+    )
+    parser.add_argument(
+        "--attach",
+        action="append",
+        default=[],
+        dest="attach",
+        metavar="FILE",
+        help="attach a file for the panel to read (repeat it): PDF, DOCX, text, code, CSV, JSON, or an image",
+    )
+    parser.add_argument("--user", help="username that owns the question (default: none, staff-only)")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        dest="choices",
+        metavar="OPTION",
+        help="vote protocol: a decision voters must pick verbatim (repeat it for each option)",
+    )
+
+
+def settings_of(group: _ArgumentGroup) -> None:
+    """The panel's settings this question changes: voices, protocol, moderator, debate, time, money."""
+    group.add_argument(
+        "--voice",
+        action="append",
+        default=[],
+        dest="voices",
+        metavar="PANELIST",
+        help="pick the voices for this question only (repeat it; by panelist name), on the panel's settings",
+    )
+    group.add_argument("--protocol", choices=list(Protocol), help="this question's protocol (default: the panel's)")
+    group.add_argument("--moderator", metavar="PANELIST", help="this question's moderator (default: the panel's)")
+    group.add_argument(
+        "--debate",
+        choices=list(DebateMode),
+        help="on_dissent: skip the debate when a mixed panel's blind answers agree (default: the panel's)",
+    )
+    group.add_argument(
+        "--deadline",
+        type=int,
+        metavar="SECONDS",
+        help="answer within this many seconds: late voices are stopped and disclosed (default: the panel's)",
+    )
+    group.add_argument(
+        "--max-cost",
+        metavar="USD",
+        help="spend at most this many dollars: refused when the run is expected to cost more, stopped "
+        "before a round that would pass it (default: no cap; the budgets still apply)",
+    )
+
+
+def earlier(group: _ArgumentGroup) -> None:
+    """A question asked before: followed up, run again, or followed where it runs."""
+    group.add_argument(
+        "--follow-up",
+        type=int,
+        metavar="ID",
+        help="follow up question ID: the panel gets its verdict and disputed points (visible to --user)",
+    )
+    group.add_argument(
+        "--retry",
+        "--retry-synthesis",
+        type=int,
+        dest="retry",
+        metavar="ID",
+        help="run failed question ID again: only the calls that did not complete are made again",
+    )
+    group.add_argument(
+        "--follow",
+        type=int,
+        metavar="ID",
+        help="follow question ID, running elsewhere (the page, a worker): leaving stops the following, not the run",
+    )
+    group.add_argument(
+        "--without-failed",
+        action="store_true",
+        help="with --retry: go on without the failed voices, as the degrade policy would (disclosed)",
+    )
