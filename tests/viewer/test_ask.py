@@ -35,6 +35,16 @@ def test_the_form_preselects_the_default_panel_and_shows_what_it_costs(asker, of
     assert re.search(r'<span class="panel-range">\(\$\d+\.\d{3} to \$\d+\.\d{3}\)</span>', page)  # low to high
 
 
+def test_a_panel_no_call_of_which_is_billed_says_so_and_shows_no_range(asker, offline_panel):
+    from debates.models import Panelist
+
+    Panelist.objects.update(price_in=0, price_out=0, price_search=0)
+    page = asker.get("/").content.decode()
+    assert "no call is billed" in page
+    assert "panel-range" not in page
+    assert "$0.000" not in page
+
+
 def test_a_valid_question_is_created_for_the_asker_and_started(asker, alice, offline_panel, no_runs):
     response = ask(asker, force_panel="on", context="We run Postgres 16.")
     question = Question.objects.get()
