@@ -305,6 +305,26 @@ def test_the_consent_page_lets_its_form_end_at_the_clients_redirect(teorema, cli
     assert "form-action 'self' http://127.0.0.1:33418" in page.headers["Content-Security-Policy"]
 
 
+def test_a_client_asking_the_user_to_sign_in_again_is_asked_for_the_password_once_more(teorema, client_id):
+    params = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": CALLBACK,
+        "state": "s",
+        "code_challenge": "c" * 43,
+        "code_challenge_method": "S256",
+        "scope": "mcp",
+        "prompt": "login",
+    }
+    browser = signed_in(teorema, "alice")
+    answer = browser.get(f"/identity/o/authorize?{urlencode(params)}")
+    assert answer.status_code == 302, answer.text[:300]
+    assert answer.headers["Location"].startswith("/accounts/reauthenticate/?next=%2Fidentity%2Fo%2Fauthorize")
+    again = browser.get(answer.headers["Location"])
+    assert again.status_code == 200
+    assert 'name="password"' in again.text
+
+
 @pytest.mark.parametrize(
     ("metadata", "words"),
     [
