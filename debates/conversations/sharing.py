@@ -20,7 +20,7 @@ from debates.live.consumers import recheck_viewers
 from debates.models import Question, Visibility
 
 TOKEN_BYTES = 24  # 32 URL-safe characters
-COST_KEYS = frozenset({"cost", "cost_saved", "on_subscription", "voices_on_subscription"})
+COST_KEYS = frozenset({"cost", "cost_saved", "max_cost", "on_subscription", "voices_on_subscription"})
 
 
 class ShareForm(ReadableForm):

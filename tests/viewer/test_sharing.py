@@ -147,6 +147,8 @@ def test_a_link_opens_the_debate_read_only_to_anyone_without_the_askers_name(cli
 
 
 def test_a_link_with_the_cost_hidden_shows_no_cost_anywhere(client, alice, debated):
+    debated.max_cost = Decimal("0.50")  # the asker's cap is a cost figure too
+    debated.save(update_fields=["max_cost"])
     client.force_login(alice)
     share(client, debated, "link", hide_cost="on")
     link = link_of(debated)
