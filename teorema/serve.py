@@ -16,7 +16,8 @@ late viewer's snapshot waited with it. docs/benchmarks-history.md (fifth pass) h
 
 Writes go to the socket at once (``write_at_once``), and the listen queue holds ``BACKLOG``
 connections, not Twisted's 50 (``with_backlog``). A status Twisted has no words for (422, 424)
-gets the standard ones, not "Unknown Status" (``reason_phrases``).
+gets the standard ones, not "Unknown Status" (``reason_phrases``). A websocket may take
+``HANDSHAKE_S`` to be accepted, not Daphne's command line's 5 s (``with_handshake_time``).
 """
 
 import asyncio
@@ -39,6 +40,11 @@ PREPARE = "--prepare"  # ours, taken out before Daphne reads the arguments
 SWITCH_INTERVAL = 0.002  # seconds
 # Connections the kernel holds for the server to accept (it caps this at net.core.somaxconn).
 BACKLOG = 1024
+# Seconds a websocket may take from its connection to its accept (Daphne's Server's own default;
+# its command line's is 5 s). A page's socket is accepted once its snapshot is read, and a burst of
+# debates starting on a busy box can hold that past 5 s: Daphne then drops the socket, logs "Attempt
+# to send on a closed protocol" when the accept comes, and the browser reconnects to do it all again.
+HANDSHAKE_S = 20
 _buffered_write = tcp.Connection.write
 
 
@@ -107,10 +113,18 @@ def prepare() -> None:
     connection.close()  # the server's threads open their own
 
 
+def with_handshake_time(argv: list[str]) -> list[str]:
+    """Daphne's arguments with ``HANDSHAKE_S`` as its websocket connect time, unless they give one."""
+    if any(arg.split("=")[0] == "--websocket_connect_timeout" for arg in argv):
+        return argv
+    return [argv[0], "--websocket_connect_timeout", str(HANDSHAKE_S), *argv[1:]]
+
+
 def main() -> None:
     if PREPARE in sys.argv:
         sys.argv.remove(PREPARE)
         prepare()
+    sys.argv = with_handshake_time(sys.argv)
     sys.setswitchinterval(SWITCH_INTERVAL)
     reason_phrases()
     tcp.Connection.write = write_at_once  # type: ignore[method-assign,assignment]

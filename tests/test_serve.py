@@ -24,7 +24,7 @@ from twisted.internet.asyncioreactor import AsyncioSelectorReactor
 from twisted.internet.endpoints import serverFromString
 from twisted.internet.protocol import Factory, Protocol
 
-from teorema.serve import BACKLOG, _buffered_write, with_backlog, write_at_once
+from teorema.serve import BACKLOG, HANDSHAKE_S, _buffered_write, with_backlog, with_handshake_time, write_at_once
 from tests.integration.cluster import LOOPBACK, free_port
 
 # Twisted's private fields write_at_once reads, as a fresh connection has them: the fast path.
@@ -276,3 +276,12 @@ def test_make_runs_server_migrates_and_bootstraps_a_fresh_install_itself_and_onl
     assert "Applying" not in again
     assert "Imported the default roster" not in again
     assert "Created the admin account" not in again
+
+
+def test_a_websocket_may_take_the_handshake_time_to_be_accepted_unless_the_command_says_otherwise():
+    served = with_handshake_time(["serve", "-b", "127.0.0.1", "app"])
+    assert served == ["serve", "--websocket_connect_timeout", str(HANDSHAKE_S), "-b", "127.0.0.1", "app"]
+    given = ["serve", "--websocket_connect_timeout", "7", "app"]
+    assert with_handshake_time(given) == given
+    joined = ["serve", "--websocket_connect_timeout=7", "app"]
+    assert with_handshake_time(joined) == joined
