@@ -163,10 +163,8 @@ def client_id(teorema) -> str:
     return registered.json()["client_id"]
 
 
-def tokens_for(teorema: Teorema, client_id: str, **asked: str) -> dict[str, str]:
-    """Tokens by hand (authorize, consent, code with PKCE), for what ``asked`` names: the token response."""
-    verifier = "v" * 64
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+def authorization(client_id: str, challenge: str = "c" * 43, **asked: str) -> str:
+    """The authorization request an MCP client opens for /mcp (PKCE, S256), with what ``asked`` adds."""
     params = {
         "response_type": "code",
         "client_id": client_id,
@@ -176,7 +174,14 @@ def tokens_for(teorema: Teorema, client_id: str, **asked: str) -> dict[str, str]
         "code_challenge_method": "S256",
         "scope": "mcp",
     } | asked
-    landed = consent(signed_in(teorema, "alice"), f"/identity/o/authorize?{urlencode(params)}")
+    return f"/identity/o/authorize?{urlencode(params)}"
+
+
+def tokens_for(teorema: Teorema, client_id: str, **asked: str) -> dict[str, str]:
+    """Tokens by hand (authorize, consent, code with PKCE), for what ``asked`` names: the token response."""
+    verifier = "v" * 64
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    landed = consent(signed_in(teorema, "alice"), authorization(client_id, challenge, **asked))
     code = parse_qs(urlsplit(landed).query)["code"][0]
     exchange = {
         "grant_type": "authorization_code",
@@ -290,34 +295,15 @@ def test_a_token_for_another_resource_is_never_issued(teorema, client_id):
 
 
 def test_the_consent_page_lets_its_form_end_at_the_clients_redirect(teorema, client_id):
-    params = {
-        "response_type": "code",
-        "client_id": client_id,
-        "redirect_uri": CALLBACK,
-        "state": "s",
-        "code_challenge": "c" * 43,
-        "code_challenge_method": "S256",
-        "scope": "mcp",
-    }
-    page = signed_in(teorema, "alice").get(f"/identity/o/authorize?{urlencode(params)}")
+    page = signed_in(teorema, "alice").get(authorization(client_id))
     assert "A script" in page.text
     assert CALLBACK in page.text
     assert "form-action 'self' http://127.0.0.1:33418" in page.headers["Content-Security-Policy"]
 
 
 def test_a_client_asking_the_user_to_sign_in_again_is_asked_for_the_password_once_more(teorema, client_id):
-    params = {
-        "response_type": "code",
-        "client_id": client_id,
-        "redirect_uri": CALLBACK,
-        "state": "s",
-        "code_challenge": "c" * 43,
-        "code_challenge_method": "S256",
-        "scope": "mcp",
-        "prompt": "login",
-    }
     browser = signed_in(teorema, "alice")
-    answer = browser.get(f"/identity/o/authorize?{urlencode(params)}")
+    answer = browser.get(authorization(client_id, prompt="login"))
     assert answer.status_code == 302, answer.text[:300]
     assert answer.headers["Location"].startswith("/accounts/reauthenticate/?next=%2Fidentity%2Fo%2Fauthorize")
     again = browser.get(answer.headers["Location"])
