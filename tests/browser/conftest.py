@@ -63,18 +63,27 @@ def app_url(provider_server: FakeProviderServer, app_env: dict[str, str]) -> Ite
 @contextmanager
 def daphne(env: dict[str, str], data: Path) -> Iterator[str]:
     """``teorema.serve`` on a free loopback port with ``env``, its log in ``data``; its URL once it answers."""
-    port = free_port()
-    log = (data / "daphne.log").open("w")
-    argv = [sys.executable, "-m", "teorema.serve", "-b", "127.0.0.1", "-p", str(port), "teorema.asgi:application"]
-    server = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_up(url, server)
+    with serving(
+        ["-m", "teorema.serve", "-b", "127.0.0.1", "-p", "{port}", "teorema.asgi:application"], env, data / "daphne.log"
+    ) as url:
         yield url
-    finally:
-        server.terminate()
-        server.wait(10)
-        log.close()
+
+
+@contextmanager
+def serving(args: list[str], env: dict[str, str], log: Path) -> Iterator[str]:
+    """A Python server started with ``args`` (``{port}`` in them: a free loopback port), its output in
+    ``log``; its URL once it answers, and stopped after."""
+    port = free_port()
+    argv = [sys.executable, *(arg.format(port=port) for arg in args)]
+    with log.open("w") as out:
+        server = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_until_up(url, server)
+            yield url
+        finally:
+            server.terminate()
+            server.wait(10)
 
 
 def wait_until_up(url: str, server: subprocess.Popen, patience: float = 60.0) -> None:

@@ -12,7 +12,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from tests.browser.conftest import ROOT, daphne, free_port, wait_until_up
+from tests.browser.conftest import ROOT, daphne, serving
 
 pytestmark = pytest.mark.browser
 CLIENT_ID, CLIENT_SECRET = "teorema", "the-client-secret-of-teorema"
@@ -49,17 +49,8 @@ def manage(env: dict[str, str], *args: str) -> str:
 @contextmanager
 def runserver(env: dict[str, str], log: Path) -> Iterator[str]:
     """The identity provider under Django's runserver on a free loopback port; its URL once it answers."""
-    port = free_port()
-    argv = [sys.executable, "-m", "django", "runserver", "--noreload", f"127.0.0.1:{port}"]
-    with log.open("w") as out:
-        server = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            wait_until_up(url, server)
-            yield url
-        finally:
-            server.terminate()
-            server.wait(10)
+    with serving(["-m", "django", "runserver", "--noreload", "127.0.0.1:{port}"], env, log) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
