@@ -1,4 +1,4 @@
-"""Found, not typed: the CLIs installed here are noticed by the ask page, the guided setup and
+"""Found, not typed: the CLIs installed here are noticed by the ask page, the admin's guided setup and
 `manage.py bootstrap`, each with whether it is logged in (no call made), and become a panel in one
 step; readiness refuses a CLI voice that cannot run here, in words."""
 
@@ -119,3 +119,45 @@ def test_a_command_provider_without_a_command_is_refused_in_words():
 
     with pytest.raises(RosterError, match="command: A command is needed"):
         import_roster('[[providers]]\nname = "Nothing"\npreset = "command"\n')
+
+
+def test_the_admins_guided_setup_offers_the_clis_it_found_before_any_preset_or_key(admin_client, home, monkeypatch):
+    log_in(home, monkeypatch)
+    page = admin_client.get(reverse("admin:debates_provider_add")).content.decode()
+    assert "Claude Code runs with the key in ANTHROPIC_API_KEY" in page
+    assert "Qwen Code is installed but not logged in: run `qwen` once in a terminal" in page
+    assert f'action="{reverse("debates:adopt_clis")}"' in page
+    assert "Use the logged-in CLIs as a panel" in page
+    admin_client.post(reverse("debates:adopt_clis"))
+    assert [p.name for p in Panel.objects.default().roster()] == ["Claude Code", "Gemini CLI"]
+
+
+def test_the_admins_guided_setup_says_when_no_cli_found_here_is_logged_in(admin_client):
+    page = admin_client.get(reverse("admin:debates_provider_add")).content.decode()
+    assert "Claude Code is installed but not logged in: run `claude` once in a terminal" in page
+    assert "Use the logged-in CLIs as a panel" not in page
+    assert "Log one in, then reload this page" in page
+
+
+def test_test_connection_reads_a_clis_login_without_a_call_then_with_a_panelist_makes_one_tiny_call(
+    admin_client, fake_provider
+):
+    from tests.fakes.clis import MODELS, make_cli_panel
+
+    unlogged = Provider.objects.create(name="Claude Code", wire="cli", preset="claude-code")
+    response = admin_client.post(reverse("admin:debates_provider_test", args=[unlogged.pk]), follow=True)
+    assert [str(m) for m in response.context["messages"]] == [
+        "Claude Code: Claude Code is installed but not logged in: run `claude` once in a terminal "
+        "(or give the provider an API key)"
+    ]
+    unlogged.delete()
+    assert not fake_provider.requests  # nothing was called
+
+    make_cli_panel(fake_provider.url, ("claude-code",))
+    provider = Provider.objects.get(name="Claude Code")
+    fake_provider.script(MODELS["claude-code"], "pong")
+    response = admin_client.post(reverse("admin:debates_provider_test", args=[provider.pk]), follow=True)
+    (said,) = [str(m) for m in response.context["messages"]]
+    assert said.startswith(f"Claude Code answered as {MODELS['claude-code']} in ")
+    (request,) = fake_provider.requests_for(MODELS["claude-code"])
+    assert request.prompt.endswith("ping")  # one tiny call, asked for (after Claude Code's own reminders)
