@@ -5,6 +5,8 @@ tokens, the ledger) is any debate's. A voice that fails is dropped by the panel'
 import pytest
 from django.core.management import call_command
 
+from debates import service
+from debates.integrations.mcp.server import in_words
 from debates.models import Contribution, Question
 from tests.fakes.answers import SYNTHESIS
 from tests.fakes.clis import MODELS, make_cli_panel
@@ -100,8 +102,8 @@ def test_a_cli_voice_that_reports_no_cost_is_on_your_subscription_in_every_chann
     assert "+ 2 voices on your subscription" in page
 
 
-def test_a_cli_voice_at_its_usage_limit_is_dropped_and_the_terminal_the_page_and_the_export_say_why(
-    scripted, capsys, admin_client
+def test_a_cli_voice_at_its_usage_limit_is_dropped_and_the_terminal_the_page_the_export_and_mcp_say_why(
+    scripted, capsys, admin_client, admin_user
 ):
     panel = make_cli_panel(scripted.url)
     panel.failure_policy = "degrade"
@@ -125,3 +127,6 @@ def test_a_cli_voice_at_its_usage_limit_is_dropped_and_the_terminal_the_page_and
     assert why in page
     assert told in page
     assert "1 dropped" in page
+    found = service.summary(admin_user, question.pk)  # MCP's answer, and /v1's as JSON
+    assert any(line.startswith(told) for line in found["degraded"])
+    assert f"- Degraded: {told}" in in_words(found)
