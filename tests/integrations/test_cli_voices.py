@@ -1,6 +1,7 @@
 """A debate whose voices are Claude Code, Gemini CLI and Qwen Code, the real binaries against the
 fake: each voice's words stream to `manage.py ask` as they come, and what is stored (contributions,
-tokens, the ledger) is any debate's. A voice that fails is dropped by the panel's policy, in words."""
+tokens, the ledger) is any debate's. A voice that fails is dropped by the panel's policy, in words;
+the question's files reach each voice as its CLI reads them."""
 
 import pytest
 from django.core.management import call_command
@@ -8,6 +9,7 @@ from django.core.management import call_command
 from debates import service
 from debates.integrations.mcp.server import in_words
 from debates.models import Contribution, Question
+from tests.fakes import files
 from tests.fakes.answers import SYNTHESIS
 from tests.fakes.clis import MODELS, make_cli_panel
 from tests.fakes.provider_server import Script
@@ -130,3 +132,27 @@ def test_a_cli_voice_at_its_usage_limit_is_dropped_and_the_terminal_the_page_the
     found = service.summary(admin_user, question.pk)  # MCP's answer, and /v1's as JSON
     assert any(line.startswith(told) for line in found["degraded"])
     assert f"- Degraded: {told}" in in_words(found)
+
+
+def test_the_questions_files_reach_each_cli_voice_as_its_cli_reads_them(scripted, tmp_path):
+    """An image reaches Claude Code as a file in its workspace, named in the prompt, that it sends as the
+    wire's own image; a PDF reaches every CLI voice as its text with the pages marked (none reads one
+    handed by name), and a CLI that sees no images is told of the one it cannot see."""
+    make_cli_panel(scripted.url)
+    chart, report = tmp_path / "chart.png", tmp_path / "report.pdf"
+    chart.write_bytes(files.image(40, 30))
+    report.write_bytes(files.pdf(["Revenue fell 4% in Q3.", "Churn doubled in Europe."]))
+    attached = ("--attach", str(chart), "--attach", str(report))
+    call_command("ask", "Why did revenue fall?", *attached, "--criticality", "low")
+    assert Question.objects.get().status == "done"
+    for cli in ("claude-code", "gemini-cli", "qwen-code"):
+        first = scripted.requests_for(MODELS[cli])[0]
+        assert "[report.pdf p. 1]\nRevenue fell 4% in Q3." in first.prompt, cli
+        assert "[report.pdf p. 2]\nChurn doubled in Europe." in first.prompt, cli
+    claude = scripted.requests_for(MODELS["claude-code"])[0]
+    assert [part["type"] for part in claude.files] == ["image"]
+    assert "`chart.png`" in claude.prompt  # named, in its working directory (read-only: test_sandbox.py)
+    for cli in ("gemini-cli", "qwen-code"):
+        first = scripted.requests_for(MODELS[cli])[0]
+        assert first.files == []
+        assert "chart.png (image, 40 × 30 pixels): attached, but your model cannot see images" in first.prompt, cli
