@@ -1,4 +1,4 @@
-"""A debate whose voices are Claude Code, Gemini CLI and Qwen Code, the real binaries against the
+"""A debate whose voices are Claude Code, Gemini CLI, Qwen Code and Codex, the real binaries against the
 fake: each voice's words stream to `manage.py ask` as they come, and what is stored (contributions,
 tokens, the ledger) is any debate's. A voice that fails is dropped by the panel's policy, in words;
 the question's files reach each voice as its CLI reads them."""
@@ -28,7 +28,7 @@ def answer(family: str) -> str:
 
 @pytest.fixture
 def scripted(fake_provider):
-    for cli, family in (("claude-code", "CLAUDE"), ("gemini-cli", "GEMINI"), ("qwen-code", "QWEN")):
+    for cli, family in (("claude-code", "CLAUDE"), ("gemini-cli", "GEMINI"), ("qwen-code", "QWEN"), ("codex", "GPT")):
         fake_provider.script(
             MODELS[cli],
             lambda request, family=family: SYNTHESIS if "moderator of a panel" in request.system else answer(family),
@@ -36,17 +36,17 @@ def scripted(fake_provider):
     return fake_provider
 
 
-def test_a_debate_of_three_clis_streams_each_voice_to_the_terminal_and_is_stored_like_any(scripted, capsys):
-    make_cli_panel(scripted.url)
+def test_a_debate_of_four_clis_streams_each_voice_to_the_terminal_and_is_stored_like_any(scripted, capsys):
+    make_cli_panel(scripted.url, ("claude-code", "gemini-cli", "qwen-code", "codex"))  # Codex on the Responses API
     call_command("ask", QUESTION, "--panel", "clis", "--criticality", "low")
     out = capsys.readouterr().out
-    for family in ("CLAUDE", "GEMINI", "QWEN"):
+    for family in ("CLAUDE", "GEMINI", "QWEN", "GPT"):
         assert f"{family} says: add read replicas" in out
     assert "Verdict: Use read replicas." in out
     question = Question.objects.get()
     assert question.status == "done"
     answers = Contribution.objects.filter(round__question=question, round__kind="answer")
-    assert sorted(c.panelist.name for c in answers) == ["Claude Code", "Gemini CLI", "Qwen Code"]
+    assert sorted(c.panelist.name for c in answers) == ["Claude Code", "Codex", "Gemini CLI", "Qwen Code"]
     assert all(c.tokens_in > 0 and c.tokens_out > 0 and not c.tokens_estimated for c in answers)
     assert question.ledger  # the claims, as any debate's
 
