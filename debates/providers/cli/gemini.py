@@ -23,6 +23,7 @@ from debates.providers.cli.base import Call, Flavour, Item, JsonLines, Login, ho
 from debates.providers.cli.sandbox import Invocation, Scratch
 
 SEARCH_TOOL = "google_web_search"
+LOOP = "Loop detected"  # its loop detection's warning: it stops the model mid-answer
 SETTINGS_FILE, SYSTEM_FILE = "gemini-settings.json", "gemini-system.md"
 ARGV_CHARS = 100_000
 
@@ -92,9 +93,12 @@ class Stream(JsonLines):
         return []
 
     def error(self, event: dict[str, Any]) -> list[Item]:
+        said = str(event.get("message") or event)
+        if said.startswith(LOOP):  # a warning, then a "success" of what it wrote so far: no whole answer
+            return self.fail(f"its answer repeated itself and it stopped it ({said})")
         if event.get("severity") in ("warning", "info"):
             return []
-        return self.fail(str(event.get("message") or event))
+        return self.fail(said)
 
     def result(self, event: dict[str, Any]) -> list[Item]:
         if event.get("status") not in (None, "success"):
