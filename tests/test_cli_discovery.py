@@ -161,3 +161,24 @@ def test_test_connection_reads_a_clis_login_without_a_call_then_with_a_panelist_
     assert said.startswith(f"Claude Code answered as {MODELS['claude-code']} in ")
     (request,) = fake_provider.requests_for(MODELS["claude-code"])
     assert request.prompt.endswith("ping")  # one tiny call, asked for (after Claude Code's own reminders)
+
+
+def test_gemini_cli_where_it_would_skip_teoremas_settings_is_found_but_not_offered_and_says_why(home, monkeypatch):
+    """Not root: Gemini CLI would skip the settings that switch its tools off, so each call is refused; the
+    ask page, the guided setup, bootstrap and readiness say so before any call, not each call after."""
+    from debates.providers.cli import gemini
+
+    log_in(home, monkeypatch)
+    panel = discover.adopt_clis(discover.installed_clis())  # as root: both seated
+    monkeypatch.setattr(gemini.os, "geteuid", lambda: 1000)
+    found = {f.preset: f for f in discover.installed_clis()}
+    assert not found["gemini-cli"].usable
+    assert found["gemini-cli"].login.said.startswith(
+        "Gemini CLI would not read Teorema's settings, which switch its tools off, so it is not run: "
+        "the file would belong to this user, not root"
+    )
+    (said,) = problems(Panel.objects.get(pk=panel.pk))
+    assert said.startswith("Gemini CLI would not read Teorema's settings")
+    assert said.endswith("on the machine that runs the debates")
+    again = discover.adopt_clis(list(found.values()))
+    assert {p.provider.name for p in again.roster()} == {"Claude Code"}  # one CLI: three methods
