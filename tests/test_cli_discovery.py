@@ -4,12 +4,15 @@ step; readiness refuses a CLI voice that cannot run here, in words."""
 
 import io
 import json
+from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
+from django.test import override_settings
 from django.urls import reverse
+from django.utils import timezone
 
-from debates.models import Panel, Provider
+from debates.models import CliReport, Panel, Provider
 from debates.roster import discover
 from debates.roster.readiness import cli_problem, problems
 
@@ -182,3 +185,35 @@ def test_gemini_cli_where_it_would_skip_teoremas_settings_is_found_but_not_offer
     assert said.endswith("on the machine that runs the debates")
     again = discover.adopt_clis(list(found.values()))
     assert {p.provider.name for p in again.roster()} == {"Claude Code"}  # one CLI: three methods
+
+
+SERVER_SETUP = override_settings(RUN_IN_PROCESS=False)
+
+
+@SERVER_SETUP
+def test_in_the_server_setup_readiness_believes_the_workers_reports_not_the_web_processs_disk(home, monkeypatch):
+    """A CLI runs on the worker that claimed its debate: a web host without the CLI does not refuse a panel
+    a worker can run, and a web host with it does not pass one no worker can run."""
+    from debates.runs import clis
+
+    provider = Provider.objects.create(name="Claude Code", wire="cli", preset="claude-code")
+    assert cli_problem(provider) == (
+        "no debate worker has said whether it can run Claude Code (each reports every 30 s): start "
+        "`manage.py debate_worker` where its CLI is installed and logged in"
+    )
+
+    clis.report("worker-a")  # not logged in on its machine
+    assert cli_problem(provider) == (
+        "no debate worker can run Claude Code: Claude Code is installed but not logged in: run `claude` once "
+        "in a terminal (or give the provider an API key) (on the one worker)"
+    )
+
+    log_in(home, monkeypatch)
+    clis.report("worker-b")  # logged in on its machine: one worker able is enough
+    assert cli_problem(provider) == ""
+
+    clis.withdraw("worker-b")  # stopped
+    assert cli_problem(provider).startswith("no debate worker can run Claude Code:")
+    CliReport.objects.update(seen_at=timezone.now() - timedelta(minutes=5))  # worker-a silent since
+    clis.report("worker-c")  # a worker's report forgets the reports of workers gone
+    assert list(CliReport.objects.values_list("worker", flat=True)) == ["worker-c"]
