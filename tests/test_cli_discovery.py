@@ -217,3 +217,26 @@ def test_in_the_server_setup_readiness_believes_the_workers_reports_not_the_web_
     CliReport.objects.update(seen_at=timezone.now() - timedelta(minutes=5))  # worker-a silent since
     clis.report("worker-c")  # a worker's report forgets the reports of workers gone
     assert list(CliReport.objects.values_list("worker", flat=True)) == ["worker-c"]
+
+
+def test_a_cli_whose_login_only_a_call_can_tell_is_tried_on_request_with_one_tiny_call(
+    admin_client, home, fake_provider
+):
+    """Claude Code with an account and no credentials file keeps its login in the system's keychain: the ask
+    page offers one tiny call, and says what it answered."""
+    from tests.fakes.clis import MODELS, make_cli_panel
+
+    home.mkdir(exist_ok=True)
+    (home / ".claude.json").write_text(json.dumps({"oauthAccount": {"emailAddress": "me@example.org"}}))
+    page = admin_client.get(reverse("debates:ask")).content.decode()
+    assert "Claude Code has an account; only a call can tell whether its login holds" in page
+    assert f'formaction="{reverse("debates:try_cli", args=["claude-code"])}"' in page
+
+    make_cli_panel(fake_provider.url, ("claude-code",))  # a provider made for it is called as configured
+    fake_provider.script(MODELS["claude-code"], "pong")
+    response = admin_client.post(reverse("debates:try_cli", args=["claude-code"]), follow=True)
+    (said,) = [str(m) for m in response.context["messages"]]
+    assert said.startswith(f"Claude Code answered as {MODELS['claude-code']} in ")
+    (request,) = fake_provider.requests_for(MODELS["claude-code"])
+    assert request.prompt.endswith("ping")
+    assert admin_client.post(reverse("debates:try_cli", args=["nothing-here"])).status_code == 302
