@@ -162,6 +162,22 @@ class Provider(models.Model):
         return bool(self.api_key) or not self.needs_key
 
 
+class CliReport(models.Model):
+    """What one debate worker found of a CLI provider's program and login (server setup): a CLI runs
+    where its debate runs, so readiness asks the workers' reports, not the web process's own disk."""
+
+    worker = models.CharField(max_length=200, help_text="The worker's lease owner: host, pid and a random part")
+    provider = models.ForeignKey(Provider, on_delete=models.CASCADE, related_name="cli_reports")
+    problem = models.TextField(blank=True, help_text="Why this worker cannot run it, in words; empty when it can")
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["worker", "provider"], name="one_cli_report_per_worker")]
+
+    def __str__(self) -> str:
+        return f"{self.worker}: {self.problem or 'can run'} {self.provider_id}"
+
+
 class Panelist(models.Model):
     """A voice: one model on one provider, with its method and prices."""
 

@@ -150,6 +150,7 @@ def summary(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
         ),
         "searched": (debate.ledger or {}).get("searched", {}),  # label -> its web searches
         "error": q.error,
+        "degraded": list(debate.panel_run.get("degradations", [])),  # a voice dropped or stood in for, and why
         "identities": [{"voice": label, **model_of(voice)} for label, voice in who.items()],
         "calls": q.calls,
         "tokens_in": q.tokens_in,

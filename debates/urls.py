@@ -37,6 +37,7 @@ urlpatterns = [
     path("evaluations/<int:pk>/export.<str:fmt>", evaluations.download, name="evaluation_export"),
     path("local-servers/<slug:preset>/use/", views.adopt_local_server, name="adopt_local_server"),
     path("clis/use/", views.adopt_clis, name="adopt_clis"),
+    path("clis/<slug:preset>/try/", views.try_cli, name="try_cli"),
     path("api/questions", api.create, name="api_questions"),
     path("api/questions/<int:pk>", api.detail, name="api_question"),
     path("api/questions/<int:pk>/retry", api.retry, name="api_retry"),

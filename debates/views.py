@@ -73,6 +73,18 @@ def adopt_local_server(request: HttpRequest, preset: str) -> HttpResponse:
 
 @staff_member_required
 @require_POST
+def try_cli(request: HttpRequest, preset: str) -> HttpResponse:
+    """One tiny call to a CLI found here whose login only a call can tell (found again now)."""
+    if not any(found.preset == preset for found in discover.installed_clis()):
+        messages.error(request, "That CLI is not installed here any more: reload this page.")
+        return redirect("debates:ask")
+    answered, said = discover.try_cli(preset)
+    (messages.success if answered else messages.error)(request, said)
+    return redirect("debates:ask")
+
+
+@staff_member_required
+@require_POST
 def adopt_clis(request: HttpRequest) -> HttpResponse:
     """Make a panel of the CLIs logged in on this machine (found again now)."""
     try:

@@ -11,7 +11,7 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from debates.management.commands.debate_worker import Worker, claim_ready
-from debates.models import Contribution, Panel, Question, Status, Synthesis
+from debates.models import CliReport, Contribution, Panel, Provider, Question, Status, Synthesis
 from debates.runs import execute, lease, tasks
 from debates.runs.tasks import run_question
 from tests.fakes.answers import SYNTHESIS
@@ -140,6 +140,22 @@ async def test_the_worker_runs_queued_debates_and_resumes_orphans(scripted):
         worker.stopping.set()
         await serving
     assert len(scripted.requests) == 18
+
+
+@SERVER_SETUP
+async def test_a_worker_reports_the_cli_providers_it_can_run_and_withdraws_its_reports_when_it_stops():
+    """Readiness in the server setup believes the workers' reports (runs.clis): one is written as the
+    worker starts, and gone as it stops."""
+    provider = await Provider.objects.acreate(name="Claude Code", wire="cli", preset="claude-code")
+    worker = Worker(concurrency=1, interval=0.05, drain=1)
+    serving = asyncio.create_task(worker.serve())
+    try:
+        report = await wait_for(lambda: CliReport.objects.filter(provider=provider).afirst(), "the worker's report")
+        assert report.worker == lease.OWNER
+    finally:
+        worker.stopping.set()
+        await serving
+    assert not await CliReport.objects.aexists()
 
 
 @SERVER_SETUP

@@ -17,6 +17,7 @@ from debates.admin import setup
 from debates.admin.forms import PanelForm, ProviderForm
 from debates.lib.crypto import KeyUnreadable
 from debates.models import Membership, Panel, Provider
+from debates.roster import discover
 
 
 class ProviderAdmin(admin.ModelAdmin):
@@ -67,6 +68,13 @@ class ProviderAdmin(admin.ModelAdmin):
     @method_decorator(sensitive_post_parameters("api_key"))
     def changeform_view(self, *args, **kwargs) -> HttpResponse:
         return super().changeform_view(*args, **kwargs)
+
+    def add_view(self, request: HttpRequest, form_url: str = "", extra_context=None) -> HttpResponse:
+        """The guided setup's first page offers the CLIs installed here before any preset or key, as the
+        ask page and ``manage.py bootstrap`` do: each with its login in words (read without a call)."""
+        clis = discover.installed_clis()
+        found = {"clis": clis, "clis_usable": any(f.usable for f in clis)}
+        return super().add_view(request, form_url, {**(extra_context or {}), **found})
 
     def response_add(self, request: HttpRequest, obj: Provider, post_url_continue=None) -> HttpResponse:
         """A new provider lands on its change page, where the next steps are (test, then models)."""

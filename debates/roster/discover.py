@@ -7,18 +7,20 @@ a person asks for it; a server that does not answer within a fraction of a secon
 """
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import httpx
+from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.db import transaction
 
 from debates.engine.vocabulary import Method, Protocol
 from debates.models import Membership, Panel, Panelist, Provider
-from debates.providers import cli
-from debates.providers.base import Endpoint, ProviderError
+from debates.providers import check, cli
+from debates.providers.base import Endpoint, ProviderError, Voice
 from debates.providers.catalog import family
 from debates.providers.presets import PRESETS, Wire
+from debates.roster.readiness import probe_voice
 
 MAX_VOICES = 5
 # One model on its own: three methods, so the panel at least reasons three ways (weak evidence, and said so).
@@ -152,6 +154,21 @@ def installed_clis() -> list[FoundCli]:
             continue
         found.append(FoundCli(key, cli.logged_in(endpoint)))
     return found
+
+
+def try_cli(preset: str) -> tuple[bool, str]:
+    """One tiny call to a CLI found here (its own model, asked for one word), on request: where its login
+    cannot be read without a call (an account in a keychain), only a call tells whether it answers. A
+    provider already made for it is called as the admin's test calls it (its key, base URL and panelist)."""
+    flavour = cli.FLAVOURS[preset]
+    provider = Provider.objects.filter(wire=Wire.CLI, preset=preset, enabled=True).first()
+    endpoint = Endpoint(name=flavour.label, wire=Wire.CLI, cli=preset)
+    voice = probe_voice(provider) if provider else Voice(name=flavour.label, model="", endpoint=endpoint)
+    try:
+        said = async_to_sync(check)(replace(voice, model=voice.model or flavour.model))
+    except ProviderError as error:
+        return False, f"{flavour.label}: {error.message}"
+    return True, said
 
 
 @transaction.atomic

@@ -7,12 +7,16 @@ the ask form, the roster import, the question page's panel choices and ``manage.
 import json
 import statistics
 from dataclasses import dataclass, field
+from datetime import timedelta
 from decimal import Decimal
 from urllib.parse import urlsplit
 
+from django.conf import settings
+from django.utils import timezone
+
 from debates.engine.attachments import IMAGE, PDF, Delivery, delivery
 from debates.engine.protocols import Step, call_steps, planned_calls
-from debates.models import Contribution, Outcome, Panel, Panelist, Provider
+from debates.models import CliReport, Contribution, Outcome, Panel, Panelist, Provider
 from debates.providers import catalog, cli
 from debates.providers.base import Voice
 from debates.providers.presets import PRESETS, Wire
@@ -20,6 +24,8 @@ from debates.roster.estimate import Estimate, expected, judge_calls_of, judge_of
 from debates.roster.voices import endpoint_from_provider, voice_from_panelist
 
 OPENAI_HOST = urlsplit(PRESETS["openai"].base_url).hostname
+REPORT_EVERY = 30.0  # seconds between a debate worker's reports on the CLIs it can run (runs.clis)
+REPORTS_KEPT = timedelta(seconds=3 * REPORT_EVERY)  # a worker silent longer is taken as gone
 
 
 @dataclass(frozen=True)
@@ -163,10 +169,33 @@ def lineup_problems(members: list[Panelist], judges: list[Panelist]) -> list[str
 
 
 def cli_problem(provider: Provider) -> str:
-    """Why a CLI voice cannot run here, or "": its program is not installed or it is not logged in on
-    this machine, which runs the debates (a server's web process and workers share one CLI and login)."""
+    """Why a CLI voice cannot run where the debates run, or "": its program is not installed or not
+    logged in on this machine (the single process runs its debates), or, in the server setup, on
+    every debate worker that reported on it lately (a worker's machine has its own CLIs and logins)."""
+    if settings.RUN_IN_PROCESS:
+        unable = cli_here(provider)
+        return unable and f"{unable} on the machine that runs the debates"
+    reported = list(
+        CliReport.objects.filter(provider=provider, seen_at__gte=timezone.now() - REPORTS_KEPT).values_list(
+            "problem", flat=True
+        )
+    )
+    if not reported:
+        return (
+            f"no debate worker has said whether it can run {provider.name} (each reports every "
+            f"{REPORT_EVERY:.0f} s): start `manage.py debate_worker` where its CLI is installed and logged in"
+        )
+    if "" in reported:
+        return ""
+    workers = "the one worker" if len(reported) == 1 else f"each of the {len(reported)} workers"
+    return f"no debate worker can run {provider.name}: {reported[0]} (on {workers})"
+
+
+def cli_here(provider: Provider) -> str:
+    """Why this machine cannot run a CLI provider, or "": its program missing, or not logged in
+    (read without a call; where only a call can tell, nothing is said)."""
     login = cli.logged_in(endpoint_from_provider(provider))
-    return f"{login.said} on the machine that runs the debates" if login.ready is False else ""
+    return login.said if login.ready is False else ""
 
 
 def wrong_wire(panelist: Panelist) -> str:

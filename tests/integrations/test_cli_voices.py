@@ -1,11 +1,15 @@
-"""A debate whose voices are Claude Code, Gemini CLI and Qwen Code, the real binaries against the
+"""A debate whose voices are Claude Code, Gemini CLI, Qwen Code and Codex, the real binaries against the
 fake: each voice's words stream to `manage.py ask` as they come, and what is stored (contributions,
-tokens, the ledger) is any debate's. A voice that fails is dropped by the panel's policy, in words."""
+tokens, the ledger) is any debate's. A voice that fails is dropped by the panel's policy, in words;
+the question's files reach each voice as its CLI reads them."""
 
 import pytest
 from django.core.management import call_command
 
+from debates import service
+from debates.integrations.mcp.server import in_words
 from debates.models import Contribution, Question
+from tests.fakes import files
 from tests.fakes.answers import SYNTHESIS
 from tests.fakes.clis import MODELS, make_cli_panel
 from tests.fakes.provider_server import Script
@@ -24,7 +28,7 @@ def answer(family: str) -> str:
 
 @pytest.fixture
 def scripted(fake_provider):
-    for cli, family in (("claude-code", "CLAUDE"), ("gemini-cli", "GEMINI"), ("qwen-code", "QWEN")):
+    for cli, family in (("claude-code", "CLAUDE"), ("gemini-cli", "GEMINI"), ("qwen-code", "QWEN"), ("codex", "GPT")):
         fake_provider.script(
             MODELS[cli],
             lambda request, family=family: SYNTHESIS if "moderator of a panel" in request.system else answer(family),
@@ -32,17 +36,17 @@ def scripted(fake_provider):
     return fake_provider
 
 
-def test_a_debate_of_three_clis_streams_each_voice_to_the_terminal_and_is_stored_like_any(scripted, capsys):
-    make_cli_panel(scripted.url)
+def test_a_debate_of_four_clis_streams_each_voice_to_the_terminal_and_is_stored_like_any(scripted, capsys):
+    make_cli_panel(scripted.url, ("claude-code", "gemini-cli", "qwen-code", "codex"))  # Codex on the Responses API
     call_command("ask", QUESTION, "--panel", "clis", "--criticality", "low")
     out = capsys.readouterr().out
-    for family in ("CLAUDE", "GEMINI", "QWEN"):
+    for family in ("CLAUDE", "GEMINI", "QWEN", "GPT"):
         assert f"{family} says: add read replicas" in out
     assert "Verdict: Use read replicas." in out
     question = Question.objects.get()
     assert question.status == "done"
     answers = Contribution.objects.filter(round__question=question, round__kind="answer")
-    assert sorted(c.panelist.name for c in answers) == ["Claude Code", "Gemini CLI", "Qwen Code"]
+    assert sorted(c.panelist.name for c in answers) == ["Claude Code", "Codex", "Gemini CLI", "Qwen Code"]
     assert all(c.tokens_in > 0 and c.tokens_out > 0 and not c.tokens_estimated for c in answers)
     assert question.ledger  # the claims, as any debate's
 
@@ -100,8 +104,8 @@ def test_a_cli_voice_that_reports_no_cost_is_on_your_subscription_in_every_chann
     assert "+ 2 voices on your subscription" in page
 
 
-def test_a_cli_voice_at_its_usage_limit_is_dropped_and_the_terminal_the_page_and_the_export_say_why(
-    scripted, capsys, admin_client
+def test_a_cli_voice_at_its_usage_limit_is_dropped_and_the_terminal_the_page_the_export_and_mcp_say_why(
+    scripted, capsys, admin_client, admin_user
 ):
     panel = make_cli_panel(scripted.url)
     panel.failure_policy = "degrade"
@@ -125,3 +129,30 @@ def test_a_cli_voice_at_its_usage_limit_is_dropped_and_the_terminal_the_page_and
     assert why in page
     assert told in page
     assert "1 dropped" in page
+    found = service.summary(admin_user, question.pk)  # MCP's answer, and /v1's as JSON
+    assert any(line.startswith(told) for line in found["degraded"])
+    assert f"- Degraded: {told}" in in_words(found)
+
+
+def test_the_questions_files_reach_each_cli_voice_as_its_cli_reads_them(scripted, tmp_path):
+    """An image reaches Claude Code as a file in its workspace, named in the prompt, that it sends as the
+    wire's own image; a PDF reaches every CLI voice as its text with the pages marked (none reads one
+    handed by name), and a CLI that sees no images is told of the one it cannot see."""
+    make_cli_panel(scripted.url)
+    chart, report = tmp_path / "chart.png", tmp_path / "report.pdf"
+    chart.write_bytes(files.image(40, 30))
+    report.write_bytes(files.pdf(["Revenue fell 4% in Q3.", "Churn doubled in Europe."]))
+    attached = ("--attach", str(chart), "--attach", str(report))
+    call_command("ask", "Why did revenue fall?", *attached, "--criticality", "low")
+    assert Question.objects.get().status == "done"
+    for cli in ("claude-code", "gemini-cli", "qwen-code"):
+        first = scripted.requests_for(MODELS[cli])[0]
+        assert "[report.pdf p. 1]\nRevenue fell 4% in Q3." in first.prompt, cli
+        assert "[report.pdf p. 2]\nChurn doubled in Europe." in first.prompt, cli
+    claude = scripted.requests_for(MODELS["claude-code"])[0]
+    assert [part["type"] for part in claude.files] == ["image"]
+    assert "`chart.png`" in claude.prompt  # named, in its working directory (read-only: test_sandbox.py)
+    for cli in ("gemini-cli", "qwen-code"):
+        first = scripted.requests_for(MODELS[cli])[0]
+        assert first.files == []
+        assert "chart.png (image, 40 × 30 pixels): attached, but your model cannot see images" in first.prompt, cli

@@ -321,6 +321,7 @@ def in_words(found: dict[str, Any]) -> str:
         lines.append(f"- Dissent: {entry['voice']}{model} {entry['stance']}: {entry['why']}")
     if found["error"]:
         lines.append(f"**Error:** {found['error']}")
+    lines += [f"- Degraded: {line}" for line in found["degraded"]]  # which voice was dropped, and why
     if found["synthesis"]:
         lines += ["", found["synthesis"].strip()]
     if cited := story.panel_sources_lines(found["sources"], found["searched"]):

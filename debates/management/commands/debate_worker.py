@@ -23,7 +23,8 @@ from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction
 
 from debates.live.layer import broadcasts_stay_in_process
-from debates.runs import execute, lease, outage, wake
+from debates.roster.readiness import REPORT_EVERY
+from debates.runs import clis, execute, lease, outage, wake
 from teorema.heap import freeze_loaded
 
 log = logging.getLogger("debates.worker")
@@ -78,8 +79,13 @@ class Worker:
         log.info("worker %s: up to %d debates at once", lease.OWNER, self.concurrency)
         woken = asyncio.Event()
         listening = asyncio.create_task(wake.listen(woken))
+        reported = -REPORT_EVERY
         while not self.stopping.is_set():
             woken.clear()  # before the poll: a task queued during it wakes the next one
+            if loop.time() - reported >= REPORT_EVERY:
+                async with outage.riding_out("reporting the CLIs this worker can run"):
+                    await sync_to_async(clis.report)(lease.OWNER)
+                    reported = loop.time()
             async with outage.riding_out("polling the queue"):
                 for question_id in await sync_to_async(lease.resumable_ids)(include_queued=False):
                     if len(self.running) < self.concurrency and not lease.runs_here(question_id):
@@ -95,6 +101,8 @@ class Worker:
             for waker in wakers:
                 waker.cancel()
         listening.cancel()
+        async with outage.riding_out("withdrawing this worker's CLI reports"):
+            await sync_to_async(clis.withdraw)(lease.OWNER)
         await self.shut_down()
 
     async def shut_down(self) -> None:

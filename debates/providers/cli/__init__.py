@@ -49,6 +49,8 @@ def logged_in(endpoint: Endpoint) -> Login:
         installed(endpoint)
     except ProviderError as error:
         return Login(False, error.message)
+    if unable := flavour_of(endpoint).unable():
+        return Login(False, unable)
     found = flavour_of(endpoint).login(endpoint)
     if found.ready is False:
         return Login(False, not_logged_in(endpoint))

@@ -143,6 +143,7 @@ class Flavour:
     sight: Sight = field(default_factory=lambda: Sight(vision=False, pdf=False))  # read natively, as files
     key_variable: str = ""  # its own variable for an API key, where a provider's key goes
     passes: tuple[str, ...] = field(default_factory=tuple)  # more of the server's variables it may read
+    unable: Callable[[], str] = field(default=lambda: "")  # why it cannot run here as a panelist at all, or ""
 
 
 def exit_error(label: str, status: int, stderr: str) -> ProviderError:

@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from debates.providers.base import Endpoint, Fault, ProviderError, Usage
+from debates.providers.cli import sandbox
 from debates.providers.cli.base import Call, Flavour, Item, JsonLines, Login, home, keyed_login, notes_file
 from debates.providers.cli.sandbox import Invocation, Scratch
 
 SEARCH_TOOL = "google_web_search"
+LOOP = "Loop detected"  # its loop detection's warning: it stops the model mid-answer
 SETTINGS_FILE, SYSTEM_FILE = "gemini-settings.json", "gemini-system.md"
 ARGV_CHARS = 100_000
 
@@ -55,14 +57,26 @@ def unread_settings(directory: Path) -> str:
     return ""
 
 
+def refused(why: str) -> str:
+    return (
+        "Gemini CLI would not read Teorema's settings, which switch its tools off, so it is not run: "
+        f"{why} (it reads a system settings file only from directories owned by root that no one else "
+        "may write; set TEOREMA_CLI_SCRATCH to such a directory, or run the worker as root)"
+    )
+
+
+def unable() -> str:
+    """Why no call could run here (its settings would be skipped), said before one is tried: the scratch
+    folder's nearest existing folder stands for the private ones each call makes under it."""
+    folder = sandbox.SETTINGS.scratch
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return refused(why) if (why := unread_settings(folder)) else ""
+
+
 def invocation(call: Call, scratch: Scratch) -> Invocation:
     if why := unread_settings(scratch.control):
-        raise ProviderError(
-            Fault.UNAVAILABLE,
-            "Gemini CLI would not read Teorema's settings, which switch its tools off, so it is not run: "
-            f"{why} (it reads a system settings file only from directories owned by root that no one else "
-            "may write; set TEOREMA_CLI_SCRATCH to such a directory, or run the worker as root)",
-        )
+        raise ProviderError(Fault.UNAVAILABLE, refused(why))
     prompt = call.prompt + notes_file(call)
     short = len(prompt) <= ARGV_CHARS
     argv = ["-p", prompt if short else " ", "--output-format", "stream-json", "-e", "none"]
@@ -92,9 +106,12 @@ class Stream(JsonLines):
         return []
 
     def error(self, event: dict[str, Any]) -> list[Item]:
+        said = str(event.get("message") or event)
+        if said.startswith(LOOP):  # a warning, then a "success" of what it wrote so far: no whole answer
+            return self.fail(f"its answer repeated itself and it stopped it ({said})")
         if event.get("severity") in ("warning", "info"):
             return []
-        return self.fail(str(event.get("message") or event))
+        return self.fail(said)
 
     def result(self, event: dict[str, Any]) -> list[Item]:
         if event.get("status") not in (None, "success"):
@@ -126,4 +143,5 @@ FLAVOUR = Flavour(
     login=login,
     key_variable="GEMINI_API_KEY",
     passes=("GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GOOGLE_GENAI_USE_VERTEXAI"),
+    unable=unable,
 )

@@ -18,6 +18,9 @@ SYSTEM = "You are panelist A of a Teorema debate: answer the question you are gi
 PROMPT = "Is seven a prime number? Answer in one line."
 MESSAGES = [Message("system", SYSTEM), Message("user", PROMPT)]
 STREAMING = ["claude-code", "gemini-cli", "qwen-code"]
+DOT_PNG = base64.b64decode(  # one pixel
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
 
 pytestmark = pytest.mark.usefixtures("cli_sandbox")
 
@@ -79,11 +82,8 @@ async def test_a_cli_that_reports_no_cost_costs_the_voices_prices_which_a_subscr
 
 
 async def test_claude_code_gets_an_attached_image_from_its_workspace_as_the_wires_own_image(fake_provider):
-    png = base64.b64decode(
-        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
-    )
     fake_provider.script(MODELS["claude-code"], ANSWER)
-    asked = Message("user", "What is in the picture?", parts=(Part("image", "dot.png", "image/png", png),))
+    asked = Message("user", "What is in the picture?", parts=(Part("image", "dot.png", "image/png", DOT_PNG),))
     await collect(cli_voice(fake_provider, "claude-code"), [Message("system", SYSTEM), asked])
     (request,) = fake_provider.requests_for(MODELS["claude-code"])
     assert [part["type"] for part in request.files] == ["image"]
@@ -102,3 +102,12 @@ async def test_codex_answers_through_the_fakes_responses_api_with_our_instructio
     assert SYSTEM in json.dumps(request.body)
     offered = {tool.get("name") or tool.get("type") for tool in request.body.get("tools", [])}
     assert not offered & {"shell", "exec_command", "apply_patch", "local_shell", "web_search"}, offered
+
+
+async def test_codex_gets_an_attached_image_from_its_workspace_as_the_responses_apis_input_image(fake_provider):
+    fake_provider.script(MODELS["codex"], ANSWER)
+    asked = Message("user", "What is in the picture?", parts=(Part("image", "dot.png", "image/png", DOT_PNG),))
+    await collect(cli_voice(fake_provider, "codex"), [Message("system", SYSTEM), asked])
+    (request,) = fake_provider.requests_for(MODELS["codex"])
+    assert [part["type"] for part in request.files] == ["input_image"]
+    assert "`dot.png`" in request.prompt

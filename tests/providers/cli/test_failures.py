@@ -132,10 +132,10 @@ async def test_a_cli_that_hangs_is_stopped_at_its_deadline_with_its_whole_proces
     assert not left_behind(pids)
 
 
-@pytest.mark.parametrize("cli", ["claude-code", "codex"])
+@pytest.mark.parametrize("cli", ["claude-code", "gemini-cli", "qwen-code", "codex"])
 async def test_a_cli_that_writes_past_its_bound_is_stopped(fake_provider, cli_sandbox, monkeypatch, cli):
     monkeypatch.setattr(sandbox, "SETTINGS", replace(sandbox.SETTINGS, output_bytes=50_000))
-    fake_provider.script(MODELS[cli], "word " * 20000)
+    fake_provider.script(MODELS[cli], " ".join(f"word{n}" for n in range(12000)))  # no loop: Gemini CLI cuts one short
     async with watched(cli_sandbox) as pids:
         error, events = await failure(cli_voice(fake_provider, cli, max_retries=0))
     assert error.fault == Fault.MALFORMED
@@ -167,3 +167,14 @@ async def test_a_cancel_mid_answer_leaves_no_process_behind(fake_provider, cli_s
             await task
     assert not left_behind(pids)
     assert not any(cli_sandbox.iterdir())  # its scratch directory went with it
+
+
+async def test_an_answer_gemini_cli_cuts_short_as_a_loop_is_no_answer_and_is_tried_again(fake_provider):
+    # Its loop detection stops the model with a warning, then reports success with what it had written.
+    fake_provider.script(MODELS["gemini-cli"], "word " * 3000, "word " * 3000)
+    error, _ = await failure(cli_voice(fake_provider, "gemini-cli", max_retries=1))
+    assert error.fault == Fault.SERVER
+    assert error.message == (
+        "Gemini CLI failed: its answer repeated itself and it stopped it (Loop detected, stopping execution)"
+    )
+    assert [a.fault for a in error.attempts] == ["server", "server"]  # asked again, as a provider's 500 is
