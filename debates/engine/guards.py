@@ -72,6 +72,9 @@ def _pairs(listed: str) -> frozenset[frozenset[str]]:
 
 ANTONYMS = _pairs(ANTONYM_PAIRS)
 RELATIONAL = _pairs(RELATIONAL_PAIRS)
+# Small words that are one side of a pair ("opt in" / "opt out", "scale up" / "scale down"): no
+# word of what is proposed, but "Do not opt out" affirms "Opt in", it does not negate it.
+PARTICLES = STOP & frozenset((ANTONYM_PAIRS + RELATIONAL_PAIRS).replace(",", " ").split())
 # Words of a proposition that say nothing of what it proposes ("Use Redis" proposes Redis, as
 # "Avoid Redis" refuses it; "should not be", "vote for the proposal" propose the rest).
 UNSAID = wordset(
@@ -92,6 +95,7 @@ class Proposition:
     negated: bool
     words: frozenset[str]  # stems of the words that say what is proposed
     said: str = field(default="", compare=False)  # as written, for a person
+    particles: frozenset[str] = field(default=frozenset(), compare=False)  # "in" of "opt in to the beta"
 
 
 @dataclass(frozen=True)
@@ -165,13 +169,20 @@ def _flipped(a: Polarity, b: Polarity) -> str:
         for p in sorted(one.propositions, key=lambda p: p.said):
             for q in other.propositions:
                 both_ways = Proposition(q.negated, p.words) in one.propositions or p in other.propositions
-                if p.words == q.words and p.negated != q.negated and not both_ways:
+                reversed_ = _opposite_particles(p, q)  # "Do not opt out" / "Opt in": one position
+                if p.words == q.words and p.negated != q.negated and not both_ways and not reversed_:
                     return f"“{p.said}” is negated in one and affirmed in the other"
                 if p.negated == q.negated and len(p.words - q.words) == 1 == len(q.words - p.words):
                     (x,), (y,) = p.words - q.words, q.words - p.words
                     if opposed(x, y):
                         return f"“{one.written.get(x, x)}” is the opposite of “{other.written.get(y, y)}”"
     return ""
+
+
+def _opposite_particles(p: Proposition, q: Proposition) -> bool:
+    """One's small words the opposites of the other's: "opt in" / "opt out"."""
+    pairs = ANTONYMS | RELATIONAL
+    return any(frozenset({x, y}) in pairs for x in p.particles - q.particles for y in q.particles - p.particles)
 
 
 def read(text: str) -> Polarity:
@@ -208,7 +219,8 @@ def _propositions(words: list[str]) -> set[Proposition]:
         proposed = [w for w in content if w not in UNSAID] or content  # "Use it" still proposes "use"
         if proposed:
             shown = run[run.index(content[0]) : len(run) - run[::-1].index(content[-1])]
-            found.add(Proposition(negated, frozenset(map(_root, proposed)), " ".join(shown)))
+            particles = frozenset(w for w in run if w in PARTICLES)
+            found.add(Proposition(negated, frozenset(map(_root, proposed)), " ".join(shown), particles))
     return found
 
 

@@ -97,6 +97,8 @@ def test_a_numbers_thing_decides_which_numbers_are_compared():
         ("Fix CI before migrating", "Migrate after fixing CI"),
         ("No cache needed — just add an index", "Add an index; a cache isn't necessary"),
         ("Should we migrate? No.", "Do not migrate"),
+        ("Opt in to the beta", "Do not opt out of the beta"),  # "out" negated is "in" affirmed
+        ("Scale the cluster up", "Don't scale the cluster down"),
     ],
 )
 def test_one_position_in_negated_and_affirmed_words_is_no_conflict(a, b):
