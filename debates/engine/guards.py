@@ -73,7 +73,8 @@ def _pairs(listed: str) -> frozenset[frozenset[str]]:
 ANTONYMS = _pairs(ANTONYM_PAIRS)
 RELATIONAL = _pairs(RELATIONAL_PAIRS)
 # Small words that are one side of a pair ("opt in" / "opt out", "scale up" / "scale down"): no
-# word of what is proposed, but "Do not opt out" affirms "Opt in", it does not negate it.
+# word of what is proposed, but a proposition negated is the other's only with the same ones ("Do
+# not opt out" affirms "Opt in"; "not before Q3" refuses no "in Q3").
 PARTICLES = STOP & frozenset((ANTONYM_PAIRS + RELATIONAL_PAIRS).replace(",", " ").split())
 # Words of a proposition that say nothing of what it proposes ("Use Redis" proposes Redis, as
 # "Avoid Redis" refuses it; "should not be", "vote for the proposal" propose the rest).
@@ -84,7 +85,19 @@ UNSAID = wordset(
 )
 CLAUSE = re.compile(r"[.;:!?,()\[\]\n—–]|\s-\s|\b(?:but|however|ma|però|pero|mais|aber|though|although)\b")
 QUESTION = re.compile(r"[^.;:!?\n]*\?")  # "Migrate? No.": a question asked is no position taken
-WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|\d+(?:[.,]\d+)*")
+# A name glued to its number ("q3", "v2", "gpt-4") is one word: "not before Q3" is not "not Q".
+WORD = re.compile(r"[^\W\d_]+-?\d[^\W_]*|[^\W\d_]+(?:['’][^\W\d_]+)?|\d+(?:[.,]\d+)*")
+# What a negation refuses, to the end of its clause (a comma or a point before a space, not the
+# ones of "1,000" or "3.11"): its numbers are no number the answer gives ("Don't upgrade to
+# Postgres 16" gives none, as "Stay on Postgres 15" gives 15).
+REFUSED = re.compile(
+    r"(?:\b(?:"
+    + "|".join(sorted(NEGATIONS | NO, key=len, reverse=True))
+    + r")\b|\b\w+n['’]t\b|"
+    + NEGATING_PHRASES.pattern
+    + r").*?(?=[;:!?\n()\[\]—–]|[.,](?:\s|$)|\s-\s|\b(?:but|however|ma|però|pero|mais|aber|though|although)\b|$)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -169,20 +182,14 @@ def _flipped(a: Polarity, b: Polarity) -> str:
         for p in sorted(one.propositions, key=lambda p: p.said):
             for q in other.propositions:
                 both_ways = Proposition(q.negated, p.words) in one.propositions or p in other.propositions
-                reversed_ = _opposite_particles(p, q)  # "Do not opt out" / "Opt in": one position
-                if p.words == q.words and p.negated != q.negated and not both_ways and not reversed_:
+                same = p.words == q.words and p.particles == q.particles  # "not opt out" is no "opt in"
+                if same and p.negated != q.negated and not both_ways:
                     return f"“{p.said}” is negated in one and affirmed in the other"
                 if p.negated == q.negated and len(p.words - q.words) == 1 == len(q.words - p.words):
                     (x,), (y,) = p.words - q.words, q.words - p.words
                     if opposed(x, y):
                         return f"“{one.written.get(x, x)}” is the opposite of “{other.written.get(y, y)}”"
     return ""
-
-
-def _opposite_particles(p: Proposition, q: Proposition) -> bool:
-    """One's small words the opposites of the other's: "opt in" / "opt out"."""
-    pairs = ANTONYMS | RELATIONAL
-    return any(frozenset({x, y}) in pairs for x in p.particles - q.particles for y in q.particles - p.particles)
 
 
 def read(text: str) -> Polarity:
@@ -201,8 +208,9 @@ def read(text: str) -> Polarity:
         propositions |= _propositions(found)
         for word in found:
             written.setdefault(_root(word), word)
-    names = frozenset(re.findall(r"\b[a-z]+-?\d+[a-z]*\b", plain))
-    return Polarity(frozenset(propositions), written, lead, measured(text), names)
+    given = REFUSED.sub(" ", QUESTION.sub(" ", unicodedata.normalize("NFKC", text)))
+    names = frozenset(re.findall(r"\b[a-z]+-?\d+[a-z]*\b", given.casefold()))
+    return Polarity(frozenset(propositions), written, lead, measured(given), names)
 
 
 def _propositions(words: list[str]) -> set[Proposition]:
