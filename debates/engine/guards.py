@@ -84,7 +84,9 @@ UNSAID = wordset(
     "vote votes voting"
 )
 CLAUSE = re.compile(r"[.;:!?,()\[\]\n—–]|\s-\s|\b(?:but|however|ma|però|pero|mais|aber|though|although)\b")
-QUESTION = re.compile(r"[^.;:!?\n]*\?")  # "Migrate? No.": a question asked is no position taken
+# "Migrate? No.": a question asked is no position taken. Tried only where a clause starts, so a long
+# clause is scanned once, not from each of its characters.
+QUESTION = re.compile(r"(?<![^.;:!?\n])[^.;:!?\n]*\?")
 # A name glued to its number ("q3", "v2", "gpt-4") is one word: "not before Q3" is not "not Q".
 WORD = re.compile(r"[^\W\d_]+-?\d[^\W_]*|[^\W\d_]+(?:['’][^\W\d_]+)?|\d+(?:[.,]\d+)*")
 # What a negation refuses, to the end of its clause (a comma or a point before a space, not the
