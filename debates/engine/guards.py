@@ -110,7 +110,8 @@ class Proposition:
     negated: bool
     words: frozenset[str]  # stems of the words that say what is proposed
     said: str = field(default="", compare=False)  # as written, for a person
-    particles: frozenset[str] = field(default=frozenset(), compare=False)  # "in" of "opt in to the beta"
+    # "in" of "opt in to the beta", "5" of "hire 5 engineers": "Don't hire 5" does not negate "Hire 2"
+    particles: frozenset[str] = field(default=frozenset(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -204,10 +205,11 @@ def read(text: str) -> Polarity:
     written: dict[str, str] = {}
     lead = ""
     for number, clause in enumerate(CLAUSE.split(NEGATING_PHRASES.sub(" not ", plain))):
-        found = [w for w in WORD.findall(clause or "") if not w[0].isdigit()]
+        tokens = WORD.findall(clause or "")
+        found = [w for w in tokens if not w[0].isdigit()]
         if number == 0 and len(found) >= 1 and not lead:
             lead = "yes" if found[0] in YES else "no" if found[0] in NO and len(found) <= 2 else ""
-        propositions |= _propositions(found)
+        propositions |= _propositions(tokens)
         for word in found:
             written.setdefault(_root(word), word)
     given = REFUSED.sub(" ", QUESTION.sub(" ", unicodedata.normalize("NFKC", text)))
@@ -216,7 +218,8 @@ def read(text: str) -> Polarity:
 
 
 def _propositions(words: list[str]) -> set[Proposition]:
-    """A clause's propositions: its words up to a negation, affirmed; each run after one, negated."""
+    """A clause's propositions: its words up to a negation, affirmed; each run after one, negated.
+    Its numbers are no words of what is proposed, but set it apart as its small words do."""
     runs: list[tuple[bool, list[str]]] = [(False, [])]
     for word in words:
         if word in NEGATIONS or word in NO:
@@ -225,11 +228,11 @@ def _propositions(words: list[str]) -> set[Proposition]:
             runs[-1][1].append(word)
     found = set()
     for negated, run in runs:
-        content = [w for w in run if w not in STOP and w not in YES]
+        content = [w for w in run if w not in STOP and w not in YES and not w[0].isdigit()]
         proposed = [w for w in content if w not in UNSAID] or content  # "Use it" still proposes "use"
         if proposed:
             shown = run[run.index(content[0]) : len(run) - run[::-1].index(content[-1])]
-            particles = frozenset(w for w in run if w in PARTICLES)
+            particles = frozenset(w for w in run if w in PARTICLES or w[0].isdigit())
             found.add(Proposition(negated, frozenset(map(_root, proposed)), " ".join(shown), particles))
     return found
 

@@ -105,6 +105,7 @@ def test_a_numbers_thing_decides_which_numbers_are_compared():
         ("Stay on Postgres 15", "Do not upgrade to Postgres 16 this quarter"),  # 16 is refused, not given
         ("Stay with v1 of the API", "Don't move to v2 of the API yet"),
         ("Yes — but not before Q3", "Yes, in Q3"),  # "not before Q3" is not "not Q"
+        ("Don't hire 5 engineers; hire 2", "Hire 2 engineers"),  # "hire 5 engineers" is refused, not "hire"
     ],
 )
 def test_one_position_in_negated_and_affirmed_words_is_no_conflict(a, b):
