@@ -72,6 +72,10 @@ def _pairs(listed: str) -> frozenset[frozenset[str]]:
 
 ANTONYMS = _pairs(ANTONYM_PAIRS)
 RELATIONAL = _pairs(RELATIONAL_PAIRS)
+# Small words that are one side of a pair ("opt in" / "opt out", "scale up" / "scale down"): no
+# word of what is proposed, but a proposition negated is the other's only with the same ones ("Do
+# not opt out" affirms "Opt in"; "not before Q3" refuses no "in Q3").
+PARTICLES = STOP & frozenset((ANTONYM_PAIRS + RELATIONAL_PAIRS).replace(",", " ").split())
 # Words of a proposition that say nothing of what it proposes ("Use Redis" proposes Redis, as
 # "Avoid Redis" refuses it; "should not be", "vote for the proposal" propose the rest).
 UNSAID = wordset(
@@ -80,8 +84,22 @@ UNSAID = wordset(
     "vote votes voting"
 )
 CLAUSE = re.compile(r"[.;:!?,()\[\]\n—–]|\s-\s|\b(?:but|however|ma|però|pero|mais|aber|though|although)\b")
-QUESTION = re.compile(r"[^.;:!?\n]*\?")  # "Migrate? No.": a question asked is no position taken
-WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?|\d+(?:[.,]\d+)*")
+# "Migrate? No.": a question asked is no position taken. Tried only where a clause starts, so a long
+# clause is scanned once, not from each of its characters.
+QUESTION = re.compile(r"(?<![^.;:!?\n])[^.;:!?\n]*\?")
+# A name glued to its number ("q3", "v2", "gpt-4") is one word: "not before Q3" is not "not Q".
+WORD = re.compile(r"[^\W\d_]+-?\d[^\W_]*|[^\W\d_]+(?:['’][^\W\d_]+)?|\d+(?:[.,]\d+)*")
+# What a negation refuses, to the end of its clause (a comma or a point before a space, not the
+# ones of "1,000" or "3.11"): its numbers are no number the answer gives ("Don't upgrade to
+# Postgres 16" gives none, as "Stay on Postgres 15" gives 15).
+REFUSED = re.compile(
+    r"(?:\b(?:"
+    + "|".join(sorted(NEGATIONS | NO, key=len, reverse=True))
+    + r")\b|\b\w+n['’]t\b|"
+    + NEGATING_PHRASES.pattern
+    + r").*?(?=[;:!?\n()\[\]—–]|[.,](?:\s|$)|\s-\s|\b(?:but|however|ma|però|pero|mais|aber|though|although)\b|$)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -92,6 +110,8 @@ class Proposition:
     negated: bool
     words: frozenset[str]  # stems of the words that say what is proposed
     said: str = field(default="", compare=False)  # as written, for a person
+    # "in" of "opt in to the beta", "5" of "hire 5 engineers": "Don't hire 5" does not negate "Hire 2"
+    particles: frozenset[str] = field(default=frozenset(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -165,7 +185,8 @@ def _flipped(a: Polarity, b: Polarity) -> str:
         for p in sorted(one.propositions, key=lambda p: p.said):
             for q in other.propositions:
                 both_ways = Proposition(q.negated, p.words) in one.propositions or p in other.propositions
-                if p.words == q.words and p.negated != q.negated and not both_ways:
+                same = p.words == q.words and p.particles == q.particles  # "not opt out" is no "opt in"
+                if same and p.negated != q.negated and not both_ways:
                     return f"“{p.said}” is negated in one and affirmed in the other"
                 if p.negated == q.negated and len(p.words - q.words) == 1 == len(q.words - p.words):
                     (x,), (y,) = p.words - q.words, q.words - p.words
@@ -184,18 +205,21 @@ def read(text: str) -> Polarity:
     written: dict[str, str] = {}
     lead = ""
     for number, clause in enumerate(CLAUSE.split(NEGATING_PHRASES.sub(" not ", plain))):
-        found = [w for w in WORD.findall(clause or "") if not w[0].isdigit()]
+        tokens = WORD.findall(clause or "")
+        found = [w for w in tokens if not w[0].isdigit()]
         if number == 0 and len(found) >= 1 and not lead:
             lead = "yes" if found[0] in YES else "no" if found[0] in NO and len(found) <= 2 else ""
-        propositions |= _propositions(found)
+        propositions |= _propositions(tokens)
         for word in found:
             written.setdefault(_root(word), word)
-    names = frozenset(re.findall(r"\b[a-z]+-?\d+[a-z]*\b", plain))
-    return Polarity(frozenset(propositions), written, lead, measured(text), names)
+    given = REFUSED.sub(" ", QUESTION.sub(" ", unicodedata.normalize("NFKC", text)))
+    names = frozenset(re.findall(r"\b[a-z]+-?\d+[a-z]*\b", given.casefold()))
+    return Polarity(frozenset(propositions), written, lead, measured(given), names)
 
 
 def _propositions(words: list[str]) -> set[Proposition]:
-    """A clause's propositions: its words up to a negation, affirmed; each run after one, negated."""
+    """A clause's propositions: its words up to a negation, affirmed; each run after one, negated.
+    Its numbers are no words of what is proposed, but set it apart as its small words do."""
     runs: list[tuple[bool, list[str]]] = [(False, [])]
     for word in words:
         if word in NEGATIONS or word in NO:
@@ -204,11 +228,12 @@ def _propositions(words: list[str]) -> set[Proposition]:
             runs[-1][1].append(word)
     found = set()
     for negated, run in runs:
-        content = [w for w in run if w not in STOP and w not in YES]
+        content = [w for w in run if w not in STOP and w not in YES and not w[0].isdigit()]
         proposed = [w for w in content if w not in UNSAID] or content  # "Use it" still proposes "use"
         if proposed:
             shown = run[run.index(content[0]) : len(run) - run[::-1].index(content[-1])]
-            found.add(Proposition(negated, frozenset(map(_root, proposed)), " ".join(shown)))
+            particles = frozenset(w for w in run if w in PARTICLES or w[0].isdigit())
+            found.add(Proposition(negated, frozenset(map(_root, proposed)), " ".join(shown), particles))
     return found
 
 

@@ -144,7 +144,7 @@ def _lettered(key: str) -> tuple[str, str] | None:
     if parts[0] == "option" and len(parts) > 1:
         parts = parts[1:]
     mark = parts[0]
-    if mark.isdigit() or (len(mark) == 1 and mark.isalpha()):
+    if (mark.isdigit() and len(mark) <= 3) or (len(mark) == 1 and mark.isalpha()):  # no 5,000-digit "option"
         return mark, " ".join(parts[1:])
     return None
 

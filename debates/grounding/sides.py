@@ -192,6 +192,9 @@ class Skeleton:
         if first is not None and first.lone and self.in_a_phrase(match.start()):
             # "12 engineers in 2 squads is 12 / 2 = 6": "2 squads" alone was never claimed
             sides, relations, starts = sides[1:], relations[1:], starts[1:]
+        elif first is not None and first.lone and len(sides) > 2 and re.search(r"[^\W\d_]", relations[0]):
+            # "Tripling 200 GB gives 3 × 200 GB = 600 GB": the computation starts from it, the last side is its result
+            sides, relations, starts = sides[1:], relations[1:], starts[1:]
         last = Side.read(self, sides[-1].strip()) if sides else None
         if last is not None and last.lone and last.units and MORE_OF_IT.match(self.text, match.end()):
             sides = sides[:-1]  # "135 minutes is 2 hours and 15 minutes": one amount in two units

@@ -65,6 +65,9 @@ def test_words_that_only_look_like_quantities_are_not_read_as_one(text):
         ("Use 3 replicas", "Use 5 replicas", "different numbers (3 and 5)"),
         ("Two weeks", "Two months", "different numbers"),
         ("Ship in Q3", "Ship in Q4", "different versions or periods (q3 and q4)"),
+        ("Use 3 replicas", "Use 5 replicas, not 3", "different numbers (3 and 5)"),  # what is refused aside
+        ("Ship in Q3", "Not Q3 — ship in Q4", "different versions or periods (q3 and q4)"),
+        ("Use Python 3.11", "Use Python 3.12", "different numbers (3.11 and 3.12)"),
         ("Increase the pool", "Decrease the pool", "“increase” is the opposite of “decrease”"),
     ],
 )
@@ -97,6 +100,12 @@ def test_a_numbers_thing_decides_which_numbers_are_compared():
         ("Fix CI before migrating", "Migrate after fixing CI"),
         ("No cache needed — just add an index", "Add an index; a cache isn't necessary"),
         ("Should we migrate? No.", "Do not migrate"),
+        ("Opt in to the beta", "Do not opt out of the beta"),  # "out" negated is "in" affirmed
+        ("Scale the cluster up", "Don't scale the cluster down"),
+        ("Stay on Postgres 15", "Do not upgrade to Postgres 16 this quarter"),  # 16 is refused, not given
+        ("Stay with v1 of the API", "Don't move to v2 of the API yet"),
+        ("Yes — but not before Q3", "Yes, in Q3"),  # "not before Q3" is not "not Q"
+        ("Don't hire 5 engineers; hire 2", "Hire 2 engineers"),  # "hire 5 engineers" is refused, not "hire"
     ],
 )
 def test_one_position_in_negated_and_affirmed_words_is_no_conflict(a, b):

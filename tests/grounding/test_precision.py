@@ -34,6 +34,19 @@ def test_a_sentence_with_words_between_its_numbers_is_not_split_into_a_claim_nev
 
 
 @pytest.mark.parametrize(
+    ("text", "checked_as"),
+    [
+        ("Halving 80 ms gives 80 / 2 = 40 ms.", [("80 / 2 = 40 ms", True, "80 / 2 = 40 ms")]),
+        ("Tripling 200 GB gives 3 × 200 GB = 600 GB.", [("3 * 200 GB = 600 GB", True, "3 * 200 GB = 600 GB")]),
+        ("Halving 80 ms gives 80 / 2 = 30 ms.", [("80 / 2 = 30 ms", False, "80 / 2 = 40 ms, not 30 ms")]),
+    ],
+)
+def test_the_amount_a_computation_starts_from_is_no_side_of_it(checked, text, checked_as):
+    (found,) = checked(text)
+    assert said(found) == checked_as
+
+
+@pytest.mark.parametrize(
     ("text", "holds", "computation"),
     [
         ("so 6/9 = 67% of incidents", True, "6/9 = 66.6667%"),

@@ -13,6 +13,8 @@ import re
 import pytest
 from asgiref.sync import async_to_sync
 
+from debates import service
+from debates.integrations import cli
 from debates.models import Contribution, Panel, Question
 from debates.runs import execute
 from tests.fakes.provider_server import Script
@@ -109,6 +111,21 @@ def test_a_split_verdict_is_backed_by_its_majority_and_the_moderators_confidence
     verdict = read.markdown.split("## Verdict", 1)[1].split("## The panel that ran", 1)[0]
     assert "*majority 2/3 · confidence 0.60*" in verdict
     assert "evidence" not in verdict
+
+
+def test_a_split_is_no_strong_evidence_and_the_terminal_says_where_the_panel_stands(client, alice, split):
+    """Issue 49: the API said evidence_strength "strong" on a 2–1 split (the panel's heterogeneity
+    alone), and the terminal printed the judge's grouping, then "not unanimous" with no reason."""
+    client.force_login(alice)
+    found = client.get(f"/api/questions/{split.pk}").json()
+    assert found["synthesis"]["evidence_strength"] == "mixed"  # three families, but only 2/3 back it
+    summary = service.summary(alice, split.pk)  # what MCP and /v1 say of it
+    assert (summary["evidence_strength"], summary["support"]["words"]) == ("mixed", "majority 2/3 · confidence 0.60")
+    lines = cli.ledger_lines(found)
+    assert lines[0].startswith("Debate: the panel is not unanimous (2/3 give the largest answer")
+    assert "Agreement: majority 2/3 · confidence 0.60 (mixed support)" in lines
+    gamma = next(line for line in lines if "Gamma house" in line)
+    assert gamma.endswith("(Gamma house): ✗ disagrees — answers “Yes — extract billing now”")  # and why
 
 
 def test_a_unanimous_verdict_is_backed_by_all_and_a_skipped_debate_lists_no_claims(client, alice, unanimous):

@@ -172,6 +172,7 @@ def test_parsing_never_crashes_on_brace_soup(text):
         ("B) PostgreSQL", None),
         ("MongoDB or Cassandra", None),
         ("none of these", None),
+        pytest.param("9" * 5000, None, id="5000 digits"),  # no option's number: int() refuses 4,300 digits
     ],
 )
 def test_a_decision_names_an_option_by_its_text_letter_or_number(decision, index):
