@@ -28,6 +28,32 @@ def test_the_api_takes_files_as_multipart_parts(client, alice, offline_panel, no
     assert [(a.name, a.pages) for a in question.attachments.all()] == [("report.pdf", 2)]
 
 
+def test_a_multipart_name_with_a_folder_is_cut_to_its_last_part_by_django_before_it_is_read(
+    client, alice, offline_panel, no_runs
+):
+    """Issue 50 asked that ``../x.txt`` be refused, as every other way in refuses it. Django's multipart
+    parser keeps only a part's last name segment (and its printable characters) before any code of
+    ours sees the file, so the name arrives as ``x.txt``: docs/attachments.md says so, and the file is
+    stored under a name of our own like every file. Written by hand: Django's test client cuts the name
+    itself."""
+    boundary = "teorema-boundary"
+    parts = [
+        b'Content-Disposition: form-data; name="text"\r\n\r\nWhat is in it?',
+        b'Content-Disposition: form-data; name="attachments"; filename="../x.txt"\r\n\r\nplain notes',
+        b'Content-Disposition: form-data; name="attachments"; filename="..\\\x1bnotes.md"\r\n\r\n# Notes',
+    ]
+    body = b"".join(b"--%s\r\n%s\r\n" % (boundary.encode(), part) for part in parts) + b"--%s--\r\n" % boundary.encode()
+
+    response = client.post(
+        "/api/questions", body, content_type=f"multipart/form-data; boundary={boundary}", **bearer(alice)
+    )
+
+    assert response.status_code == 201, response.json()
+    stored = Question.objects.get(pk=response.json()["id"]).attachments.order_by("pk")
+    assert [a.name for a in stored] == ["x.txt", "notes.md"]
+    assert all(".." not in a.file.name for a in stored)
+
+
 def test_the_api_takes_files_as_base64_in_json(client, alice, offline_panel, no_runs):
     body = {
         "text": "What does the chart show?",
