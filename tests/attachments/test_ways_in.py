@@ -28,6 +28,56 @@ def test_the_api_takes_files_as_multipart_parts(client, alice, offline_panel, no
     assert [(a.name, a.pages) for a in question.attachments.all()] == [("report.pdf", 2)]
 
 
+def multipart(boundary: str, *parts: bytes) -> bytes:
+    """A multipart body written by hand: Django's test client cuts a file's name to its last part itself."""
+    return b"".join(b"--%s\r\n%s\r\n" % (boundary.encode(), part) for part in parts) + b"--%s--\r\n" % boundary.encode()
+
+
+@pytest.mark.parametrize(
+    ("filename", "words"),
+    [
+        (b"../x.txt", "“../x.txt” is a path, not a file name: send the file's name alone."),
+        (b"..\\notes.md", "“..\\notes.md” is a path, not a file name"),
+        (b"..&#47;x.txt", "“../x.txt” is a path, not a file name"),  # Django unescapes a name
+        (b"notes\x1b.md", "“notes\\x1b.md” has control characters in its name: rename the file."),
+    ],
+)
+def test_a_multipart_name_with_a_folder_or_a_control_character_is_refused(
+    client, alice, offline_panel, no_runs, filename, words
+):
+    """Issue 50: Django's parser kept only the name's last part (``../x.txt`` arrived as ``x.txt``)
+    and its printable characters: such a name is refused, as every other way in refuses it."""
+    body = multipart(
+        "teorema-boundary",
+        b'Content-Disposition: form-data; name="text"\r\n\r\nWhat is in it?',
+        b'Content-Disposition: form-data; name="attachments"; filename="%s"\r\n\r\nplain notes' % filename,
+    )
+
+    response = client.post(
+        "/api/questions", body, content_type="multipart/form-data; boundary=teorema-boundary", **bearer(alice)
+    )
+
+    assert response.status_code == 400
+    assert words in response.json()["error"]
+    assert response.json()["fields"]["attachments"] == [response.json()["error"]]
+    assert no_runs == []
+    assert not Question.objects.exists()
+    assert not Attachment.objects.exists()
+
+
+def test_the_ask_page_refuses_a_multipart_name_with_a_folder_in_words(client, alice, offline_panel, no_runs):
+    client.force_login(alice)
+    body = multipart(
+        "b",
+        b'Content-Disposition: form-data; name="text"\r\n\r\nWhat is in it?',
+        b'Content-Disposition: form-data; name="attachments"; filename="../x.txt"\r\n\r\nplain notes',
+    )
+    response = client.post("/", body, content_type="multipart/form-data; boundary=b")
+    assert response.status_code == 400
+    assert "is a path, not a file name" in response.content.decode()
+    assert not Question.objects.exists()
+
+
 def test_the_api_takes_files_as_base64_in_json(client, alice, offline_panel, no_runs):
     body = {
         "text": "What does the chart show?",

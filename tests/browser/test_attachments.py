@@ -105,9 +105,11 @@ def test_too_many_files_are_stopped_before_sending(provider_server, signed_in):
     assert page.url.rstrip("/").endswith(page.url.split("/")[2])  # still on the ask page: nothing was sent
 
 
-def test_the_ask_page_says_what_the_files_add_to_the_run_before_sending(provider_server, signed_in):
+@pytest.mark.parametrize("size", VIEWPORTS)
+def test_the_ask_page_says_what_the_files_add_to_the_run_before_sending(provider_server, signed_in, size):
     """Issue 42: the attachment's tokens per voice, on the ask page's estimate."""
     page = signed_in("alice")
+    page.set_viewport_size(VIEWPORTS[size])
     page.goto("/")
     give(page, "drop", ("log.txt", "text/plain", b"x" * 4000), ("chart.png", "image/png", files.image(750, 100)))
     page.wait_for_selector(".ask .attach-cost:not([hidden])")
@@ -126,9 +128,11 @@ def test_the_ask_page_says_what_the_files_add_to_the_run_before_sending(provider
     )
 
 
-def test_a_file_too_large_is_not_priced_and_the_others_stay_chosen(provider_server, signed_in):
+@pytest.mark.parametrize("size", VIEWPORTS)
+def test_a_file_too_large_is_not_priced_and_the_others_stay_chosen(provider_server, signed_in, size):
     """Issue 50: a file refused for its size leaves the good ones chosen and adds nothing to the estimate."""
     page = signed_in("alice")
+    page.set_viewport_size(VIEWPORTS[size])
     page.goto("/")
     give(page, "drop", ("log.txt", "text/plain", b"x" * 4000))
     page.wait_for_selector(".ask .attach-cost:not([hidden])")
@@ -148,9 +152,11 @@ def test_a_file_too_large_is_not_priced_and_the_others_stay_chosen(provider_serv
     assert page.inner_text(".ask .attach-cost") == alone
 
 
-def test_a_refused_file_says_which_files_to_attach_again(provider_server, signed_in):
+@pytest.mark.parametrize("size", VIEWPORTS)
+def test_a_refused_file_says_which_files_to_attach_again(provider_server, signed_in, size):
     """Issue 50: the form comes back without its files (no browser keeps them), so it names the good ones."""
     page = signed_in("alice")
+    page.set_viewport_size(VIEWPORTS[size])
     page.goto("/")
     page.fill("#id_text", "Read these")
     bundle = ("bundle.zip", "application/zip", files.zip_archive())

@@ -129,6 +129,13 @@ def test_a_follow_up_from_the_page_and_a_link_read_signed_out(provider_server, s
     row.locator(".thread-more summary").click()
     assert FOLLOW_UP in row.locator(".thread-more").inner_text()
     both_sizes(page, "history-thread")
+    for viewport in (LAPTOP, PHONE):  # issue 50: the agreement column, in the run page's words, and on a phone's card
+        page.set_viewport_size(viewport)
+        agreement = row.locator(":scope > td.agreement-cell")
+        assert agreement.is_visible()
+        assert agreement.inner_text() == "unanimous 3/3"
+    page.goto(f"/q/{first}/")
+    assert page.inner_text("#verdict .chip.support").startswith("unanimous 3/3")
 
 
 def test_the_print_view_is_the_debate_alone_with_every_fold_open(provider_server, signed_in):

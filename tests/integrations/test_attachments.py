@@ -4,6 +4,8 @@ voices here see no images: they read the PDF's text, pages marked, and are told 
 stdio the MCP client names a file by its path; over either transport it may send a data: URI."""
 
 import base64
+import json
+import subprocess
 
 import openai
 import pytest
@@ -58,6 +60,20 @@ def test_the_openai_client_gets_a_bad_file_refused_in_openais_shape(teorema, fak
         client.chat.completions.create(model="teorema/house", messages=[{"role": "user", "content": content}])
 
     assert "r.pdf is a ZIP archive" in str(refused.value)
+    assert fake_provider.requests == []
+
+
+def test_curl_sending_a_file_named_with_a_folder_is_refused_by_the_running_server(teorema, fake_provider, tmp_path):
+    """Issue 50: over multipart, ``../x.txt`` was taken as ``x.txt`` (Django keeps a name's last part)."""
+    (tmp_path / "x.txt").write_text("notes")
+    before = teorema.query("SELECT count(*) FROM debates_question")
+    curl = [
+        "curl", "-s", "-H", f"Authorization: Bearer {teorema.tokens['alice']}", "-F", "text=What is in it?",
+        "-F", "attachments=@x.txt;filename=../x.txt", f"{teorema.url}/api/questions",
+    ]  # fmt: skip
+    answer = json.loads(subprocess.run(curl, cwd=tmp_path, capture_output=True, check=True).stdout)
+    assert answer["fields"] == {"attachments": ["“../x.txt” is a path, not a file name: send the file's name alone."]}
+    assert teorema.query("SELECT count(*) FROM debates_question") == before
     assert fake_provider.requests == []
 
 

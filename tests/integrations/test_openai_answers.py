@@ -17,6 +17,7 @@ from tests.fakes.provider_server import Script
 from tests.integrations.chat_clients import ChatOpenAI, litellm
 from tests.integrations.clients import mcp_session
 from tests.integrations.conftest import Teorema
+from tests.viewer import story
 
 
 def fresh() -> str:
@@ -52,6 +53,24 @@ async def test_the_answer_names_who_was_who_and_where_the_panel_stands_as_mcp_do
     for voice in found["identities"]:
         assert f"- **{voice['voice']}**: {voice['name']} · {voice['model']}" in content
     assert content.index("Where the panel stands") > content.index(SYNTHESIS.strip()[-20:])
+
+
+@pytest.mark.anyio
+async def test_a_dissenting_voice_is_named_with_its_stance_and_why_as_mcp_names_it(teorema, fake_provider):
+    """Issue 50: /v1 said "Panelist B dissents" with no name, where MCP named the voice."""
+    story.script(fake_provider, split=True)
+    reply = await openai.AsyncOpenAI(
+        base_url=f"{teorema.url}/v1", api_key=teorema.tokens["alice"]
+    ).chat.completions.create(model="teorema/house", messages=[{"role": "user", "content": story.QUESTION}])
+    content = reply.choices[0].message.content
+    found = await mcp_summary(teorema, newest(teorema))
+    [dissenting] = found["dissent"]
+    assert dissenting["stance"] == "disagrees"
+    assert dissenting["why"]
+    [named] = [voice for voice in found["identities"] if voice["voice"] == dissenting["voice"]]
+    said = f"- **{named['voice']}**: {named['name']} · {named['model']} — disagrees: {dissenting['why']}"
+    assert said in content
+    assert f"**Where the panel stands:** {found['support']['words']}" in content
 
 
 def test_tools_are_refused_in_words_and_ask_nothing(teorema, fake_provider):

@@ -10,6 +10,7 @@ from django.core.management import CommandError, call_command
 from debates.management.commands import ask
 from debates.models import Panel, Question
 from debates.roster.toml import import_roster
+from tests.fakes import judge
 from tests.fakes.answers import SYNTHESIS
 from tests.fakes.provider_server import Script
 from tests.viewer.test_first_run import DEFAULT_ROSTER
@@ -184,6 +185,19 @@ def test_the_judges_grouping_is_printed_in_words_not_as_json(scripted, capsys):
     assert "Judge · agreement · done" in out
     assert "“Shard now”: Panelist" in out
     assert '{"groups"' not in out
+
+
+def test_the_guards_reason_is_printed_where_they_refuse_the_judges_grouping(scripted, capsys):
+    """Issue 50: the terminal printed the judge's grouping, then "not unanimous", with no reason."""
+    lines = {"alpha": "Yes, add read replicas", "beta": "Yes, add replicas", "gamma": "No, shard now"}
+    for family, line in lines.items():
+        scripted.script(f"model-{family}", f"Because of the load.\n\nANSWER: {line}\n")
+    scripted.script_judge(judge.grouping(lambda said: "one answer"))  # a judge that groups all three
+    call_command("ask", QUESTION, "--panel", "house", "--criticality", "low")
+    out = capsys.readouterr().out
+    assert re.search(r"The judge grouped Panelist \w \(“[^”]+”\) with Panelist \w \(“No, shard now”\): refused, ", out)
+    assert "one answers yes, the other no; kept apart." in out
+    assert "Agreement: majority 2/3" in out
 
 
 # --- following, and saying what answers (issue 44) ---------------------------------------------
