@@ -234,6 +234,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "debates.middleware.NamesAsSentMiddleware",  # a multipart file's name as sent, for the check
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "debates.middleware.LocalUserMiddleware",
