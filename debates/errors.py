@@ -12,7 +12,6 @@ from django.template.defaultfilters import filesizeformat
 from django.template.loader import render_to_string
 from django.views import defaults
 
-from debates.attachments.multipart import NameRefused
 from debates.integrations import endpoint
 from debates.integrations.openai import errors as openai
 from debates.lib.unstored import unstored
@@ -43,17 +42,13 @@ def explain(exception: Exception) -> str:
         return f"The request has too many files: at most {settings.DATA_UPLOAD_MAX_NUMBER_FILES} are accepted."
     if isinstance(exception, DisallowedHost):
         return "This server does not answer to that host name."
-    if isinstance(exception, NameRefused):
-        return str(exception)
     return "The request could not be read."
 
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     message = explain(exception)
     if is_api(request):
-        kind = Kind.TOO_LARGE if isinstance(exception, RequestDataTooBig) else Kind.INVALID
-        fields = {"attachments": [message]} if isinstance(exception, NameRefused) else {}  # a refused file's field
-        refused = Refused(message, kind, fields)
+        refused = Refused(message, Kind.TOO_LARGE if isinstance(exception, RequestDataTooBig) else Kind.INVALID)
         return in_json(request, refused, 400)  # docs/api.md: a request too large is a 400 too
     return render(request, "400.html", {"message": message}, status=400)
 

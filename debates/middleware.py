@@ -1,7 +1,8 @@
-"""Local single-user mode: the browser on this machine is signed in as the local user.
+"""Teorema's own middleware: multipart names as sent, and the local single-user mode.
 
-Enabled only when TEOREMA_LOCAL_USER is set (``make run`` sets it) and never in production;
-only loopback clients are signed in, so exposing the port does not expose the app.
+Local single-user mode: the browser on this machine is signed in as the local user. Enabled only
+when TEOREMA_LOCAL_USER is set (``make run`` sets it) and never in production; only loopback
+clients are signed in, so exposing the port does not expose the app.
 """
 
 from collections.abc import Callable
@@ -9,6 +10,8 @@ from collections.abc import Callable
 from django.conf import settings
 from django.contrib.auth import get_user_model, login
 from django.http import HttpRequest, HttpResponse
+
+from debates.attachments.multipart import NamesAsSent
 
 LOOPBACK = {"127.0.0.1", "::1"}
 
@@ -24,4 +27,15 @@ class LocalUserMiddleware:
             user = get_user_model().objects.filter(username=username, is_active=True).first()
             if user is not None:
                 login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        return self.get_response(request)
+
+
+class NamesAsSentMiddleware:
+    """Every multipart body is parsed by NamesAsSent, before CSRF's check reads the form (and parses it)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        request.multipart_parser_class = NamesAsSent
         return self.get_response(request)

@@ -234,7 +234,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "debates.attachments.multipart.StrictNamesMiddleware",  # before CSRF, which reads the body first
+    "debates.middleware.NamesAsSentMiddleware",  # before CSRF, which reads the body: names as sent
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "debates.middleware.LocalUserMiddleware",

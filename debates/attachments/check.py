@@ -18,6 +18,7 @@ from django.template.defaultfilters import filesizeformat
 
 from debates.attachments import sandbox
 from debates.attachments.kinds import TEXT_KINDS, FileKind, NotAccepted, clean_name, printable, sniff
+from debates.attachments.multipart import name_as_sent
 from debates.refusal import Kind, Refused
 
 FIELD = "attachments"
@@ -122,7 +123,7 @@ def refuse_in(field: str, problem: str) -> Refused:
 
 def from_form(uploaded: list[Any]) -> list[Upload]:
     """Files as a multipart form sends them (the ask page, the follow-up form, the API)."""
-    return [Upload(f.name or "", f.content_type or "", f.read()) for f in uploaded]
+    return [Upload(name_as_sent(f), f.content_type or "", f.read()) for f in uploaded]
 
 
 SHAPE = 'each file is an object {"name": "report.pdf", "media_type": "application/pdf", "data": "<base64>"}.'

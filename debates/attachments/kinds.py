@@ -77,20 +77,13 @@ def clean_name(given: str) -> str:
     name = unicodedata.normalize("NFC", given.strip())
     if not name:
         raise NotAccepted("A file has no name: give each file its name.")
-    if why := not_plain(name):
-        raise NotAccepted(why)
+    if "/" in name or "\\" in name or name in {".", ".."}:
+        raise NotAccepted(f"“{printable(name)}” is a path, not a file name: send the file's name alone.")
+    if any(unicodedata.category(c) in {"Cc", "Cf", "Zl", "Zp"} for c in name):
+        raise NotAccepted(f"“{printable(name)}” has control characters in its name: rename the file.")
     if len(name) > MAX_NAME:
         raise NotAccepted(f"“{name[:40]}…” has a name of {len(name)} characters; at most {MAX_NAME} are accepted.")
     return name
-
-
-def not_plain(name: str) -> str:
-    """Why ``name`` is no plain file name (a folder in it, a control character), in words; "" when it is one."""
-    if "/" in name or "\\" in name or name in {".", ".."}:
-        return f"“{printable(name)}” is a path, not a file name: send the file's name alone."
-    if any(unicodedata.category(c) in {"Cc", "Cf", "Zl", "Zp"} for c in name):
-        return f"“{printable(name)}” has control characters in its name: rename the file."
-    return ""
 
 
 def printable(name: str) -> str:

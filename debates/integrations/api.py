@@ -67,6 +67,9 @@ def create(request: HttpRequest) -> JsonResponse:
 
 def multipart_fields(request: HttpRequest) -> dict[str, Any]:
     """A multipart form's fields, each known to the API; the ask form reads their text."""
+    # An empty file field comes as an empty text field (a browser's form with no file chosen).
+    if any(request.POST.getlist("attachments")):
+        raise files.refuse_in("attachments", "attachments: each file is a part with a filename, not a text field.")
     if unknown := [name for name in request.POST if name not in FIELDS] + [
         name for name in request.FILES if name != "attachments"
     ]:
@@ -76,7 +79,11 @@ def multipart_fields(request: HttpRequest) -> dict[str, Any]:
             Kind.INVALID,
             {n: [f"Unknown field: the fields are {known}."] for n in unknown},
         )
-    return {name: request.POST.getlist(name) if name in LISTS else request.POST.get(name) for name in request.POST}
+    return {
+        name: request.POST.getlist(name) if name in LISTS else request.POST.get(name)
+        for name in request.POST
+        if name != "attachments"
+    }
 
 
 @api_view("GET")

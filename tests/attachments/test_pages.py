@@ -6,6 +6,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from debates import service
 from debates.attachments.check import Upload
 from debates.models import Attachment, Question, Source
+from tests.attachments.test_ways_in import multipart
 from tests.fakes import files
 
 
@@ -82,3 +83,14 @@ def test_the_panels_say_how_many_voices_see_images_and_warn_when_none_does(alice
     member.save()
     [entry] = service.panels()
     assert entry["sees_images"] == 1
+
+
+def test_a_file_name_with_a_folder_is_refused_on_the_form_as_sent(client, alice, offline_panel, no_runs):
+    client.force_login(alice)
+    body, content_type = multipart(
+        ("text", "", b"Summarise"), ("panel", "", b"offline"), ("attachments", "../x.txt", b"a")
+    )
+    response = client.post("/", body, content_type=content_type)
+    assert response.status_code == 400
+    assert "“../x.txt” is a path, not a file name" in response.content.decode()
+    assert not Question.objects.exists()

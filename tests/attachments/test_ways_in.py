@@ -28,56 +28,6 @@ def test_the_api_takes_files_as_multipart_parts(client, alice, offline_panel, no
     assert [(a.name, a.pages) for a in question.attachments.all()] == [("report.pdf", 2)]
 
 
-def multipart(boundary: str, *parts: bytes) -> bytes:
-    """A multipart body written by hand: Django's test client cuts a file's name to its last part itself."""
-    return b"".join(b"--%s\r\n%s\r\n" % (boundary.encode(), part) for part in parts) + b"--%s--\r\n" % boundary.encode()
-
-
-@pytest.mark.parametrize(
-    ("filename", "words"),
-    [
-        (b"../x.txt", "“../x.txt” is a path, not a file name: send the file's name alone."),
-        (b"..\\notes.md", "“..\\notes.md” is a path, not a file name"),
-        (b"..&#47;x.txt", "“../x.txt” is a path, not a file name"),  # Django unescapes a name
-        (b"notes\x1b.md", "“notes\\x1b.md” has control characters in its name: rename the file."),
-    ],
-)
-def test_a_multipart_name_with_a_folder_or_a_control_character_is_refused(
-    client, alice, offline_panel, no_runs, filename, words
-):
-    """Issue 50: Django's parser kept only the name's last part (``../x.txt`` arrived as ``x.txt``)
-    and its printable characters: such a name is refused, as every other way in refuses it."""
-    body = multipart(
-        "teorema-boundary",
-        b'Content-Disposition: form-data; name="text"\r\n\r\nWhat is in it?',
-        b'Content-Disposition: form-data; name="attachments"; filename="%s"\r\n\r\nplain notes' % filename,
-    )
-
-    response = client.post(
-        "/api/questions", body, content_type="multipart/form-data; boundary=teorema-boundary", **bearer(alice)
-    )
-
-    assert response.status_code == 400
-    assert words in response.json()["error"]
-    assert response.json()["fields"]["attachments"] == [response.json()["error"]]
-    assert no_runs == []
-    assert not Question.objects.exists()
-    assert not Attachment.objects.exists()
-
-
-def test_the_ask_page_refuses_a_multipart_name_with_a_folder_in_words(client, alice, offline_panel, no_runs):
-    client.force_login(alice)
-    body = multipart(
-        "b",
-        b'Content-Disposition: form-data; name="text"\r\n\r\nWhat is in it?',
-        b'Content-Disposition: form-data; name="attachments"; filename="../x.txt"\r\n\r\nplain notes',
-    )
-    response = client.post("/", body, content_type="multipart/form-data; boundary=b")
-    assert response.status_code == 400
-    assert "is a path, not a file name" in response.content.decode()
-    assert not Question.objects.exists()
-
-
 def test_the_api_takes_files_as_base64_in_json(client, alice, offline_panel, no_runs):
     body = {
         "text": "What does the chart show?",
@@ -174,3 +124,62 @@ def _file(name: str, data: bytes, media_type: str):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     return SimpleUploadedFile(name, data, content_type=media_type)
+
+
+def multipart(*parts: tuple[str, str | None, bytes]) -> tuple[bytes, str]:
+    """A multipart body written by hand, each part (field, file name or None for a text field,
+    content): Django's test client cuts a file's name to its last segment itself, as a browser does."""
+    boundary = "teorema-boundary"
+    body = b""
+    for field, name, content in parts:
+        filename = "" if name is None else f'; filename="{name}"'
+        body += f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"{filename}\r\n\r\n'.encode()
+        body += content + b"\r\n"
+    return body + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("../x.txt", "“../x.txt” is a path, not a file name"),
+        ("..\\\\notes.md", "is a path, not a file name"),
+        ("..", "“..” is a path, not a file name"),
+        ("..&#47;x.txt", "“../x.txt” is a path, not a file name"),  # Django unescapes a name first
+        ("notes\x1b.md", "“notes\\x1b.md” has control characters in its name"),
+    ],
+)
+def test_a_multipart_name_is_checked_as_sent_not_as_django_cuts_it(client, alice, offline_panel, no_runs, name, words):
+    """Django's parser keeps a part's last name segment and its printable characters (``../x.txt``
+    would be taken as ``x.txt``, ``..`` dropped without a word); every way in refuses such a name."""
+    body, content_type = multipart(("text", None, b"What is in it?"), ("attachments", name, b"plain notes"))
+    response = client.post("/api/questions", body, content_type=content_type, **bearer(alice))
+
+    assert response.status_code == 400
+    assert words in " ".join(response.json()["fields"]["attachments"])
+    assert no_runs == []
+    assert not Question.objects.exists()
+    assert not Attachment.objects.exists()
+
+
+def test_a_multipart_file_keeps_the_name_it_was_sent_under(client, alice, offline_panel, no_runs):
+    body, content_type = multipart(
+        ("attachments", "q3&amp;q4 report\u00a0final.txt", b"plain notes"),
+        ("text", None, b"What is in it?"),
+        ("attachments", "", b""),  # an empty file field (a browser sends filename=""): no file, as before
+        ("attachments", "notes.md", b"# Notes"),
+    )
+    response = client.post("/api/questions", body, content_type=content_type, **bearer(alice))
+
+    assert response.status_code == 201, response.json()
+    stored = Question.objects.get(pk=response.json()["id"]).attachments.order_by("pk")
+    assert [a.name for a in stored] == ["q3&q4 report\u00a0final.txt", "notes.md"]
+
+
+def test_a_text_part_named_attachments_is_refused_in_words(client, alice, offline_panel, no_runs):
+    body, content_type = multipart(("text", None, b"What is in it?"), ("attachments", None, b"notes.txt"))
+    response = client.post("/api/questions", body, content_type=content_type, **bearer(alice))
+
+    assert response.status_code == 400
+    assert response.json()["fields"]["attachments"] == [
+        "attachments: each file is a part with a filename, not a text field."
+    ]
