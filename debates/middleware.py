@@ -37,5 +37,5 @@ class NamesAsSentMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        request.multipart_parser_class = NamesAsSent
+        request.multipart_parser_class = NamesAsSent  # type: ignore[assignment]  # the stubs say an instance
         return self.get_response(request)

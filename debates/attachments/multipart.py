@@ -11,6 +11,7 @@ import html
 from typing import Any
 
 from django.http.multipartparser import MultiPartParser
+from django.utils.datastructures import MultiValueDict
 from django.utils.encoding import force_str
 
 
@@ -18,6 +19,8 @@ class NamesAsSent(MultiPartParser):
     """Django's parser, with each uploaded file's name as sent (HTML entities read as Django reads them)."""
 
     sent = ""
+    _encoding: str  # Django's parser sets both; its type stubs leave them out
+    _files: MultiValueDict
 
     def sanitize_file_name(self, file_name: str) -> str | None:
         # A file whose name Django would drop (".", "..", "a/..") is kept under a stand-in name, for
