@@ -151,6 +151,11 @@ class Card:
         # A change of mind is said above the text (``changed``); "none, and why" is said with the block.
         return closing.parts(self.text, self.record, change=not self.changed) if self.record else None
 
+    @property
+    def thought_html(self) -> SafeString:
+        """Its provider's summary of its reasoning, as sanitised markdown (models write it in markdown)."""
+        return markdown(self.thought)
+
     @cached_property
     def body(self) -> SafeString:
         """The finished text as sanitised markdown (streaming text is shown raw, escaped); its closing
