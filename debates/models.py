@@ -735,6 +735,9 @@ class Contribution(models.Model):
     )
     finish_reason = models.CharField(max_length=40, blank=True)
     ledger = models.JSONField(default=dict, blank=True, help_text="Its closing block as read: claims, attacks…")
+    thought = models.TextField(
+        blank=True, help_text="The summary of its reasoning its provider gave (OpenAI's Responses API); no part of it"
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

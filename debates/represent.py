@@ -83,6 +83,7 @@ def represent(debate: snapshot.Debate, base: str = "") -> dict[str, Any]:
                         "cost": None if c.on_subscription or c.cost is None else str(c.cost),
                         "on_subscription": c.on_subscription,  # a CLI voice whose plan paid: no cost
                         "latency_ms": c.latency_ms,
+                        "thought": c.thought,  # its provider's summary of its reasoning, no part of its text
                     }
                     for c in r.cards
                 ],

@@ -326,6 +326,14 @@ def claim_sources(claim: claims.Claim) -> str:
     return "; ".join(f"[{s.number}] {line}" for s, line in zip(claim.sources, cited, strict=True)) or "unsourced"
 
 
+def thought_part(thought: str) -> list[str]:
+    """A voice's reasoning as its provider summarised it, quoted under its text (it is no part of it)."""
+    if not thought:
+        return []
+    quoted = [f"> {line}".rstrip() for line in demoted(thought, 4).splitlines()]
+    return [f"*{story.THOUGHT}*", "", *quoted, ""]
+
+
 def rounds_part(data: dict[str, Any]) -> list[str]:
     """Each round, each voice's contribution whole (its headings under the voice's); once revealed, who it was."""
     names = {who["label"]: who["name"] for who in data["identities"]}
@@ -345,6 +353,7 @@ def rounds_part(data: dict[str, Any]) -> list[str]:
                 out += ["The synthesis is under “Synthesis” below.", ""]
             else:
                 out += [demoted(c["text"], 4) if c["text"] else c["error"] or "(no text)", ""]
+                out += thought_part(c.get("thought", ""))
                 out += [*cited, ""] if (cited := story.sources_lines(c["sources"], c["unsourced"])) else []
     return out
 

@@ -185,6 +185,7 @@ async def _called(
                 sources=completion.sources,
                 finish_reason=completion.finish_reason,
                 flags=(*gates.flags(kind, completion.text), *cut),
+                thought=completion.thought,
             )
         if gate_try < GATE_TRIES:
             await sink.emit(

@@ -124,6 +124,7 @@ class ContributionResult:
     first_token_ms: int | None = None  # from the call's start to its first words (None: it wrote none)
     finish_reason: str = ""
     ledger: Mapping[str, Any] = field(default_factory=dict)  # closing.read(): claims, attacks, replies, change
+    thought: str = ""  # the provider's summary of the model's reasoning, shown apart: never part of the answer
 
     @property
     def ok(self) -> bool:

@@ -67,6 +67,7 @@ class Card:
     stance: Voice | None = None  # where the voice ended up, on a finished page (the ledger's stances)
     sources: list[Source] = field(default_factory=list)  # what it cites or looked up, as read so far
     searches: int = 0  # web searches the provider made for it
+    thought: str = ""  # its provider's summary of its reasoning, shown folded under the answer
     search: bool = False  # its call could search the web
 
     @property
@@ -150,6 +151,11 @@ class Card:
         # A change of mind is said above the text (``changed``); "none, and why" is said with the block.
         return closing.parts(self.text, self.record, change=not self.changed) if self.record else None
 
+    @property
+    def thought_html(self) -> SafeString:
+        """Its provider's summary of its reasoning, as sanitised markdown (models write it in markdown)."""
+        return markdown(self.thought)
+
     @cached_property
     def body(self) -> SafeString:
         """The finished text as sanitised markdown (streaming text is shown raw, escaped); its closing
@@ -201,7 +207,7 @@ def voice_tabs(panel_run: Mapping[str, Any], reveal: Iterable[Mapping[str, str]]
 # What a finished card shows of a result (flags are copied to a list).
 RESULT_FIELDS = (
     *("round", "seat", "label", "kind", "status", "text", "error", "tokens_in", "tokens_out", "tokens_estimated"),
-    *("cost", "on_subscription", "latency_ms", "decision", "confidence", "searches"),
+    *("cost", "on_subscription", "latency_ms", "decision", "confidence", "searches", "thought"),
 )
 
 

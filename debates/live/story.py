@@ -109,6 +109,9 @@ def _agreement(top: int, of: int) -> str:
 ON_SUBSCRIPTION = "on your subscription"  # a CLI voice that reported no cost: its login's plan paid
 
 
+THOUGHT = "Its reasoning, as its provider summarised it (no part of its answer):"
+
+
 def cost_said(cost: Decimal | str, on_subscription: int = 0) -> str:
     """What a run cost, in words: its dollars, and how many voices a CLI's subscription paid for
     instead (their calls are no $0.00 here: they cost the plan, not nothing)."""

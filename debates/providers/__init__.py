@@ -195,6 +195,7 @@ def _completion(
         attempts=tuple(attempts),
         sources=sources,
         searches=usage.searches if usage else 0,
+        thought=usage.thought if usage else "",
     )
 
 

@@ -229,6 +229,7 @@ class Usage:
     finish_reason: str
     searches: int = 0
     cost: Decimal | None = None  # what the provider itself says the call cost (a CLI that reports it)
+    thought: str = ""  # the summary of its reasoning a provider gave with the answer, no part of it
 
 
 @dataclass(frozen=True)
@@ -298,6 +299,7 @@ class Completion:
     attempts: tuple[Attempt, ...]
     sources: tuple[Source, ...] = ()
     searches: int = 0
+    thought: str = ""  # the provider's summary of the model's reasoning (Usage.thought)
 
 
 StreamEvent = Queued | Started | Chunk | Cited | Retrying | Completion

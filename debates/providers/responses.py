@@ -17,6 +17,7 @@ from debates.providers.base import (
     TRUNCATED,
     Chunk,
     Cited,
+    Endpoint,
     Fault,
     Message,
     Part,
@@ -45,6 +46,9 @@ ERROR_STATUS = {
     "slow_down": 503,
 }
 LOOKED_UP = "web_search_call.action.sources"  # asks each search to list the pages it found
+# The endpoints that refused to summarise a reasoning model's thinking (OpenAI gives summaries only
+# to a verified organisation, a 400 otherwise): asked without, in this process, from then on.
+UNSUMMARISED: set[tuple[str, str]] = set()
 
 
 def part(given: Part) -> dict[str, Any]:
@@ -73,7 +77,8 @@ def text_format(voice: Voice) -> dict[str, Any] | None:
 
 def request(voice: Voice, messages: list[Message]) -> dict[str, Any]:
     """The request as JSON. Nothing is stored at OpenAI (``store``: every call carries its whole
-    conversation); a voice that may search gets the ``web_search`` tool, its pages listed."""
+    conversation); a voice that may search gets the ``web_search`` tool, its pages listed; a reasoning
+    model is asked for the summary of its reasoning, where its endpoint has not refused to give one."""
     system, conversation = split_system(messages)
     reasoning = bool(REASONING_MODEL.match(voice.model))
     budget = voice.max_tokens + (THINKING_ALLOWANCE if reasoning else 0)
@@ -88,12 +93,27 @@ def request(voice: Voice, messages: list[Message]) -> dict[str, Any]:
         body["instructions"] = system
     if not reasoning:
         body["temperature"] = voice.temperature
+    elif summarised(voice.endpoint):
+        body["reasoning"] = {"summary": "auto"}
     if voice.search:
         body["tools"] = [{"type": "web_search"}]
         body["include"] = [LOOKED_UP]
     if (found := text_format(voice)) is not None:
         body["text"] = {"format": found}
     return body
+
+
+def endpoint_key(endpoint: Endpoint) -> tuple[str, str]:
+    return (endpoint.base_url, endpoint.name)
+
+
+def summarised(endpoint: Endpoint) -> bool:
+    return endpoint_key(endpoint) not in UNSUMMARISED
+
+
+def refuses_summaries(error: ProviderError) -> bool:
+    """OpenAI's 400 to an organisation it has not verified: "… must be verified to generate reasoning summaries"."""
+    return error.status == 400 and "reasoning summar" in error.message.casefold()
 
 
 def url_citation(annotation: Any, start: int | None) -> Source | None:
@@ -143,6 +163,7 @@ class Reading:
     searches: int = 0
     usage: dict[str, Any] = field(default_factory=dict)
     finish: str = ""  # set once the response ends
+    thought: list[str] = field(default_factory=list)  # the reasoning items' summaries, where a server gives them
 
     def read(self, kind: str, data: dict[str, Any]) -> list[Chunk | Cited]:
         """The answer's text and sources an event carries (most carry none); a failure raises."""
@@ -182,8 +203,11 @@ class Reading:
         if item.get("type") == "web_search_call":
             self.searches += billed(item)
             return cited(looked_up(item))
+        if item.get("type") == "reasoning":  # its summary, where the server gives one, is no part of the answer
+            self.thought += [str(s["text"]) for s in item.get("summary") or () if isinstance(s, dict) and s.get("text")]
+            return []
         if item.get("type") != "message":
-            return []  # reasoning, and its summary where a server sends one, is no part of the answer
+            return []
         for number, given in enumerate(item.get("content") or ()):
             if isinstance(given, dict) and given.get("type") == "output_text" and (index, number) not in self.annotated:
                 self.hold([url_citation(a, self.starts.get((index, number))) for a in given.get("annotations") or ()])
@@ -218,15 +242,27 @@ async def attempt(
     headers = {"Authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
     url = f"{endpoint.base_url.rstrip('/')}/responses"
     reading = Reading(endpoint.name)
-    async for event in post_sse(endpoint, url, headers, request(voice, messages), deadline):
-        data = decode_json(endpoint, event)
-        for item in reading.read(str(data.get("type") or event.event), data):
-            yield item
-        if reading.finish:
+    body = request(voice, messages)
+    while True:
+        try:
+            async for event in post_sse(endpoint, url, headers, body, deadline):
+                data = decode_json(endpoint, event)
+                for item in reading.read(str(data.get("type") or event.event), data):
+                    yield item
+                if reading.finish:
+                    break
             break
+        except ProviderError as refused:
+            if "reasoning" not in body or reading.written or not refuses_summaries(refused):
+                raise
+            UNSUMMARISED.add(endpoint_key(endpoint))  # refused before a word: asked again at once, without
+            body = request(voice, messages)
     if not reading.finish:
         raise ended_early(endpoint)
     if reading.finish == "content_filter" and not reading.written:
         raise ProviderError(Fault.BLOCKED, f"{endpoint.name} withheld the answer (content_filter)")
     usage = reading.usage
-    yield Usage(usage.get("input_tokens"), usage.get("output_tokens"), reading.finish, reading.searches)
+    thought = "\n\n".join(reading.thought)
+    yield Usage(
+        usage.get("input_tokens"), usage.get("output_tokens"), reading.finish, reading.searches, thought=thought
+    )

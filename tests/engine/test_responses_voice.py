@@ -10,6 +10,7 @@ from debates.engine.run import run
 from debates.providers.base import SearchTool
 from tests.fakes.answers import SYNTHESIS
 from tests.fakes.provider_server import Script
+from tests.fakes.responses import SUMMARY
 from tests.fakes.wire import Cite
 
 BOILING = "https://example.org/boiling"
@@ -83,3 +84,22 @@ async def test_its_sources_land_on_the_claims_their_words_support(fake_provider,
     (moderator,) = fake_provider.requests_for("model-moderator")
     assert f"— sourced: [1] Boiling point ({BOILING})" in moderator.prompt
     assert f"— sourced: [2] Everest ({EVEREST})" in moderator.prompt
+
+
+async def test_a_reasoning_voices_summary_of_its_thinking_is_kept_apart_and_never_shown_to_the_others(
+    fake_provider, spec_factory, sink
+):
+    """OpenAI's summary of a reasoning model's thinking is stored with its contribution (its page folds it
+    under the text), and is no part of what it said: no other voice, nor the moderator, reads it."""
+    models = ["o4-mini", "model-beta", "model-gamma"]
+    for model in models:
+        fake_provider.script(model, answer)
+    fake_provider.script("model-moderator", SYNTHESIS)
+    spec = spec_factory(3, models=models, wires=["responses", "openai", "anthropic"])
+    assert (await run(spec, sink)).status == "done"
+    mine = [e.result for e in sink.of(ContributionFinished) if e.result.seat == "p1"]
+    assert mine
+    assert all(r.thought == SUMMARY and SUMMARY not in r.text for r in mine)
+    others = [r for r in fake_provider.requests if r.body.get("model") != "o4-mini"]
+    assert others
+    assert not any("The fake reasons about what is asked" in r.prompt + r.system for r in others)

@@ -83,8 +83,17 @@ def _turns(body: dict) -> list[dict]:
     return [i for i in found or () if isinstance(i, dict) and i.get("type", "message") == "message"]
 
 
+# What the real API answers an organisation it has not verified that asks for a reasoning summary.
+UNVERIFIED = (
+    "Your organization must be verified to generate reasoning summaries. Please go to your organization's "
+    "settings and click on Verify Organization. If you just verified, it can take up to 15 minutes for access "
+    "to propagate."
+)
+
+
 class Responses:
     name = "responses"
+    verified = True  # False: a reasoning summary asked for is refused, as OpenAI refuses an unverified org
 
     def parse(self, body: dict) -> Parsed:
         turns = _turns(body)
@@ -124,6 +133,8 @@ class Responses:
             )
         if "temperature" in body and REASONING_MODEL.match(str(body.get("model", ""))):
             return "Unsupported parameter: 'temperature' is not supported with this model."
+        if not self.verified and (body.get("reasoning") or {}).get("summary"):
+            return UNVERIFIED
         return ""
 
     def searching(self, body: dict) -> bool:

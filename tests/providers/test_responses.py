@@ -23,7 +23,7 @@ from debates.providers.base import (
     Voice,
 )
 from tests.fakes.provider_server import Script
-from tests.fakes.responses import REASONING_TOKENS
+from tests.fakes.responses import REASONING_TOKENS, RESPONSES, SUMMARY
 from tests.fakes.wire import Cite
 from tests.providers.helpers import QUESTION, collect, completion, failure, retries
 
@@ -86,6 +86,39 @@ async def test_reasoning_models_get_room_to_think_and_no_temperature(fake_provid
     assert "temperature" not in request.body  # the real API refuses one (the fake does too)
     assert done.text == "Forty-two."  # the reasoning item before the message is no part of it
     assert (done.tokens_in, done.tokens_out) == (40, 3 + REASONING_TOKENS)  # reasoning is billed as output
+
+
+async def test_a_reasoning_models_summary_of_its_thinking_is_read_apart_from_its_answer(fake_provider):
+    fake_provider.script("o4-mini", Script(answer="Forty-two.", usage=(40, 3)))
+    done = completion(await collect(fake_provider.voice("responses", "o4-mini")))
+    assert fake_provider.requests[0].body["reasoning"] == {"summary": "auto"}
+    assert done.text == "Forty-two."
+    assert done.thought == SUMMARY
+
+
+async def test_an_endpoint_that_refuses_summaries_is_asked_again_at_once_without_and_never_again(
+    fake_provider, monkeypatch
+):
+    """OpenAI gives a reasoning summary only to a verified organisation, and refuses the request (a 400)
+    otherwise: the answer is asked for again without one, and this endpoint is not asked for one again."""
+    monkeypatch.setattr(RESPONSES, "verified", False)
+    monkeypatch.setattr(responses, "UNSUMMARISED", set())
+    fake_provider.script("o4-mini", Script(answer="Forty-two.", usage=(40, 3)))
+    voice = fake_provider.voice("responses", "o4-mini")
+    first = completion(await collect(voice))
+    second = completion(await collect(voice))
+    assert (first.text, first.thought, second.text) == ("Forty-two.", "", "Forty-two.")
+    assert [("reasoning" in r.body) for r in fake_provider.requests] == [True, False, False]
+    assert len(first.attempts) == 1  # the refusal is no failed try of the voice's
+
+
+async def test_a_refusal_that_is_no_summarys_is_a_failure_as_before(fake_provider, monkeypatch):
+    monkeypatch.setattr(responses, "UNSUMMARISED", set())
+    fake_provider.script("o4-mini", Script(status=400, error="Invalid 'input': empty."))
+    error, _ = await failure(fake_provider.voice("responses", "o4-mini"))
+    assert error.fault == Fault.BAD_REQUEST
+    assert len(fake_provider.requests) == 1
+    assert not responses.UNSUMMARISED
 
 
 async def test_a_ping_asks_for_the_least_the_api_takes(fake_provider):
