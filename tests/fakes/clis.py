@@ -2,7 +2,6 @@
 pointed at the fake provider server: a voice for each, the sandbox they run in, and the processes
 a call leaves (none, once it is over)."""
 
-import os
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -76,15 +75,7 @@ def cli_voice(server: FakeProviderServer, cli: str, model: str = "", **fields: A
 
 def processes_in(root: Path) -> set[int]:
     """The processes working in a folder under ``root`` now (a CLI and whatever it started)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if os.readlink(entry / "cwd").startswith(str(root)):
-                    found.add(int(entry.name))
-            except OSError:
-                continue
-    return found
+    return sandbox.working_in(root)
 
 
 def alive(pid: int) -> bool:

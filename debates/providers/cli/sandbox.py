@@ -212,6 +212,9 @@ class Process:
             except TimeoutError:
                 pass
         _signal(group, signal.SIGKILL)  # children that outlived their parent
+        for pid in working_in(self.scratch.root):  # and those it started in a session of their own
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
         # Its output is read to the end: a pipe left full keeps the process from being reaped.
         if process.stdout is not None:
             with contextlib.suppress(TimeoutError):
@@ -239,6 +242,24 @@ class Process:
         assert stderr is not None
         while chunk := await stderr.read(65536):
             self.stderr = (self.stderr + chunk.decode(errors="replace"))[-STDERR_TAIL:]
+
+
+def working_in(root: Path) -> set[int]:
+    """The processes whose working directory is under ``root`` (a call's scratch directory): its CLI's
+    and any the CLI started in a session of its own (Qwen Code's update check, a browser to open),
+    which a kill of its process group does not reach. None where there is no /proc to read."""
+    inside = f"{root}{os.sep}"
+    found: set[int] = set()
+    try:
+        entries = list(os.scandir("/proc"))
+    except OSError:
+        return found
+    for entry in entries:
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if f"{os.readlink(f'/proc/{entry.name}/cwd')}{os.sep}".startswith(inside):
+                    found.add(int(entry.name))
+    return found
 
 
 def _signal(group: int, number: int) -> None:

@@ -15,7 +15,8 @@ from debates.providers.base import Chunk, Endpoint, Fault, Message, Voice
 from debates.providers.cli import sandbox
 from tests.fakes.clis import LABELS, MODELS, alive, cli_voice, processes_in
 from tests.fakes.provider_server import Script
-from tests.providers.helpers import failure
+from tests.providers.helpers import collect, completion, failure
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.usefixtures("cli_sandbox", "fast_retries")
 
@@ -44,6 +45,12 @@ async def watched(root: Path) -> AsyncIterator[set[int]]:
 
 def left_behind(pids: set[int]) -> set[int]:
     return {pid for pid in pids if alive(pid)}
+
+
+async def none_left(pids: set[int]) -> None:
+    """Every process of the call ends: a killed one once the kernel runs it, a moment on a loaded box
+    (the patience only bounds a hung test; a process left running fails it)."""
+    await wait_for(lambda: not left_behind(pids), f"the processes {sorted(pids)} to end", patience=15)
 
 
 async def test_a_cli_not_installed_says_so_and_how_to_install_it(fake_provider, monkeypatch):
@@ -129,7 +136,7 @@ async def test_a_cli_that_hangs_is_stopped_at_its_deadline_with_its_whole_proces
     assert error.fault == Fault.TIMEOUT
     assert error.message == f"{LABELS[cli]} did not finish within 4s"
     assert pids
-    assert not left_behind(pids)
+    await none_left(pids)
 
 
 @pytest.mark.parametrize("cli", ["claude-code", "gemini-cli", "qwen-code", "codex"])
@@ -145,7 +152,7 @@ async def test_a_cli_that_writes_past_its_bound_is_stopped(fake_provider, cli_sa
     # passed: only the Node CLIs are sure to have streamed words first.
     assert streamed or cli in {"codex", "claude-code"}
     assert pids
-    assert not left_behind(pids)
+    await none_left(pids)
 
 
 @pytest.mark.parametrize("cli", ["claude-code", "gemini-cli", "qwen-code", "codex"])
@@ -165,7 +172,7 @@ async def test_a_cancel_mid_answer_leaves_no_process_behind(fake_provider, cli_s
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
-    assert not left_behind(pids)
+    await none_left(pids)
     assert not any(cli_sandbox.iterdir())  # its scratch directory went with it
 
 
@@ -178,3 +185,14 @@ async def test_an_answer_gemini_cli_cuts_short_as_a_loop_is_no_answer_and_is_tri
         "Gemini CLI failed: its answer repeated itself and it stopped it (Loop detected, stopping execution)"
     )
     assert [a.fault for a in error.attempts] == ["server", "server"]  # asked again, as a provider's 500 is
+
+
+async def test_a_process_the_cli_started_in_a_session_of_its_own_goes_with_it(cli_sandbox):
+    """Qwen Code starts its update check detached, in a session of its own, which a kill of the CLI's
+    process group does not reach: whatever works in the call's scratch directory is killed with it."""
+    detached = "setsid sleep 300 < /dev/null > /dev/null 2>&1 & sleep 0.2; echo The answer."
+    async with watched(cli_sandbox) as pids:
+        done = completion(await collect(command_voice(("sh", "-c", detached, "{prompt}"))))
+    assert done.text.strip() == "The answer."
+    assert len(pids) >= 2  # the shell and the sleep it left running
+    await none_left(pids)
