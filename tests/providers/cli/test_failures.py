@@ -15,7 +15,7 @@ from debates.providers.base import Chunk, Endpoint, Fault, Message, Voice
 from debates.providers.cli import sandbox
 from tests.fakes.clis import LABELS, MODELS, alive, cli_voice, processes_in
 from tests.fakes.provider_server import Script
-from tests.providers.helpers import collect, completion, failure
+from tests.providers.helpers import failure
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.usefixtures("cli_sandbox", "fast_retries")
@@ -185,14 +185,3 @@ async def test_an_answer_gemini_cli_cuts_short_as_a_loop_is_no_answer_and_is_tri
         "Gemini CLI failed: its answer repeated itself and it stopped it (Loop detected, stopping execution)"
     )
     assert [a.fault for a in error.attempts] == ["server", "server"]  # asked again, as a provider's 500 is
-
-
-async def test_a_process_the_cli_started_in_a_session_of_its_own_goes_with_it(cli_sandbox):
-    """Qwen Code starts its update check detached, in a session of its own, which a kill of the CLI's
-    process group does not reach: whatever works in the call's scratch directory is killed with it."""
-    detached = "setsid sleep 300 < /dev/null > /dev/null 2>&1 & sleep 0.2; echo The answer."
-    async with watched(cli_sandbox) as pids:
-        done = completion(await collect(command_voice(("sh", "-c", detached, "{prompt}"))))
-    assert done.text.strip() == "The answer."
-    assert len(pids) >= 2  # the shell and the sleep it left running
-    await none_left(pids)
